@@ -1,0 +1,107 @@
+//! The interface between a TCP sender and its congestion control.
+//!
+//! The sender owns sequence numbers, timers and retransmissions; the congestion control owns the
+//! congestion window (`cwnd`) and the slow-start threshold (`ssthresh`). The sender reports
+//! *every* ACK it receives — new and duplicate — with its arrival time, so that rate-based
+//! controls such as TCP Westwood (seed 000 §2) can measure the ACK rate, run AckedCount (§2.3)
+//! on the ACK sequence numbers and keep RTTmin, without any special case in the sender.
+
+/// How the sender recovers from a loss detected by duplicate ACKs.
+///
+/// Recovery is the sender's business (which segment to retransmit, when recovery ends, how the
+/// window is temporarily inflated by DUPACKs); the congestion control only decides the window
+/// the sender falls back to. Any congestion control composes with any recovery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Recovery {
+    /// RFC 5681 fast recovery: leave recovery on the first ACK that acknowledges new data.
+    Reno,
+    /// RFC 6582: stay in recovery until everything outstanding at loss detection is acknowledged;
+    /// each partial ACK retransmits the next hole.
+    NewReno,
+}
+
+impl Recovery {
+    pub fn name(self) -> &'static str {
+        match self {
+            Recovery::Reno => "reno",
+            Recovery::NewReno => "newreno",
+        }
+    }
+}
+
+/// Per-connection constants a congestion control needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowConfig {
+    /// Sender maximum segment size (payload bytes), RFC 5681's SMSS.
+    pub mss: u64,
+    /// Initial window in bytes (RFC 5681 §3.1 IW).
+    pub initial_cwnd: u64,
+    /// Initial slow-start threshold in bytes ("arbitrarily high", RFC 5681 §3.1).
+    pub initial_ssthresh: u64,
+}
+
+impl WindowConfig {
+    /// RFC 5681 §3.1 initial window: min(4*SMSS, max(2*SMSS, 4380 bytes)), rounded down to whole
+    /// segments because the sender only sends full-sized segments.
+    pub fn rfc5681_initial_window(mss: u64) -> u64 {
+        let bytes = (4 * mss).min((2 * mss).max(4380));
+        (bytes / mss).max(1) * mss
+    }
+}
+
+/// One ACK as the sender saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckEvent {
+    /// Arrival time at the sender, nanoseconds on the connection's clock.
+    pub now_ns: u64,
+    /// Cumulative acknowledgment number (next byte the receiver expects).
+    pub ack_seq: u64,
+    /// Bytes this ACK newly acknowledged cumulatively (0 for a DUPACK).
+    pub newly_acked_bytes: u64,
+    /// True when the ACK repeats the previous cumulative ACK while data is outstanding.
+    pub is_dupack: bool,
+    /// A valid RTT sample taken from this ACK (Karn's rule already applied), nanoseconds.
+    pub rtt_sample_ns: Option<u64>,
+    /// The sender was in fast recovery when this ACK arrived.
+    pub in_recovery: bool,
+    /// Bytes outstanding before this ACK was processed (RFC 5681 FlightSize).
+    pub bytes_in_flight: u64,
+}
+
+/// A loss signal the sender reports to the congestion control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CongestionEvent {
+    /// `dupthresh` duplicate ACKs: fast retransmit, about to enter fast recovery.
+    DuplicateAcks { now_ns: u64, bytes_in_flight: u64 },
+    /// The retransmission timer expired.
+    Timeout { now_ns: u64, bytes_in_flight: u64 },
+}
+
+/// A congestion control: owns `cwnd` and `ssthresh` (bytes), reacts to ACKs and loss signals.
+///
+/// Implementations must be deterministic functions of the event sequence and must keep
+/// `cwnd() >= mss`.
+pub trait CongestionControl {
+    /// Short name used in scenarios and outputs, e.g. `"reno"`.
+    fn name(&self) -> &'static str;
+
+    /// Called for every ACK, duplicate or not, in arrival order.
+    fn on_ack(&mut self, ack: &AckEvent);
+
+    /// Called once per loss detection (3rd DUPACK or RTO) before the sender retransmits.
+    fn on_congestion(&mut self, event: CongestionEvent);
+
+    /// Called when fast recovery ends (the ACK that ended it was already passed to `on_ack`).
+    fn on_recovery_exit(&mut self, now_ns: u64);
+
+    /// Congestion window, bytes.
+    fn cwnd(&self) -> u64;
+
+    /// Slow-start threshold, bytes.
+    fn ssthresh(&self) -> u64;
+
+    /// The control's bandwidth estimate in bits/s, for controls that keep one (Westwood family).
+    fn bandwidth_estimate_bps(&self) -> Option<f64> {
+        None
+    }
+}

@@ -1,0 +1,16 @@
+//! Congestion-control algorithms as pure, deterministic state machines.
+//!
+//! Nothing in this crate knows that a simulator, a clock or a socket exists: every input is an
+//! event carrying its own timestamp (integer nanoseconds), every output is a window in bytes.
+//! The same state machines drive the discrete-event simulator and produce the test vectors the
+//! Linux eBPF implementation is checked against.
+//!
+//! * [`congestion`] — the narrow [`CongestionControl`] trait the TCP sender calls.
+//! * [`reno`] — RFC 5681 slow start / congestion avoidance / multiplicative decrease (Reno and
+//!   NewReno share it; they differ only in the sender's loss recovery, see [`Recovery`]).
+
+pub mod congestion;
+pub mod reno;
+
+pub use congestion::{AckEvent, CongestionControl, CongestionEvent, Recovery, WindowConfig};
+pub use reno::Reno;
