@@ -1,0 +1,21 @@
+//! Deterministic packet-level discrete-event network simulator.
+//!
+//! * [`model`] — the validated scenario (typed, integer units).
+//! * [`scenario`] — TOML scenario files: parameters, overrides, units, validation.
+//! * [`engine`] — integer-nanosecond event queue and seeded RNG streams.
+//! * [`network`] — packets, links, queues, channel error models, routing.
+//! * [`tcp`] — TCP sender and receiver.
+//! * [`sim`] — builds a network from a scenario, runs it, collects [`results`].
+//! * [`invariants`] — TCP invariant checks enabled in tests.
+
+pub mod engine;
+pub mod invariants;
+pub mod model;
+pub mod network;
+pub mod results;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+
+pub use results::{RunOptions, RunResult};
+pub use sim::run;

@@ -1,0 +1,107 @@
+//! What a run produces: one summary record plus optional time series.
+//!
+//! The same shapes are meant to come out of the Linux testbed later, so that simulated and
+//! measured runs can be compared row by row.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Record per-flow and per-link time series every `Scenario::sample_interval`.
+    pub record_series: bool,
+    /// Check TCP invariants (in-order exactly-once delivery, cwnd >= 1 segment, monotone
+    /// sequence numbers) on every event and fail the run on the first violation.
+    pub check_invariants: bool,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    /// Resolved scenario parameters, name -> value as text.
+    pub parameters: std::collections::BTreeMap<String, String>,
+    pub sim_seconds: f64,
+    pub wall_seconds: f64,
+    /// Events processed by the engine.
+    pub events: u64,
+    /// Packets (data and ACK) that started a link transmission.
+    pub packets: u64,
+    pub flows: Vec<FlowSummary>,
+    pub links: Vec<LinkSummary>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FlowSummary {
+    pub name: String,
+    /// Congestion control as named in the scenario.
+    pub cc: String,
+    /// Loss recovery the sender used (`reno`, `newreno`).
+    pub recovery: String,
+    pub src: String,
+    pub dst: String,
+    /// Unique payload bytes delivered in order to the receiving application, bits/s over the
+    /// flow's active time.
+    pub goodput_bps: f64,
+    /// All data-packet bytes (payload + headers, duplicates included) that reached the receiver,
+    /// bits/s over the flow's active time.
+    pub throughput_bps: f64,
+    pub bytes_delivered: u64,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Active time: from the flow's start to its stop or the end of the run, seconds.
+    pub active_seconds: f64,
+    /// Smallest RTT sample seen, seconds (0 if none).
+    pub min_rtt_seconds: f64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LinkSummary {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_seconds: f64,
+    /// Queue limit after resolving `bdp`.
+    pub queue_limit: String,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    /// Packets dropped because the queue was full.
+    pub drops_overflow: u64,
+    /// Packets lost to the channel error model.
+    pub drops_error: u64,
+    /// Fraction of the run the link was transmitting.
+    pub utilization: f64,
+}
+
+/// Column-oriented time series, ready for a DataFrame.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FlowSeries {
+    pub time_seconds: Vec<f64>,
+    pub flow: Vec<String>,
+    pub cwnd_bytes: Vec<u64>,
+    pub ssthresh_bytes: Vec<u64>,
+    pub srtt_seconds: Vec<f64>,
+    /// Bandwidth estimate in bits/s for controls that keep one, NaN otherwise.
+    pub bwe_bps: Vec<f64>,
+    pub bytes_delivered: Vec<u64>,
+    /// Highest sequence number sent so far (for sequence-number-vs-time plots).
+    pub snd_max: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LinkSeries {
+    pub time_seconds: Vec<f64>,
+    pub link: Vec<String>,
+    pub queue_packets: Vec<u64>,
+    pub queue_bytes: Vec<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    pub summary: Summary,
+    /// Present when `RunOptions::record_series` was set.
+    pub flow_series: Option<FlowSeries>,
+    pub link_series: Option<LinkSeries>,
+}

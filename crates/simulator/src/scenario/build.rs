@@ -1,0 +1,723 @@
+//! Checks every field of a substituted scenario document and builds the typed model.
+
+use toml::{Table, Value};
+use westwood_algorithms::{Recovery, WindowConfig};
+
+use super::fields::{self, describe, join, Section};
+use super::units::{self, format_duration};
+use super::{FieldError, Res};
+use crate::model::{
+    CcSpec, DelayedAckSpec, ErrorSpec, FlowSpec, LinkSpec, NodeSpec, QueueLimit, QueueSpec,
+    RtoSpec, Scenario, TcpSpec,
+};
+
+const TOP_KEYS: &[&str] = &[
+    "scenario",
+    "parameters",
+    "topology",
+    "links",
+    "tcp",
+    "flows",
+];
+const SCENARIO_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_interval"];
+const TOPOLOGY_KEYS: &[&str] = &["nodes"];
+const LINK_KEYS: &[&str] = &["from", "to", "rate", "delay", "duplex", "queue", "errors"];
+const QUEUE_KEYS: &[&str] = &["type", "limit", "rtt"];
+const ERROR_KEYS: &[&str] = &["model", "rate", "direction"];
+const FLOW_KEYS: &[&str] = &["from", "to", "start", "stop", "count"];
+pub(crate) const TCP_KEYS: &[&str] = &[
+    "cc",
+    "recovery",
+    "segment_size",
+    "header_size",
+    "receiver_window",
+    "initial_cwnd",
+    "initial_ssthresh",
+    "dupack_threshold",
+    "rto_initial",
+    "rto_min",
+    "rto_max",
+    "clock_granularity",
+    "delayed_ack",
+    "delayed_ack_timeout",
+    "ack_every",
+];
+
+/// Congestion controls a scenario may name (case-insensitive).
+pub(crate) const CC_NAMES: &[&str] = &["reno", "newreno"];
+
+/// `initial_ssthresh = "unlimited"`: high enough never to matter, low enough never to overflow.
+pub(crate) const UNLIMITED_SSTHRESH: u64 = u64::MAX / 4;
+
+/// Default sampling interval of time series: 10 ms.
+pub(crate) const DEFAULT_SAMPLE_INTERVAL: u64 = 10_000_000;
+
+/// Most flows one `[flows.NAME]` table may expand to (guards against typos like 1e9).
+const MAX_COUNT: u64 = 100_000;
+
+pub(crate) fn build(
+    doc: &Table,
+    parameters: Vec<(String, String)>,
+    default_name: &str,
+) -> Res<Scenario> {
+    let top = Section::new("", doc, TOP_KEYS)?;
+
+    // [scenario]
+    let (v, f) = top.get("scenario").ok_or_else(|| {
+        FieldError::new(
+            "scenario",
+            "missing required table [scenario]; it must set at least duration, like \"100s\"",
+        )
+    })?;
+    let sc = Section::new("scenario", fields::table(v, &f)?, SCENARIO_KEYS)?;
+    let name = match sc.get("name") {
+        Some((v, f)) => {
+            let s = fields::string(v, &f, "a name string")?;
+            if s.trim().is_empty() {
+                return Err(FieldError::new(f, "must not be empty"));
+            }
+            s.to_string()
+        }
+        None => default_name.to_string(),
+    };
+    let description = match sc.get("description") {
+        Some((v, f)) => fields::string(v, &f, "a text string")?.to_string(),
+        None => String::new(),
+    };
+    let (v, f) = sc.required("duration", "the simulated time to run, like \"100s\"")?;
+    let duration = fields::positive_duration(v, &f)?;
+    let seed = match sc.get("seed") {
+        Some((v, f)) => fields::uint(v, &f)?,
+        None => 1,
+    };
+    let sample_interval = match sc.get("sample_interval") {
+        Some((v, f)) => fields::positive_duration(v, &f)?,
+        None => DEFAULT_SAMPLE_INTERVAL,
+    };
+
+    // [topology]
+    let (v, f) = top.get("topology").ok_or_else(|| {
+        FieldError::new(
+            "topology",
+            "missing required table [topology] with nodes = [\"a\", \"b\", ...]",
+        )
+    })?;
+    let topology = Section::new("topology", fields::table(v, &f)?, TOPOLOGY_KEYS)?;
+    let nodes = nodes(topology)?;
+
+    // [links.NAME]
+    let mut links: Vec<LinkSpec> = Vec::new();
+    if let Some((v, f)) = top.get("links") {
+        for (link_name, lv) in fields::table(v, &f)? {
+            let path = join("links", link_name);
+            let section = Section::new(&path, fields::table(lv, &path)?, LINK_KEYS)?;
+            link(section, link_name, &nodes, &mut links)?;
+        }
+    }
+
+    // [tcp]: checked on its own too, so a mistake there is reported even when every flow
+    // overrides the key.
+    let tcp_section = match top.get("tcp") {
+        Some((v, f)) => Some(Section::new("tcp", fields::table(v, &f)?, TCP_KEYS)?),
+        None => None,
+    };
+    if let Some(tcp) = tcp_section {
+        resolve_tcp(&[tcp])?;
+    }
+
+    // [flows.NAME]
+    let mut flows: Vec<FlowSpec> = Vec::new();
+    if let Some((v, f)) = top.get("flows") {
+        let allowed: Vec<&str> = FLOW_KEYS.iter().chain(TCP_KEYS).copied().collect();
+        for (flow_name, fv) in fields::table(v, &f)? {
+            let path = join("flows", flow_name);
+            let section = Section::new(&path, fields::table(fv, &path)?, &allowed)?;
+            flow(
+                section,
+                flow_name,
+                tcp_section,
+                &nodes,
+                duration,
+                &mut flows,
+            )?;
+        }
+    }
+
+    Ok(Scenario {
+        name,
+        source: String::new(),
+        description,
+        duration,
+        seed,
+        parameters,
+        nodes,
+        links,
+        flows,
+        sample_interval,
+    })
+}
+
+fn nodes(topology: Section) -> Res<Vec<NodeSpec>> {
+    let (v, f) = topology.required("nodes", "an array of node names like [\"src\", \"dst\"]")?;
+    let Value::Array(items) = v else {
+        return Err(FieldError::new(
+            f,
+            format!(
+                "expected an array of node names like [\"src\", \"dst\"], found {}",
+                describe(v)
+            ),
+        ));
+    };
+    let mut nodes: Vec<NodeSpec> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let field = format!("{f}[{i}]");
+        let name = fields::string(item, &field, "a node name string")?;
+        if name.trim().is_empty() {
+            return Err(FieldError::new(field, "a node name must not be empty"));
+        }
+        if nodes.iter().any(|n| n.name == name) {
+            return Err(FieldError::new(
+                field,
+                format!("duplicate node name {name:?}"),
+            ));
+        }
+        nodes.push(NodeSpec {
+            name: name.to_string(),
+        });
+    }
+    Ok(nodes)
+}
+
+fn node_index(nodes: &[NodeSpec], v: &Value, field: &str) -> Res<usize> {
+    let name = fields::string(v, field, "a node name string")?;
+    nodes.iter().position(|n| n.name == name).ok_or_else(|| {
+        let known: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+        FieldError::new(
+            field,
+            format!(
+                "unknown node {name:?}; topology.nodes defines: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ),
+        )
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Forward,
+    Reverse,
+    Both,
+}
+
+fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSpec>) -> Res<()> {
+    if name.trim().is_empty() {
+        return Err(FieldError::new(
+            section.path,
+            "a link name must not be empty",
+        ));
+    }
+    let (v, f) = section.required("from", "the name of the node the link starts at")?;
+    let from = node_index(nodes, v, &f)?;
+    let (v, f) = section.required("to", "the name of the node the link ends at")?;
+    let to = node_index(nodes, v, &f)?;
+    if from == to {
+        return Err(FieldError::new(
+            f,
+            format!(
+                "a link must connect two different nodes (from and to are both {:?})",
+                nodes[to].name
+            ),
+        ));
+    }
+    let (v, f) = section.required("rate", "a positive rate like \"10Mbps\"")?;
+    let rate_bps = fields::rate(v, &f)?;
+    let (v, f) = section.required("delay", "a propagation delay like \"45ms\"")?;
+    let delay = fields::duration(v, &f)?;
+    let duplex = match section.get("duplex") {
+        Some((v, f)) => fields::boolean(v, &f)?,
+        None => true,
+    };
+    let queue = match section.get("queue") {
+        Some((v, f)) => queue(v, &f)?,
+        None => QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None }),
+    };
+    let (errors, direction) = match section.get("errors") {
+        Some((v, f)) => error_model(v, &f)?,
+        None => (None, Direction::Both),
+    };
+    if direction == Direction::Reverse && !duplex {
+        return Err(FieldError::new(
+            section.field("errors.direction"),
+            "direction \"reverse\" needs a duplex link, but this link has duplex = false",
+        ));
+    }
+    let forward_errors = if direction == Direction::Reverse {
+        None
+    } else {
+        errors
+    };
+    let reverse_errors = if direction == Direction::Forward {
+        None
+    } else {
+        errors
+    };
+    let mut push = |link: LinkSpec| {
+        if links.iter().any(|l| l.name == link.name) {
+            return Err(FieldError::new(
+                section.path,
+                format!(
+                    "link name {:?} is used twice (the reverse half of a duplex link \"x\" is \
+                     named \"x.reverse\")",
+                    link.name
+                ),
+            ));
+        }
+        links.push(link);
+        Ok(())
+    };
+    push(LinkSpec {
+        name: name.to_string(),
+        from,
+        to,
+        rate_bps,
+        delay,
+        queue,
+        errors: forward_errors,
+    })?;
+    if duplex {
+        push(LinkSpec {
+            name: format!("{name}.reverse"),
+            from: to,
+            to: from,
+            rate_bps,
+            delay,
+            queue,
+            errors: reverse_errors,
+        })?;
+    }
+    Ok(())
+}
+
+const QUEUE_LIMIT_EXPECTED: &str =
+    "expected \"bdp\", a number of packets like 100 or \"100pkt\", or a size like \"64KB\"";
+
+fn queue(v: &Value, field: &str) -> Res<QueueSpec> {
+    let Value::Table(t) = v else {
+        return Ok(QueueSpec::DropTail(queue_limit(v, field)?));
+    };
+    let section = Section::new(field, t, QUEUE_KEYS)?;
+    if let Some((v, f)) = section.get("type") {
+        let kind = fields::string(v, &f, "a queue type like \"droptail\"")?;
+        if !kind.trim().eq_ignore_ascii_case("droptail") {
+            return Err(FieldError::new(
+                f,
+                format!("unknown queue type {kind:?}; expected \"droptail\""),
+            ));
+        }
+    }
+    let mut limit = match section.get("limit") {
+        Some((v, f)) => queue_limit(v, &f)?,
+        None => QueueLimit::BandwidthDelayProduct { rtt: None },
+    };
+    if let Some((v, f)) = section.get("rtt") {
+        let rtt = fields::positive_duration(v, &f)?;
+        match limit {
+            QueueLimit::BandwidthDelayProduct { .. } => {
+                limit = QueueLimit::BandwidthDelayProduct { rtt: Some(rtt) }
+            }
+            _ => {
+                return Err(FieldError::new(
+                    f,
+                    "rtt only applies when the limit is \"bdp\" (it fixes the RTT of the \
+                     bandwidth-delay product)",
+                ))
+            }
+        }
+    }
+    Ok(QueueSpec::DropTail(limit))
+}
+
+fn queue_limit(v: &Value, field: &str) -> Res<QueueLimit> {
+    if let Value::String(s) = v {
+        if s.trim().eq_ignore_ascii_case("bdp") {
+            return Ok(QueueLimit::BandwidthDelayProduct { rtt: None });
+        }
+    }
+    match fields::packet_count(v) {
+        Some(Ok(n)) => return Ok(QueueLimit::Packets(n)),
+        Some(Err(m)) => {
+            return Err(FieldError::new(
+                field,
+                format!("{m}: not a valid queue limit; {QUEUE_LIMIT_EXPECTED}"),
+            ))
+        }
+        None => {}
+    }
+    match v {
+        Value::String(s) => units::parse_size(s).map(QueueLimit::Bytes).map_err(|_| {
+            FieldError::new(field, format!("{s:?} is not a valid queue limit: {QUEUE_LIMIT_EXPECTED}"))
+        }),
+        other => Err(FieldError::new(
+            field,
+            format!("{QUEUE_LIMIT_EXPECTED} (or a table {{ type = \"droptail\", limit = ... }}), found {}", describe(other)),
+        )),
+    }
+}
+
+fn error_model(v: &Value, field: &str) -> Res<(Option<ErrorSpec>, Direction)> {
+    let t = match v {
+        Value::Table(t) => t,
+        other => {
+            return Err(FieldError::new(
+                field,
+                format!(
+                    "expected a table like {{ model = \"bernoulli\", rate = \"1%\" }}, found {}",
+                    describe(other)
+                ),
+            ))
+        }
+    };
+    let section = Section::new(field, t, ERROR_KEYS)?;
+    let (v, f) = section.required(
+        "model",
+        "\"bernoulli\" (packet errors) or \"ber\" (bit errors)",
+    )?;
+    let model = fields::string(v, &f, "\"bernoulli\" or \"ber\"")?;
+    let (rv, rf) = section.required("rate", "the error probability, like \"1%\"")?;
+    let spec = match model.trim().to_ascii_lowercase().as_str() {
+        "bernoulli" => {
+            let p = fields::probability(rv, &rf)?;
+            (p > 0.0).then_some(ErrorSpec::PacketErrorRate(p))
+        }
+        "ber" => {
+            let p = fields::bit_error_rate(rv, &rf)?;
+            (p > 0.0).then_some(ErrorSpec::BitErrorRate(p))
+        }
+        _ => {
+            return Err(FieldError::new(
+                f,
+                format!("unknown error model {model:?}; expected \"bernoulli\" or \"ber\""),
+            ))
+        }
+    };
+    const DIRECTIONS: &str = "\"forward\", \"reverse\" or \"both\"";
+    let direction = match section.get("direction") {
+        None => Direction::Both,
+        Some((v, f)) => {
+            let d = fields::string(v, &f, DIRECTIONS)?;
+            match d.trim().to_ascii_lowercase().as_str() {
+                "forward" => Direction::Forward,
+                "reverse" => Direction::Reverse,
+                "both" => Direction::Both,
+                _ => {
+                    let message = format!("unknown direction {d:?}; expected {DIRECTIONS}");
+                    return Err(FieldError::new(f, message));
+                }
+            }
+        }
+    };
+    Ok((spec, direction))
+}
+
+fn flow(
+    section: Section,
+    name: &str,
+    tcp_section: Option<Section>,
+    nodes: &[NodeSpec],
+    duration: u64,
+    flows: &mut Vec<FlowSpec>,
+) -> Res<()> {
+    if name.trim().is_empty() {
+        return Err(FieldError::new(
+            section.path,
+            "a flow name must not be empty",
+        ));
+    }
+    let (v, f) = section.required("from", "the name of the sending node")?;
+    let src = node_index(nodes, v, &f)?;
+    let (v, f) = section.required("to", "the name of the receiving node")?;
+    let dst = node_index(nodes, v, &f)?;
+    if src == dst {
+        return Err(FieldError::new(
+            f,
+            format!(
+                "a flow needs two different nodes (from and to are both {:?})",
+                nodes[src].name
+            ),
+        ));
+    }
+    let start = match section.get("start") {
+        Some((v, f)) => {
+            let start = fields::duration(v, &f)?;
+            if start >= duration {
+                return Err(FieldError::new(
+                    f,
+                    format!(
+                        "start {} must be before the end of the scenario (scenario.duration = {})",
+                        format_duration(start),
+                        format_duration(duration)
+                    ),
+                ));
+            }
+            start
+        }
+        None => 0,
+    };
+    let stop = match section.get("stop") {
+        Some((v, f)) => {
+            let stop = fields::duration(v, &f)?;
+            if stop <= start {
+                return Err(FieldError::new(
+                    f,
+                    format!(
+                        "stop {} must be after start {}",
+                        format_duration(stop),
+                        format_duration(start)
+                    ),
+                ));
+            }
+            Some(stop)
+        }
+        None => None,
+    };
+    let count = match section.get("count") {
+        Some((v, f)) => {
+            let n = fields::uint(v, &f)?;
+            if n < 1 {
+                return Err(FieldError::new(f, "count must be at least 1"));
+            }
+            if n > MAX_COUNT {
+                return Err(FieldError::new(
+                    f,
+                    format!("count {n} is too large (at most {MAX_COUNT})"),
+                ));
+            }
+            n
+        }
+        None => 1,
+    };
+    let mut layers = vec![section];
+    layers.extend(tcp_section);
+    let tcp = resolve_tcp(&layers)?;
+    let names: Vec<String> = if count == 1 {
+        vec![name.to_string()]
+    } else {
+        (1..=count).map(|i| format!("{name}.{i}")).collect()
+    };
+    for flow_name in names {
+        if flows.iter().any(|fl| fl.name == flow_name) {
+            return Err(FieldError::new(
+                section.path,
+                format!(
+                    "flow name {flow_name:?} is used twice (a table with count = N > 1 makes \
+                     flows NAME.1 .. NAME.N)"
+                ),
+            ));
+        }
+        flows.push(FlowSpec {
+            name: flow_name,
+            src,
+            dst,
+            start,
+            stop,
+            tcp: tcp.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Builds a flow's TCP settings; `layers` are searched most specific first (the flow's table,
+/// then `[tcp]`), defaults fill the rest.
+fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
+    let get = |key: &str| layers.iter().find_map(|s| s.get(key));
+    // Where to report a problem with a defaulted key.
+    let field_of = |key: &str| {
+        get(key)
+            .map(|(_, f)| f)
+            .unwrap_or_else(|| layers[0].field(key))
+    };
+
+    let (cc_name, cc) = match get("cc") {
+        Some((v, f)) => {
+            let s = fields::string(v, &f, "a congestion control name like \"reno\"")?;
+            let lower = s.trim().to_ascii_lowercase();
+            match lower.as_str() {
+                "reno" | "newreno" => (lower, CcSpec::Reno),
+                _ => {
+                    return Err(FieldError::new(
+                        f,
+                        format!(
+                            "unknown congestion control {s:?}; expected one of: {}",
+                            CC_NAMES.join(", ")
+                        ),
+                    ))
+                }
+            }
+        }
+        None => ("reno".to_string(), CcSpec::Reno),
+    };
+    let recovery = match get("recovery") {
+        Some((v, f)) => {
+            let s = fields::string(v, &f, "\"reno\" or \"newreno\"")?;
+            match s.trim().to_ascii_lowercase().as_str() {
+                "reno" => Recovery::Reno,
+                "newreno" => Recovery::NewReno,
+                _ => {
+                    return Err(FieldError::new(
+                        f,
+                        format!("unknown loss recovery {s:?}; expected \"reno\" or \"newreno\""),
+                    ))
+                }
+            }
+        }
+        None if cc_name == "newreno" => Recovery::NewReno,
+        None => Recovery::Reno,
+    };
+    let segment_size = match get("segment_size") {
+        Some((v, f)) => {
+            let n = fields::size(v, &f)?;
+            if n < 1 {
+                return Err(FieldError::new(
+                    f,
+                    "must be at least 1 byte, like \"1000B\"",
+                ));
+            }
+            n
+        }
+        None => 1_000,
+    };
+    let header_size = match get("header_size") {
+        Some((v, f)) => fields::size(v, &f)?,
+        None => 40,
+    };
+    let receiver_window = match get("receiver_window") {
+        Some((v, f)) => fields::size(v, &f)?,
+        None => 1_000_000,
+    };
+    if receiver_window < segment_size {
+        return Err(FieldError::new(
+            field_of("receiver_window"),
+            format!(
+                "the receiver window ({receiver_window} bytes) must hold at least one segment \
+                 (segment_size = {segment_size} bytes)"
+            ),
+        ));
+    }
+    let segments = |n: u64, f: &str| -> Res<u64> {
+        if n < 1 {
+            return Err(FieldError::new(f, "must be at least 1 segment"));
+        }
+        n.checked_mul(segment_size)
+            .filter(|b| *b <= UNLIMITED_SSTHRESH)
+            .ok_or_else(|| FieldError::new(f, format!("{n} segments is too large")))
+    };
+    let initial_cwnd = match get("initial_cwnd") {
+        None => WindowConfig::rfc5681_initial_window(segment_size),
+        Some((Value::String(s), _)) if s.trim().eq_ignore_ascii_case("rfc5681") => {
+            WindowConfig::rfc5681_initial_window(segment_size)
+        }
+        Some((v, f)) => match fields::packet_count(v) {
+            Some(Ok(n)) => segments(n, &f)?,
+            Some(Err(m)) => return Err(FieldError::new(f, m)),
+            None => {
+                return Err(FieldError::new(
+                    f,
+                    format!(
+                        "expected \"rfc5681\" or a number of segments like 4 or \"4pkt\", found {}",
+                        describe(v)
+                    ),
+                ))
+            }
+        },
+    };
+    let initial_ssthresh = match get("initial_ssthresh") {
+        None => UNLIMITED_SSTHRESH,
+        Some((Value::String(s), _)) if s.trim().eq_ignore_ascii_case("unlimited") => {
+            UNLIMITED_SSTHRESH
+        }
+        Some((v, f)) => match fields::packet_count(v) {
+            Some(Ok(n)) => segments(n, &f)?,
+            Some(Err(m)) => return Err(FieldError::new(f, m)),
+            None => {
+                let bytes = fields::size(v, &f).map_err(|e| {
+                    FieldError::new(
+                        e.field,
+                        format!(
+                            "{}; or \"unlimited\", or a number of segments like \"64pkt\"",
+                            e.message
+                        ),
+                    )
+                })?;
+                if bytes == 0 {
+                    return Err(FieldError::new(f, "must be greater than zero"));
+                }
+                bytes.min(UNLIMITED_SSTHRESH)
+            }
+        },
+    };
+    let dupack_threshold = match get("dupack_threshold") {
+        Some((v, f)) => fields::uint32_at_least(v, &f, 1)?,
+        None => 3,
+    };
+    let defaults = RtoSpec::default();
+    let rto = RtoSpec {
+        initial: match get("rto_initial") {
+            Some((v, f)) => fields::positive_duration(v, &f)?,
+            None => defaults.initial,
+        },
+        min: match get("rto_min") {
+            Some((v, f)) => fields::duration(v, &f)?,
+            None => defaults.min,
+        },
+        max: match get("rto_max") {
+            Some((v, f)) => fields::positive_duration(v, &f)?,
+            None => defaults.max,
+        },
+        granularity: match get("clock_granularity") {
+            Some((v, f)) => fields::duration(v, &f)?,
+            None => defaults.granularity,
+        },
+    };
+    if rto.min > rto.max {
+        return Err(FieldError::new(
+            field_of("rto_min"),
+            format!(
+                "rto_min ({}) must not exceed rto_max ({})",
+                format_duration(rto.min),
+                format_duration(rto.max)
+            ),
+        ));
+    }
+    let ack_defaults = DelayedAckSpec::default();
+    let delayed_ack = DelayedAckSpec {
+        enabled: match get("delayed_ack") {
+            Some((v, f)) => fields::boolean(v, &f)?,
+            None => ack_defaults.enabled,
+        },
+        timeout: match get("delayed_ack_timeout") {
+            Some((v, f)) => fields::positive_duration(v, &f)?,
+            None => ack_defaults.timeout,
+        },
+        every_segments: match get("ack_every") {
+            Some((v, f)) => fields::uint32_at_least(v, &f, 1)?,
+            None => ack_defaults.every_segments,
+        },
+    };
+    Ok(TcpSpec {
+        cc_name,
+        cc,
+        recovery,
+        segment_size,
+        header_size,
+        receiver_window,
+        initial_cwnd,
+        initial_ssthresh,
+        dupack_threshold,
+        rto,
+        delayed_ack,
+    })
+}

@@ -1,0 +1,435 @@
+//! Builds the network a scenario describes and runs it.
+
+use crate::engine::rng::RngStream;
+use crate::engine::EventQueue;
+use crate::invariants::InvariantMonitor;
+use crate::model::{CcSpec, ErrorSpec, Nanos, QueueLimit, QueueSpec, Scenario, NANOS_PER_SECOND};
+use crate::network::link::Capacity;
+use crate::network::{Enqueue, ErrorModel, Link, Packet, PacketKind, Routes};
+use crate::results::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOptions, RunResult, Summary};
+use crate::scenario::ScenarioError;
+use crate::tcp::{Receiver, Sender};
+use westwood_algorithms::{CongestionControl, Reno, WindowConfig};
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// The packet on `link` finished serialisation.
+    TransmissionDone { link: u32 },
+    /// A packet reached the far end of `link`.
+    Arrival { link: u32, packet: Packet },
+    SenderTimer { flow: u32 },
+    ReceiverTimer { flow: u32 },
+    FlowStart { flow: u32 },
+    FlowStop { flow: u32 },
+    Sample,
+}
+
+/// A timer owned by an endpoint: the engine holds at most one live event for it, at the time
+/// recorded here; events at other times are stale and ignored.
+#[derive(Debug, Default, Clone, Copy)]
+struct TimerSlot {
+    scheduled_at: Option<Nanos>,
+}
+
+struct Flow {
+    sender: Sender,
+    receiver: Receiver,
+    sender_timer: TimerSlot,
+    receiver_timer: TimerSlot,
+    bytes_delivered: u64,
+}
+
+fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionControl> {
+    let config = WindowConfig {
+        mss: spec.segment_size,
+        initial_cwnd: spec.initial_cwnd,
+        initial_ssthresh: spec.initial_ssthresh,
+    };
+    match spec.cc {
+        CcSpec::Reno => Box::new(Reno::new(config)),
+    }
+}
+
+/// Run a scenario from start to `duration`.
+pub fn run(scenario: &Scenario, options: RunOptions) -> Result<RunResult, ScenarioError> {
+    let started = std::time::Instant::now();
+    let mut sim = Simulation::build(scenario, options)?;
+    sim.run();
+    let wall_seconds = started.elapsed().as_secs_f64();
+    if let Some(violation) = sim.monitor.as_ref().and_then(|m| m.violation()) {
+        return Err(ScenarioError {
+            file: scenario.source.clone(),
+            field: String::new(),
+            message: format!("TCP invariant violated: {violation}"),
+        });
+    }
+    Ok(sim.finish(wall_seconds))
+}
+
+struct Simulation<'a> {
+    scenario: &'a Scenario,
+    options: RunOptions,
+    queue: EventQueue<Event>,
+    links: Vec<Link>,
+    routes: Routes,
+    flows: Vec<Flow>,
+    monitor: Option<InvariantMonitor>,
+    outbox: Vec<Packet>,
+    events: u64,
+    flow_series: FlowSeries,
+    link_series: LinkSeries,
+}
+
+impl<'a> Simulation<'a> {
+    fn build(scenario: &'a Scenario, options: RunOptions) -> Result<Self, ScenarioError> {
+        let error = |field: String, message: String| ScenarioError { file: scenario.source.clone(), field, message };
+        let endpoints: Vec<(u32, u32)> = scenario.links.iter().map(|l| (l.from as u32, l.to as u32)).collect();
+        let routes = Routes::shortest_paths(scenario.nodes.len(), &endpoints);
+
+        // Paths of every flow, both directions, to check reachability and resolve `bdp` queues.
+        let mut flow_paths = Vec::with_capacity(scenario.flows.len());
+        for flow in &scenario.flows {
+            let (src, dst) = (flow.src as u32, flow.dst as u32);
+            let node = |i: u32| scenario.nodes[i as usize].name.as_str();
+            let data = routes.path(src, dst, &endpoints).ok_or_else(|| {
+                error(
+                    format!("flows.{}", flow.name),
+                    format!("no route from '{}' to '{}': add a link (or a duplex link) between them", node(src), node(dst)),
+                )
+            })?;
+            let acks = routes.path(dst, src, &endpoints).ok_or_else(|| {
+                error(
+                    format!("flows.{}", flow.name),
+                    format!(
+                        "no route back from '{}' to '{}' for the ACKs: make the links duplex or add the reverse links",
+                        node(dst),
+                        node(src)
+                    ),
+                )
+            })?;
+            flow_paths.push((data, acks));
+        }
+
+        let mut links = Vec::with_capacity(scenario.links.len());
+        for (index, spec) in scenario.links.iter().enumerate() {
+            let QueueSpec::DropTail(limit) = spec.queue;
+            let capacity = match limit {
+                QueueLimit::Packets(n) => Capacity::Packets(n),
+                QueueLimit::Bytes(n) => Capacity::Bytes(n),
+                QueueLimit::BandwidthDelayProduct { rtt } => {
+                    Capacity::Packets(bdp_packets(scenario, index as u32, spec.rate_bps, spec.delay, rtt, &flow_paths))
+                }
+            };
+            let errors = spec.errors.and_then(|e| match e {
+                ErrorSpec::PacketErrorRate(p) | ErrorSpec::BitErrorRate(p) if p <= 0.0 => None,
+                e => Some(ErrorModel::new(e, RngStream::new(scenario.seed, &format!("link:{}:errors", spec.name)))),
+            });
+            links.push(Link::new(spec.from as u32, spec.to as u32, spec.rate_bps, spec.delay, capacity, errors));
+        }
+
+        let flows = scenario
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let (src, dst) = (spec.src as u32, spec.dst as u32);
+                let tcp = &spec.tcp;
+                Flow {
+                    sender: Sender::new(i as u32, src, dst, tcp, congestion_control(tcp)),
+                    receiver: Receiver::new(i as u32, dst, src, tcp.header_size as u32, tcp.receiver_window, tcp.delayed_ack),
+                    sender_timer: TimerSlot::default(),
+                    receiver_timer: TimerSlot::default(),
+                    bytes_delivered: 0,
+                }
+            })
+            .collect();
+
+        let mut queue = EventQueue::new();
+        for (i, flow) in scenario.flows.iter().enumerate() {
+            queue.schedule(flow.start, Event::FlowStart { flow: i as u32 });
+            if let Some(stop) = flow.stop {
+                queue.schedule(stop, Event::FlowStop { flow: i as u32 });
+            }
+        }
+        if options.record_series {
+            queue.schedule(0, Event::Sample);
+        }
+        let monitor = options.check_invariants.then(|| InvariantMonitor::new(scenario.flows.len()));
+        Ok(Simulation {
+            scenario,
+            options,
+            queue,
+            links,
+            routes,
+            flows,
+            monitor,
+            outbox: Vec::with_capacity(64),
+            events: 0,
+            flow_series: FlowSeries::default(),
+            link_series: LinkSeries::default(),
+        })
+    }
+
+    fn run(&mut self) {
+        let end = self.scenario.duration;
+        while let Some(time) = self.queue.peek_time() {
+            if time > end {
+                break;
+            }
+            let (now, event) = self.queue.pop().expect("peeked");
+            self.events += 1;
+            self.handle(now, event);
+            if self.monitor.as_ref().is_some_and(|m| m.violation().is_some()) {
+                break;
+            }
+        }
+    }
+
+    fn handle(&mut self, now: Nanos, event: Event) {
+        match event {
+            Event::TransmissionDone { link } => {
+                let l = &mut self.links[link as usize];
+                let (packet, next) = l.finish_transmission(now);
+                self.queue.schedule(now + l.delay, Event::Arrival { link, packet });
+                if let Some(done_at) = next {
+                    self.queue.schedule(done_at, Event::TransmissionDone { link });
+                }
+            }
+            Event::Arrival { link, packet } => {
+                let l = &mut self.links[link as usize];
+                if l.corrupts(&packet) {
+                    return;
+                }
+                let node = l.to;
+                if node == packet.dst {
+                    self.deliver(packet, now);
+                } else {
+                    self.forward(node, packet, now);
+                }
+            }
+            Event::SenderTimer { flow } => {
+                let f = &mut self.flows[flow as usize];
+                if f.sender_timer.scheduled_at != Some(now) {
+                    return;
+                }
+                f.sender_timer.scheduled_at = None;
+                f.sender.on_timer(now, &mut self.outbox);
+                self.after_sender(flow, now);
+            }
+            Event::ReceiverTimer { flow } => {
+                let f = &mut self.flows[flow as usize];
+                if f.receiver_timer.scheduled_at != Some(now) {
+                    return;
+                }
+                f.receiver_timer.scheduled_at = None;
+                f.receiver.on_timer(now, &mut self.outbox);
+                self.after_receiver(flow, now);
+            }
+            Event::FlowStart { flow } => {
+                self.flows[flow as usize].sender.start(now, &mut self.outbox);
+                self.after_sender(flow, now);
+            }
+            Event::FlowStop { flow } => self.flows[flow as usize].sender.stop(),
+            Event::Sample => {
+                self.sample(now);
+                let next = now + self.scenario.sample_interval;
+                if next <= self.scenario.duration {
+                    self.queue.schedule(next, Event::Sample);
+                }
+            }
+        }
+    }
+
+    /// A packet reached its destination node: hand it to the flow's endpoint there.
+    fn deliver(&mut self, packet: Packet, now: Nanos) {
+        let flow = packet.flow;
+        let f = &mut self.flows[flow as usize];
+        match packet.kind {
+            PacketKind::Data => {
+                let delivery = f.receiver.on_data(&packet, now, &mut self.outbox);
+                if let Some(d) = delivery {
+                    f.bytes_delivered += d.to - d.from;
+                    if let Some(monitor) = self.monitor.as_mut() {
+                        monitor.on_delivery(flow, d.from, d.to, f.sender.snd_max());
+                    }
+                }
+                self.after_receiver(flow, now);
+            }
+            PacketKind::Ack => {
+                f.sender.on_ack(&packet, now, &mut self.outbox);
+                if let Some(monitor) = self.monitor.as_mut() {
+                    monitor.on_ack(flow, packet.ack, &f.sender);
+                }
+                self.after_sender(flow, now);
+            }
+        }
+    }
+
+    fn forward(&mut self, node: u32, packet: Packet, now: Nanos) {
+        // Reachability was checked for every flow when the network was built.
+        let link = self.routes.next_link(node, packet.dst).expect("route checked at build time");
+        if let Enqueue::Transmitting { done_at } = self.links[link as usize].enqueue(packet, now) {
+            self.queue.schedule(done_at, Event::TransmissionDone { link });
+        }
+    }
+
+    fn flush_outbox(&mut self, now: Nanos) {
+        let mut outbox = std::mem::take(&mut self.outbox);
+        for packet in outbox.drain(..) {
+            self.forward(packet.src, packet, now);
+        }
+        self.outbox = outbox;
+    }
+
+    fn after_sender(&mut self, flow: u32, now: Nanos) {
+        self.flush_outbox(now);
+        let f = &mut self.flows[flow as usize];
+        if let Some(monitor) = self.monitor.as_mut() {
+            monitor.on_sender(flow, &f.sender);
+        }
+        if let Some(deadline) = f.sender.timer_deadline() {
+            if arm(&mut f.sender_timer, deadline) {
+                self.queue.schedule(deadline, Event::SenderTimer { flow });
+            }
+        }
+    }
+
+    fn after_receiver(&mut self, flow: u32, now: Nanos) {
+        self.flush_outbox(now);
+        let f = &mut self.flows[flow as usize];
+        if let Some(deadline) = f.receiver.timer_deadline() {
+            if arm(&mut f.receiver_timer, deadline) {
+                self.queue.schedule(deadline, Event::ReceiverTimer { flow });
+            }
+        }
+    }
+
+    fn sample(&mut self, now: Nanos) {
+        let t = now as f64 / NANOS_PER_SECOND as f64;
+        for (spec, f) in self.scenario.flows.iter().zip(&self.flows) {
+            let s = &mut self.flow_series;
+            s.time_seconds.push(t);
+            s.flow.push(spec.name.clone());
+            s.cwnd_bytes.push(f.sender.cwnd());
+            s.ssthresh_bytes.push(f.sender.ssthresh());
+            s.srtt_seconds.push(f.sender.srtt().map_or(f64::NAN, |r| r as f64 / NANOS_PER_SECOND as f64));
+            s.bwe_bps.push(f.sender.bandwidth_estimate_bps().unwrap_or(f64::NAN));
+            s.bytes_delivered.push(f.bytes_delivered);
+            s.snd_max.push(f.sender.snd_max());
+        }
+        for (spec, link) in self.scenario.links.iter().zip(&self.links) {
+            let s = &mut self.link_series;
+            s.time_seconds.push(t);
+            s.link.push(spec.name.clone());
+            s.queue_packets.push(link.queue_packets());
+            s.queue_bytes.push(link.queue_bytes());
+        }
+    }
+
+    fn finish(self, wall_seconds: f64) -> RunResult {
+        let scenario = self.scenario;
+        let seconds = |ns: Nanos| ns as f64 / NANOS_PER_SECOND as f64;
+        let node = |i: usize| scenario.nodes[i].name.clone();
+        let flows = scenario
+            .flows
+            .iter()
+            .zip(&self.flows)
+            .map(|(spec, f)| {
+                let end = spec.stop.unwrap_or(scenario.duration).min(scenario.duration);
+                let active = seconds(end.saturating_sub(spec.start));
+                let rate = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
+                let stats = f.sender.stats;
+                FlowSummary {
+                    name: spec.name.clone(),
+                    cc: spec.tcp.cc_name.clone(),
+                    recovery: spec.tcp.recovery.name().to_string(),
+                    src: node(spec.src),
+                    dst: node(spec.dst),
+                    goodput_bps: rate(f.bytes_delivered),
+                    throughput_bps: rate(f.receiver.wire_bytes_received),
+                    bytes_delivered: f.bytes_delivered,
+                    segments_sent: stats.segments_sent,
+                    retransmits: stats.retransmits,
+                    timeouts: stats.timeouts,
+                    fast_retransmits: stats.fast_retransmits,
+                    active_seconds: active,
+                    min_rtt_seconds: f.sender.min_rtt().map_or(0.0, seconds),
+                }
+            })
+            .collect();
+        let links = scenario
+            .links
+            .iter()
+            .zip(&self.links)
+            .map(|(spec, l)| LinkSummary {
+                name: spec.name.clone(),
+                from: node(spec.from),
+                to: node(spec.to),
+                rate_bps: spec.rate_bps,
+                delay_seconds: seconds(spec.delay),
+                queue_limit: l.capacity.to_string(),
+                packets_sent: l.stats.packets_sent,
+                bytes_sent: l.stats.bytes_sent,
+                drops_overflow: l.stats.drops_overflow,
+                drops_error: l.stats.drops_error,
+                utilization: (seconds(l.stats.busy_time) / seconds(scenario.duration).max(f64::MIN_POSITIVE)).min(1.0),
+            })
+            .collect();
+        let packets = self.links.iter().map(|l| l.stats.packets_sent).sum();
+        let summary = Summary {
+            scenario: scenario.name.clone(),
+            seed: scenario.seed,
+            parameters: scenario.parameters.iter().cloned().collect(),
+            sim_seconds: seconds(scenario.duration),
+            wall_seconds,
+            events: self.events,
+            packets,
+            flows,
+            links,
+        };
+        let record = self.options.record_series;
+        RunResult {
+            summary,
+            flow_series: record.then_some(self.flow_series),
+            link_series: record.then_some(self.link_series),
+        }
+    }
+}
+
+/// Make sure the engine holds an event for `deadline`; returns true when one must be scheduled.
+/// A later pending event is left in place and ignored when it fires (lazy cancellation); an
+/// earlier one re-arms itself when it finds the deadline has moved.
+fn arm(slot: &mut TimerSlot, deadline: Nanos) -> bool {
+    match slot.scheduled_at {
+        Some(at) if at <= deadline => false,
+        _ => {
+            slot.scheduled_at = Some(deadline);
+            true
+        }
+    }
+}
+
+/// Queue limit for `bdp`: the link's rate times the largest round-trip propagation delay of the
+/// flows crossing it (or the given `rtt`), in packets of the largest data packet among them.
+fn bdp_packets(
+    scenario: &Scenario,
+    link: u32,
+    rate_bps: u64,
+    own_delay: Nanos,
+    rtt: Option<Nanos>,
+    flow_paths: &[(Vec<u32>, Vec<u32>)],
+) -> u64 {
+    let mut largest_rtt = 0;
+    let mut packet_size = 0;
+    for (flow, (data, acks)) in scenario.flows.iter().zip(flow_paths) {
+        if data.contains(&link) || acks.contains(&link) {
+            let round_trip: Nanos = data.iter().chain(acks).map(|&l| scenario.links[l as usize].delay).sum();
+            largest_rtt = largest_rtt.max(round_trip);
+            packet_size = packet_size.max(flow.tcp.segment_size + flow.tcp.header_size);
+        }
+    }
+    let rtt = rtt.unwrap_or(if largest_rtt > 0 { largest_rtt } else { 2 * own_delay });
+    let packet_size = if packet_size > 0 { packet_size } else { 1500 };
+    let bytes = u128::from(rate_bps) * u128::from(rtt) / 8 / u128::from(NANOS_PER_SECOND);
+    (bytes.div_ceil(u128::from(packet_size)) as u64).max(1)
+}

@@ -1,0 +1,13 @@
+//! TCP endpoints: a bulk-data sender with pluggable congestion control and loss recovery, and a
+//! receiver with delayed ACKs and an out-of-order buffer. Sequence numbers count bytes from 0.
+//!
+//! Endpoints do no I/O and own no timers: they append the packets they emit to an output vector
+//! and expose the deadline of their single timer, which the simulator schedules.
+
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+
+pub use receiver::Receiver;
+pub use rtt::RttEstimator;
+pub use sender::{Sender, SenderStats};
