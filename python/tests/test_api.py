@@ -1,0 +1,96 @@
+"""`westwood.run`: DataFrames with the documented columns, overrides, scenario lookup."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import westwood
+from conftest import GOOD_SCENARIO, SHORT, write_scenario
+from westwood import tables
+
+SHORT_OVERRIDES = dict([SHORT.split("=", 1)])
+
+
+def test_run_returns_documented_frames():
+    result = westwood.run("wireless", overrides={**SHORT_OVERRIDES, "loss": "1%"}, seed=3)
+    assert isinstance(result, westwood.RunResult)
+    assert result.summary["seed"] == 3
+    assert result.summary["parameters"]["loss"] == "1%"
+    for frame, columns in (
+        (result.flows, tables.FLOW_COLUMNS),
+        (result.links, tables.LINK_COLUMNS),
+        (result.flow_series, tables.FLOW_SERIES_COLUMNS),
+        (result.link_series, tables.LINK_SERIES_COLUMNS),
+    ):
+        assert isinstance(frame, pd.DataFrame)
+        assert list(frame.columns[: len(columns)]) == list(columns)
+        assert len(frame) > 0
+    assert list(result.flows["name"]) == [f["name"] for f in result.summary["flows"]]
+    assert result.flows["goodput_bps"].dtype.kind == "f"
+    assert result.flows["bytes_delivered"].dtype.kind in "iu"
+    assert result.flow_series["time_seconds"].is_monotonic_increasing
+    assert result.flow_series["time_seconds"].max() <= 5.0 + 1e-9
+    assert set(result.flow_series["flow"]) == set(result.flows["name"])
+    assert set(result.link_series["link"]) <= set(result.links["name"])
+
+
+def test_record_false_has_no_series():
+    result = westwood.run("wireless", overrides=SHORT_OVERRIDES, record=False)
+    assert result.flow_series is None and result.link_series is None
+    assert len(result.flows) > 0
+
+
+def test_overrides_as_pairs_and_non_string_values(good_scenario: Path):
+    as_dict = westwood.run(good_scenario, overrides={"loss": 0.02}, record=False)
+    as_pairs = westwood.run(str(good_scenario), overrides=[("loss", "0.02")], record=False)
+    assert as_dict.summary["parameters"]["loss"] == as_pairs.summary["parameters"]["loss"]
+    assert as_dict.flows.equals(as_pairs.flows)
+    clean = westwood.run(good_scenario, record=False)
+    assert not clean.flows.equals(as_dict.flows)
+
+
+def test_check_invariants_runs(good_scenario: Path):
+    result = westwood.run(good_scenario, overrides={"loss": "3%"}, check_invariants=True)
+    assert result.summary["flows"][0]["bytes_delivered"] > 0
+
+
+def test_scenario_error_is_value_error(tmp_path: Path):
+    path = write_scenario(tmp_path, "broken", GOOD_SCENARIO.replace('"10Mbps"', '"fast"'))
+    with pytest.raises(westwood.ScenarioError) as info:
+        westwood.run(path)
+    assert isinstance(info.value, ValueError)
+    assert "broken.toml" in str(info.value) and "links.wired.rate" in str(info.value)
+
+
+def test_missing_scenario_raises_file_not_found(tmp_path: Path):
+    with pytest.raises(FileNotFoundError):
+        westwood.run(tmp_path / "absent.toml")
+    with pytest.raises(FileNotFoundError):
+        westwood.run("absent_scenario_name")
+
+
+def test_bare_name_uses_westwood_scenarios(tmp_path: Path, monkeypatch):
+    write_scenario(tmp_path, "mine", GOOD_SCENARIO)
+    monkeypatch.setenv("WESTWOOD_SCENARIOS", str(tmp_path))
+    result = westwood.run("mine", record=False)
+    assert result.summary["scenario"] == "mine"
+
+
+def test_nan_free_summary():
+    result = westwood.run("wireless", overrides=SHORT_OVERRIDES, record=False)
+    for flow in result.summary["flows"]:
+        assert all(not (isinstance(v, float) and math.isnan(v)) for v in flow.values())
+
+
+def test_seed_validation(good_scenario: Path):
+    import numpy as np
+
+    assert westwood.run(good_scenario, seed=np.int64(5), record=False).summary["seed"] == 5
+    with pytest.raises(ValueError):
+        westwood.run(good_scenario, seed=-1)
+    with pytest.raises(TypeError):
+        westwood.run(good_scenario, seed=1.5)

@@ -1,0 +1,158 @@
+"""Pure-Python pieces: statistics, overrides, the experiment registry, cache keys, paths."""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+
+import pytest
+
+from westwood import experiments, runner, stats
+from westwood.errors import UsageError
+from westwood.files import staged_directory
+from westwood.overrides import OverrideError, merge, normalize, parse_assignment
+from westwood.paths import resolve_scenario
+from westwood.progress import Progress, format_duration
+
+
+@pytest.mark.parametrize(
+    "df, expected",
+    [
+        (1, 12.7062),
+        (2, 4.3027),
+        (3, 3.1824),
+        (5, 2.5706),
+        (10, 2.2281),
+        (30, 2.0423),
+        (120, 1.9799),
+    ],
+)
+def test_t_quantile_matches_tables(df, expected):
+    assert stats.t_quantile(0.95, df) == pytest.approx(expected, abs=1e-4)
+
+
+def test_t_quantile_other_levels():
+    assert stats.t_quantile(0.99, 5) == pytest.approx(4.0321, abs=1e-4)
+    assert stats.t_quantile(0.90, 1) == pytest.approx(6.3138, abs=1e-4)
+    with pytest.raises(ValueError):
+        stats.t_quantile(1.0, 3)
+
+
+def test_mean_ci():
+    ci = stats.mean_ci([1.0, 2.0, 3.0])
+    assert ci.n == 3 and ci.mean == 2.0
+    assert ci.half_width == pytest.approx(4.3027 * 1.0 / math.sqrt(3), rel=1e-4)
+    assert ci.low < 2.0 < ci.high
+    one = stats.mean_ci([5.0])
+    assert one.mean == 5.0 and math.isnan(one.half_width)
+    assert stats.mean_ci([]).n == 0
+    assert stats.mean_ci([2.0, 2.0]).half_width == 0.0
+
+
+def test_parse_assignment():
+    assert parse_assignment("loss=1%") == ("loss", "1%")
+    assert parse_assignment("links.wired.rate = 10 Mbps") == ("links.wired.rate", "10 Mbps")
+    assert parse_assignment("x=a=b") == ("x", "a=b")
+    for bad in ("loss", "=3", ""):
+        with pytest.raises(OverrideError):
+            parse_assignment(bad)
+    assert issubclass(OverrideError, UsageError)
+
+
+def test_normalize_and_merge():
+    assert normalize(None) == []
+    assert normalize({"a": 1, "b": 0.5}) == [("a", "1"), ("b", "0.5")]
+    assert normalize([("a", True)]) == [("a", "True")]
+    with pytest.raises(OverrideError):
+        normalize(["abc"])
+    assert merge({"a": 1, "b": 2}, [("a", 3)]) == [("a", "3"), ("b", "2")]
+
+
+def test_axis_values_and_overrides():
+    axis = experiments.Axis("loss", (0, 0.5, 1, 2, 3), "Packet error rate", "%")
+    assert axis.values_for(False) == (0, 0.5, 1, 2, 3)
+    assert axis.values_for(True) == (0, 1, 3)
+    assert experiments.Axis("x", (1, 2, 3, 4), "x").values_for(True) == (1, 3, 4)
+    assert axis.override(0.5) == ("loss", "0.5%")
+    assert axis.override(2.0) == ("loss", "2%")
+    assert axis.axis_label == "Packet error rate (%)"
+
+
+def test_fig9_registry_entry():
+    fig9 = experiments.EXPERIMENTS["fig9"]
+    assert fig9.scenario == "wireless" and fig9.x.parameter == "loss"
+    assert fig9.x.values == (0, 0.5, 1, 1.5, 2, 3, 4, 5)
+    assert [s.overrides["cc"] for s in fig9.series] == ["reno", "newreno"]
+    full = dict(fig9.run_overrides(1.5, fig9.series[1], quick=False))
+    assert full == {"cc": "newreno", "loss": "1.5%"}
+    quick = dict(fig9.run_overrides(1.5, fig9.series[0], quick=True, extra=[("cc", "x")]))
+    assert quick == {"cc": "x", "loss": "1.5%", "duration": fig9.quick_duration}
+    assert experiments.get([]) == list(experiments.EXPERIMENTS.values())
+    assert experiments.get(["fig9", "fig9"]) == [fig9]
+    with pytest.raises(UsageError, match="fig0"):
+        experiments.get(["fig0"])
+
+
+def test_cache_key():
+    k = runner.cache_key("fig9", [("loss", "1%"), ("cc", "reno")], 1)
+    assert k == runner.cache_key("fig9", [("cc", "reno"), ("loss", "1%")], 1)
+    assert k != runner.cache_key("fig9", [("loss", "1%"), ("cc", "reno")], 2)
+    assert k != runner.cache_key("fig9", [("loss", "2%"), ("cc", "reno")], 1)
+    assert k != runner.cache_key("fig10", [("loss", "1%"), ("cc", "reno")], 1)
+
+
+def test_plan_covers_grid():
+    fig9 = experiments.EXPERIMENTS["fig9"]
+    specs = runner.plan(fig9, quick=False, seeds=3)
+    assert len(specs) == 8 * 2 * 3
+    assert len({s.key for s in specs}) == len(specs)
+    assert {s.seed for s in specs} == {1, 2, 3}
+    assert Path(specs[0].scenario_path).name == "wireless.toml"
+
+
+def test_resolve_scenario(tmp_path: Path, monkeypatch):
+    (tmp_path / "alpha.toml").write_text("")
+    monkeypatch.setenv("WESTWOOD_SCENARIOS", str(tmp_path))
+    assert resolve_scenario("alpha") == tmp_path / "alpha.toml"
+    assert resolve_scenario("alpha.toml") == tmp_path / "alpha.toml"
+    assert resolve_scenario(tmp_path / "alpha.toml") == tmp_path / "alpha.toml"
+    assert resolve_scenario("wireless").name == "wireless.toml"
+    with pytest.raises(FileNotFoundError, match="beta"):
+        resolve_scenario("beta")
+    with pytest.raises(FileNotFoundError):
+        resolve_scenario(str(tmp_path / "sub" / "alpha.toml"))
+
+
+def test_staged_directory(tmp_path: Path):
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError):
+        with staged_directory(out) as stage:
+            (stage / "a.txt").write_text("partial")
+            raise RuntimeError("boom")
+    assert list(tmp_path.iterdir()) == []
+    with staged_directory(out) as stage:
+        (stage / "a.txt").write_text("done")
+    assert (out / "a.txt").read_text() == "done"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_progress_line():
+    stream = io.StringIO()
+    p = Progress(4, cached=1, stream=stream, interval=0)
+    assert p.eta_seconds() is None
+    p.advance()
+    p.advance()
+    p.advance()
+    text = stream.getvalue()
+    assert "4/4 runs (1 cached)" in text and "ETA 0:00" in text
+    assert format_duration(3725) == "1:02:05" and format_duration(65) == "1:05"
+
+
+def test_cache_key_changes_with_the_scenario_file(tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text("a = 1\n")
+    before = runner.cache_key("fig9", [("loss", "1%")], 1, str(scenario))
+    scenario.write_text("a = 2\n")
+    runner._file_digest.cache_clear()
+    assert runner.cache_key("fig9", [("loss", "1%")], 1, str(scenario)) != before

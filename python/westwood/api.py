@@ -1,0 +1,94 @@
+"""The Python API: ``westwood.run(...)`` -> ``RunResult`` with pandas DataFrames."""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional
+
+from . import _core, tables
+from .overrides import OverridesLike, normalize
+from .paths import ScenarioLike, resolve_scenario
+
+if TYPE_CHECKING:  # pandas is imported lazily, only when DataFrames are built
+    import pandas as pd
+
+
+class RawResult(NamedTuple):
+    """What the core returns, decoded: the summary dict and the series as column dicts."""
+
+    summary: Dict[str, Any]
+    flow_series: Optional[Dict[str, List[Any]]]
+    link_series: Optional[Dict[str, List[Any]]]
+
+
+@dataclass
+class RunResult:
+    """One simulation run.
+
+    * ``summary``: the run's summary record (scenario, seed, parameters, sim_seconds,
+      wall_seconds, events, packets, flows, links), as in ``westwood run --json``.
+    * ``flows``: one row per flow (``tables.FLOW_COLUMNS``).
+    * ``links``: one row per unidirectional link (``tables.LINK_COLUMNS``).
+    * ``flow_series`` / ``link_series``: time series (``tables.FLOW_SERIES_COLUMNS``,
+      ``tables.LINK_SERIES_COLUMNS``), or None when the run was not recorded.
+    """
+
+    summary: Dict[str, Any]
+    flows: "pd.DataFrame"
+    links: "pd.DataFrame"
+    flow_series: Optional["pd.DataFrame"]
+    link_series: Optional["pd.DataFrame"]
+
+
+def run_raw(
+    scenario: ScenarioLike,
+    seed: Optional[int] = None,
+    overrides: OverridesLike = None,
+    record: bool = False,
+    check_invariants: bool = False,
+) -> RawResult:
+    """Run without building DataFrames (what the CLI uses)."""
+    if seed is not None:
+        seed = operator.index(seed)  # TypeError for non-integers; numpy integers are fine
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be from 0 to 2^64-1, not {seed}")
+    path = resolve_scenario(scenario)
+    summary_json, flow_series, link_series = _core.run(
+        os.fspath(path), normalize(overrides), seed, record, check_invariants
+    )
+    return RawResult(json.loads(summary_json), flow_series, link_series)
+
+
+def run(
+    scenario: ScenarioLike,
+    seed: Optional[int] = None,
+    overrides: OverridesLike = None,
+    record: bool = True,
+    check_invariants: bool = False,
+) -> RunResult:
+    """Run a scenario (a path, or a bare name such as ``"wireless"``) and return its results.
+
+    ``overrides`` is a dict or a list of (parameter, value) pairs, values converted with str()
+    (``{"loss": "1%", "duration": "30s"}``). ``seed`` replaces the scenario's seed. With
+    ``record`` the time series are collected. Raises ``ScenarioError`` for invalid input and
+    ``FileNotFoundError`` when the scenario cannot be found.
+    """
+    import pandas as pd
+
+    raw = run_raw(scenario, seed, overrides, record, check_invariants)
+
+    def series(data: Optional[Dict[str, List[Any]]], documented) -> Optional[pd.DataFrame]:
+        if data is None:
+            return None
+        return pd.DataFrame(tables.series_columns(data, documented))
+
+    return RunResult(
+        summary=raw.summary,
+        flows=pd.DataFrame(tables.flow_columns(raw.summary)),
+        links=pd.DataFrame(tables.link_columns(raw.summary)),
+        flow_series=series(raw.flow_series, tables.FLOW_SERIES_COLUMNS),
+        link_series=series(raw.link_series, tables.LINK_SERIES_COLUMNS),
+    )

@@ -1,0 +1,220 @@
+"""The ``westwood`` command: ``run``, ``reproduce``, ``bench``.
+
+Input errors (an invalid scenario or override, a missing file) are reported as
+``westwood: error: <message>`` on stderr with exit status 2 and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import List, Optional, Sequence
+
+from ._core import ScenarioError
+from .errors import UsageError
+from .overrides import parse_assignments
+
+EXIT_USAGE = 2
+
+
+def _add_set(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help=help_text
+    )
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"{text} is out of range (0 to 2^64-1)")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="westwood", description="Deterministic packet-level TCP simulator."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run one scenario", description="Run one scenario.")
+    run.add_argument("scenario", help="scenario file, or a name from scenarios/ (e.g. wireless)")
+    _add_set(run, "override a scenario parameter (repeatable), e.g. --set loss=1%%")
+    run.add_argument("--seed", type=_seed, help="seed replacing the scenario's")
+    run.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write summary.json, flows.csv, links.csv, flow_series.csv, link_series.csv",
+    )
+    run.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    run.add_argument(
+        "--check-invariants", action="store_true", help="check TCP invariants on every event"
+    )
+    run.set_defaults(func=cmd_run)
+
+    rep = sub.add_parser(
+        "reproduce",
+        help="reproduce the paper's experiments",
+        description="Run registered paper experiments and write tables, figures and an index.",
+    )
+    rep.add_argument("ids", nargs="*", metavar="ID", help="experiments to run (default: all)")
+    rep.add_argument("--list", action="store_true", help="list the experiments and exit")
+    rep.add_argument(
+        "--quick",
+        action="store_true",
+        help="fewer x values, a shorter duration and by default 1 seed",
+    )
+    rep.add_argument("--seeds", type=int, help="seeds per point (default 3, or 1 with --quick)")
+    rep.add_argument("--jobs", type=int, help="parallel processes (default: CPU count)")
+    rep.add_argument(
+        "--out", metavar="DIR", default="results", help="output directory (default results/)"
+    )
+    _add_set(rep, "extra override applied to every run (repeatable)")
+    rep.set_defaults(func=cmd_reproduce)
+
+    bench = sub.add_parser(
+        "bench",
+        help="measure simulator speed",
+        description="Run a scenario once (no time series) and report speed and peak memory.",
+    )
+    bench.add_argument("--scenario", help="scenario to run (default: dumbbell)")
+    _add_set(bench, "override a scenario parameter (repeatable), e.g. --set duration=5s")
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+# --- run ---------------------------------------------------------------------------------------
+
+
+def format_flow_table(summary: dict) -> str:
+    header = [
+        "flow",
+        "cc",
+        "goodput Mbps",
+        "throughput Mbps",
+        "bytes delivered",
+        "retransmits",
+        "timeouts",
+        "fast retransmits",
+    ]
+    rows = [
+        [
+            str(f["name"]),
+            str(f["cc"]),
+            f"{f['goodput_bps'] / 1e6:.3f}",
+            f"{f['throughput_bps'] / 1e6:.3f}",
+            str(f["bytes_delivered"]),
+            str(f["retransmits"]),
+            str(f["timeouts"]),
+            str(f["fast_retransmits"]),
+        ]
+        for f in summary["flows"]
+    ]
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+
+    def line(cells: List[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        ).rstrip()
+
+    out = [line(header)] + [line(r) for r in rows]
+    out.append(
+        f"scenario {summary['scenario']}, seed {summary['seed']}: "
+        f"{summary['sim_seconds']:g} s simulated in {summary['wall_seconds']:.3f} s wall, "
+        f"{summary['events']:,} events"
+    )
+    return "\n".join(out)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .api import run_raw
+
+    overrides = parse_assignments(args.overrides)
+    raw = run_raw(
+        args.scenario,
+        args.seed,
+        overrides,
+        record=bool(args.out),
+        check_invariants=args.check_invariants,
+    )
+    if args.out:
+        from .output import write_run
+
+        write_run(args.out, raw)
+    if args.json:
+        print(json.dumps(raw.summary))
+    else:
+        print(format_flow_table(raw.summary))
+        if args.out:
+            print(f"wrote {args.out}/")
+    return 0
+
+
+# --- reproduce ---------------------------------------------------------------------------------
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from . import experiments
+
+    if args.list:
+        for e in experiments.EXPERIMENTS.values():
+            print(f"{e.id:8} {e.title} ({e.paper})")
+        return 0
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    selected = experiments.get(args.ids)
+    extra = parse_assignments(args.overrides)
+    from .reproduce import reproduce
+
+    written = reproduce(
+        selected, args.out, quick=args.quick, seeds=args.seeds, jobs=args.jobs, extra=extra
+    )
+    index = next((p for p in written if p.name == "index.html"), None)
+    print(f"wrote {len(written)} files; index: {index}")
+    return 0
+
+
+# --- bench -------------------------------------------------------------------------------------
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import DEFAULT_SCENARIO, bench, format_bench
+
+    result = bench(args.scenario or DEFAULT_SCENARIO, parse_assignments(args.overrides))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(format_bench(result))
+    return 0
+
+
+# --- entry point -------------------------------------------------------------------------------
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse: usage errors exit 2, --help exits 0
+        return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    if not getattr(args, "func", None):
+        parser.print_usage(sys.stderr)
+        print("westwood: error: a command is required (run, reproduce, bench)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # e.g. `westwood run ... | head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except (ScenarioError, UsageError, OSError) as err:
+        print(f"westwood: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("westwood: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,62 @@
+"""Writing files so that an error or an interrupt never leaves a partial one behind."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator, Union
+
+from .tables import Columns, column_rows
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def write_text_atomic(path: PathLike, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it into place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json_atomic(path: PathLike, value: Any) -> None:
+    write_text_atomic(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_columns_csv(path: PathLike, columns: Columns) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(list(columns))
+        writer.writerows(column_rows(columns))
+
+
+@contextlib.contextmanager
+def staged_directory(out_dir: PathLike) -> Iterator[Path]:
+    """Yield an empty staging directory next to ``out_dir``; on success move its files into
+    ``out_dir`` (created if needed, same-named files replaced), on error delete it.
+
+    So a failure part-way never creates ``out_dir`` nor leaves partial files in it.
+    """
+    out_dir = Path(out_dir)
+    parent = out_dir.resolve().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=parent))
+    try:
+        yield stage
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for entry in sorted(stage.iterdir()):
+            os.replace(entry, out_dir / entry.name)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)

@@ -1,0 +1,234 @@
+"""Per-experiment tables (CSV, Markdown) and the index of a results directory."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Sequence, Tuple
+
+from .experiments import FLOW_FIELDS, Experiment, format_number
+from .files import write_json_atomic, write_text_atomic
+from .runner import RunSpec
+from .stats import MeanCI, mean_ci
+
+CONFIDENCE = 0.95
+
+
+def experiment_rows(
+    experiment: Experiment, specs: Sequence[RunSpec], summaries: Mapping[str, Mapping[str, Any]]
+) -> List[Dict[str, Any]]:
+    """One CSV row per run: x, series, seed, the metric, flow counters and run cost."""
+    rows = []
+    for spec in specs:
+        summary = summaries[spec.key]
+        flow = summary["flows"][experiment.metric.flow]
+        row: Dict[str, Any] = {
+            "experiment": experiment.id,
+            experiment.x.parameter: spec.x,
+            "series": spec.series,
+            "seed": spec.seed,
+            experiment.metric.name: experiment.metric.value(summary),
+        }
+        for column, field, divisor in FLOW_FIELDS:
+            row.setdefault(column, flow[field] / divisor if divisor != 1.0 else flow[field])
+        row["sim_seconds"] = summary["sim_seconds"]
+        row["events"] = summary["events"]
+        row["wall_seconds"] = summary["wall_seconds"]
+        row["overrides"] = " ".join(f"{k}={v}" for k, v in spec.overrides)
+        rows.append(row)
+    return rows
+
+
+def aggregate(
+    experiment: Experiment, rows: Sequence[Mapping[str, Any]]
+) -> Tuple[List[float], List[List[MeanCI]]]:
+    """x values (in order) and ``cells[series][x]``: mean and CI of the metric over seeds."""
+    xs: List[float] = []
+    for row in rows:
+        if row[experiment.x.parameter] not in xs:
+            xs.append(row[experiment.x.parameter])
+    cells = []
+    for series in experiment.series:
+        cells.append(
+            [
+                mean_ci(
+                    [
+                        r[experiment.metric.name]
+                        for r in rows
+                        if r["series"] == series.label and r[experiment.x.parameter] == x
+                    ],
+                    CONFIDENCE,
+                )
+                for x in xs
+            ]
+        )
+    return xs, cells
+
+
+def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    buffer = io.StringIO()
+    columns: List[str] = []
+    for row in rows:
+        columns += [c for c in row if c not in columns]
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text_atomic(path, buffer.getvalue())
+
+
+def _cell(c: MeanCI) -> str:
+    if c.n == 0:
+        return "–"
+    if math.isnan(c.half_width):
+        return f"{c.mean:.3f}"
+    return f"{c.mean:.3f} ± {c.half_width:.3f}"
+
+
+def result_table(experiment: Experiment, xs: Sequence[float], cells) -> Dict[str, List]:
+    """The aggregated results as text cells: one row per x value, one column per series."""
+    header = [experiment.x.axis_label] + [s.label for s in experiment.series]
+    rows = [[format_number(x)] + [_cell(row[j]) for row in cells] for j, x in enumerate(xs)]
+    return {"header": header, "rows": rows}
+
+
+def markdown_table(experiment: Experiment, xs: Sequence[float], cells) -> str:
+    table = result_table(experiment, xs, cells)
+    lines = ["| " + " | ".join(table["header"]) + " |", "|" + "---:|" * len(table["header"])]
+    lines += ["| " + " | ".join(row) + " |" for row in table["rows"]]
+    return "\n".join(lines)
+
+
+def html_table(table: Mapping[str, Any]) -> str:
+    esc = html.escape
+    head = "".join(f"<th>{esc(str(c))}</th>" for c in table.get("header", []))
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>"
+        for row in table.get("rows", [])
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def write_markdown(
+    path: Path, experiment: Experiment, xs, cells, seeds: int, quick: bool, command: str
+) -> None:
+    stem = experiment.id
+    mode = (
+        f"quick (duration {experiment.quick_duration}, fewer x values)"
+        if quick
+        else "full (scenario duration)"
+    )
+    ci = (
+        f"mean ± half-width of the {CONFIDENCE:.0%} confidence interval (Student t) over "
+        f"{seeds} seeds"
+        if seeds > 1
+        else "one seed, so no confidence interval"
+    )
+    series_text = ", ".join(
+        f"{s.label} (`{' '.join(f'{k}={v}' for k, v in s.overrides.items())}`)"
+        for s in experiment.series
+    )
+    text = f"""# {experiment.id}: {experiment.title}
+
+Reproduces {experiment.paper}. {experiment.description}
+
+- Scenario: `{experiment.scenario}`; swept parameter `{experiment.x.parameter}`
+- Series: {series_text}
+- Mode: {mode}
+- Metric: {experiment.metric.label} of flow {experiment.metric.flow}: {ci}
+
+{markdown_table(experiment, xs, cells)}
+
+![{experiment.id}]({stem}.png)
+
+Data: [{stem}.csv]({stem}.csv) (one row per run) ·
+figure: [{stem}.png]({stem}.png), [{stem}.svg]({stem}.svg)
+
+Rerun: `{command}`
+"""
+    write_text_atomic(path, text)
+
+
+# --- index -------------------------------------------------------------------------------------
+
+MANIFEST = "index.json"
+
+
+def update_manifest(out_dir: Path, entries: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
+    """Merge this invocation's experiments into ``index.json`` (earlier ones are kept)."""
+    path = out_dir / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(manifest, dict):
+            manifest = {}
+    except (OSError, ValueError):
+        manifest = {}
+    manifest.update({k: dict(v) for k, v in entries.items()})
+    manifest = dict(sorted(manifest.items()))
+    write_json_atomic(path, manifest)
+    return manifest
+
+
+def _files(exp_id: str) -> List[Tuple[str, str]]:
+    return [
+        ("table", f"{exp_id}.md"),
+        ("csv", f"{exp_id}.csv"),
+        ("png", f"{exp_id}.png"),
+        ("svg", f"{exp_id}.svg"),
+    ]
+
+
+def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> None:
+    md = [
+        "# westwood reproductions",
+        "",
+        "| Experiment | Paper | Runs | Files | Rerun |",
+        "|---|---|---|---|---|",
+    ]
+    for exp_id, e in manifest.items():
+        files = " · ".join(f"[{label}]({name})" for label, name in _files(exp_id))
+        md.append(
+            f"| {exp_id}: {e.get('title', '')} | {e.get('paper', '')} | {e.get('runs_text', '')} "
+            f"| {files} | `{e.get('command', '')}` |"
+        )
+    write_text_atomic(out_dir / "index.md", "\n".join(md) + "\n")
+
+    esc = html.escape
+    sections = []
+    for exp_id, e in manifest.items():
+        links = " · ".join(
+            f'<a href="{esc(name)}">{esc(label)}</a>' for label, name in _files(exp_id)
+        )
+        sections.append(
+            f"""<section id="{esc(exp_id)}">
+<h2>{esc(exp_id)}: {esc(str(e.get("title", "")))}</h2>
+<p>{esc(str(e.get("paper", "")))} &mdash; {esc(str(e.get("runs_text", "")))}</p>
+{html_table(e.get("table", {})) if e.get("table") else ""}
+<p><a href="{esc(exp_id)}.svg"><img src="{esc(exp_id)}.png" alt="{esc(exp_id)}" width="640"></a></p>
+<p>{links}</p>
+<p>Rerun: <code>{esc(str(e.get("command", "")))}</code></p>
+</section>"""
+        )
+    page = f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>westwood reproductions</title>
+<style>
+body {{ font-family: sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }}
+code {{ background: #f3f3f3; padding: 0.1rem 0.3rem; }}
+img {{ max-width: 100%; border: 1px solid #ddd; }}
+table {{ border-collapse: collapse; margin: 0.5rem 0; }}
+th, td {{ border: 1px solid #ccc; padding: 0.2rem 0.6rem; text-align: right; }}
+</style>
+</head>
+<body>
+<h1>westwood reproductions</h1>
+{chr(10).join(sections)}
+</body>
+</html>
+"""
+    write_text_atomic(out_dir / "index.html", page)
