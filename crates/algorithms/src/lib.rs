@@ -8,9 +8,11 @@
 //! * [`congestion`] — the narrow [`CongestionControl`] trait the TCP sender calls.
 //! * [`reno`] — RFC 5681 slow start / congestion avoidance / multiplicative decrease (Reno and
 //!   NewReno share it; they differ only in the sender's loss recovery, see [`Recovery`]).
+//! * [`westwood`] — the TCP Westwood family: TCPW, TCPW-TR, TCPW ABSE, Westwood+.
 
 pub mod congestion;
 pub mod reno;
+pub mod westwood;
 
 pub use congestion::{AckEvent, CongestionControl, CongestionEvent, Recovery, WindowConfig};
 pub use reno::Reno;

@@ -22,7 +22,10 @@ pub struct InvariantMonitor {
 
 impl InvariantMonitor {
     pub fn new(flows: usize) -> Self {
-        InvariantMonitor { flows: vec![FlowState::default(); flows], violation: None }
+        InvariantMonitor {
+            flows: vec![FlowState::default(); flows],
+            violation: None,
+        }
     }
 
     pub fn violation(&self) -> Option<&str> {
@@ -39,11 +42,17 @@ impl InvariantMonitor {
         let state = &mut self.flows[flow as usize];
         if from != state.delivered_to {
             let expected = state.delivered_to;
-            self.fail(format!("flow {flow}: delivered bytes from {from}, expected {expected} (gap or duplicate)"));
+            self.fail(format!(
+                "flow {flow}: delivered bytes from {from}, expected {expected} (gap or duplicate)"
+            ));
         } else if to <= from {
-            self.fail(format!("flow {flow}: empty or backwards delivery [{from}, {to})"));
+            self.fail(format!(
+                "flow {flow}: empty or backwards delivery [{from}, {to})"
+            ));
         } else if to > sent_up_to {
-            self.fail(format!("flow {flow}: delivered up to {to} but only {sent_up_to} bytes were ever sent"));
+            self.fail(format!(
+                "flow {flow}: delivered up to {to} but only {sent_up_to} bytes were ever sent"
+            ));
         } else {
             state.delivered_to = to;
         }
@@ -52,10 +61,15 @@ impl InvariantMonitor {
     pub fn on_ack(&mut self, flow: u32, ack: u64, sender: &Sender) {
         let state = &mut self.flows[flow as usize];
         if ack > sender.snd_max() {
-            self.fail(format!("flow {flow}: ACK {ack} beyond snd_max {}", sender.snd_max()));
+            self.fail(format!(
+                "flow {flow}: ACK {ack} beyond snd_max {}",
+                sender.snd_max()
+            ));
         } else if ack > state.delivered_to {
             let delivered = state.delivered_to;
-            self.fail(format!("flow {flow}: ACK {ack} acknowledges bytes never delivered (delivered {delivered})"));
+            self.fail(format!(
+                "flow {flow}: ACK {ack} acknowledges bytes never delivered (delivered {delivered})"
+            ));
         }
         let state = &mut self.flows[flow as usize];
         state.last_ack = state.last_ack.max(ack);
@@ -64,7 +78,11 @@ impl InvariantMonitor {
     pub fn on_sender(&mut self, flow: u32, sender: &Sender) {
         let state = self.flows[flow as usize];
         if sender.cwnd() < sender.mss() {
-            self.fail(format!("flow {flow}: cwnd {} below one segment ({})", sender.cwnd(), sender.mss()));
+            self.fail(format!(
+                "flow {flow}: cwnd {} below one segment ({})",
+                sender.cwnd(),
+                sender.mss()
+            ));
         }
         if sender.snd_una() < state.snd_una || sender.snd_max() < state.snd_max {
             self.fail(format!(
@@ -76,7 +94,11 @@ impl InvariantMonitor {
             ));
         }
         if sender.snd_una() > sender.snd_max() {
-            self.fail(format!("flow {flow}: snd_una {} beyond snd_max {}", sender.snd_una(), sender.snd_max()));
+            self.fail(format!(
+                "flow {flow}: snd_una {} beyond snd_max {}",
+                sender.snd_una(),
+                sender.snd_max()
+            ));
         }
         let state = &mut self.flows[flow as usize];
         state.snd_una = sender.snd_una();

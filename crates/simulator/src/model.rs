@@ -4,6 +4,7 @@
 //! every field checked by [`crate::scenario`]; the result is this model, in SI base units held as
 //! integers (nanoseconds, bits per second, bytes). The simulator never sees TOML.
 
+use westwood_algorithms::westwood::{AbseParams, PlusParams, TcpwParams};
 use westwood_algorithms::Recovery;
 
 /// Simulated time in integer nanoseconds.
@@ -65,7 +66,9 @@ pub enum QueueLimit {
     /// The bandwidth-delay product, resolved when the network is built: link rate times the
     /// largest round-trip propagation delay among the flows whose data crosses the link (or
     /// `rtt` when given), in packets of the largest data-packet size crossing it.
-    BandwidthDelayProduct { rtt: Option<Nanos> },
+    BandwidthDelayProduct {
+        rtt: Option<Nanos>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -89,10 +92,19 @@ pub struct FlowSpec {
     pub tcp: TcpSpec,
 }
 
-/// Which congestion control a flow runs. Later variants (Westwood family, SACK, ...) add here.
+/// Which congestion control a flow runs, with its parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CcSpec {
+    /// RFC 5681 window rules (`reno` and `newreno`; they differ in `TcpSpec::recovery`).
     Reno,
+    /// TCPW, seed 000.
+    Westwood(TcpwParams),
+    /// TCPW with the threshold reduction factor, seed 001.
+    WestwoodTr,
+    /// TCPW ABSE, seed 004.
+    WestwoodAbse(AbseParams),
+    /// Westwood+.
+    WestwoodPlus(PlusParams),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -150,6 +162,10 @@ impl Default for RtoSpec {
 
 impl Default for DelayedAckSpec {
     fn default() -> Self {
-        DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2 }
+        DelayedAckSpec {
+            enabled: true,
+            timeout: 200_000_000,
+            every_segments: 2,
+        }
     }
 }

@@ -6,21 +6,36 @@ use crate::invariants::InvariantMonitor;
 use crate::model::{CcSpec, ErrorSpec, Nanos, QueueLimit, QueueSpec, Scenario, NANOS_PER_SECOND};
 use crate::network::link::Capacity;
 use crate::network::{Enqueue, ErrorModel, Link, Packet, PacketKind, Routes};
-use crate::results::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOptions, RunResult, Summary};
+use crate::results::{
+    FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOptions, RunResult, Summary,
+};
 use crate::scenario::ScenarioError;
 use crate::tcp::{Receiver, Sender};
-use westwood_algorithms::{CongestionControl, Reno, WindowConfig};
+use westwood_algorithms::{westwood, CongestionControl, Reno, WindowConfig};
 
 #[derive(Debug, Clone, Copy)]
 enum Event {
     /// The packet on `link` finished serialisation.
-    TransmissionDone { link: u32 },
+    TransmissionDone {
+        link: u32,
+    },
     /// A packet reached the far end of `link`.
-    Arrival { link: u32, packet: Packet },
-    SenderTimer { flow: u32 },
-    ReceiverTimer { flow: u32 },
-    FlowStart { flow: u32 },
-    FlowStop { flow: u32 },
+    Arrival {
+        link: u32,
+        packet: Packet,
+    },
+    SenderTimer {
+        flow: u32,
+    },
+    ReceiverTimer {
+        flow: u32,
+    },
+    FlowStart {
+        flow: u32,
+    },
+    FlowStop {
+        flow: u32,
+    },
     Sample,
 }
 
@@ -47,6 +62,18 @@ fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionControl
     };
     match spec.cc {
         CcSpec::Reno => Box::new(Reno::new(config)),
+        CcSpec::Westwood(p) => {
+            Box::new(westwood::Tcpw::new(config, westwood::TcpwEstimator::new(p)))
+        }
+        CcSpec::WestwoodTr => Box::new(westwood::TcpwTr::new(config, westwood::TrEstimator::new())),
+        CcSpec::WestwoodAbse(p) => Box::new(westwood::TcpwAbse::new(
+            config,
+            westwood::AbseEstimator::new(p),
+        )),
+        CcSpec::WestwoodPlus(p) => Box::new(westwood::WestwoodPlus::new(
+            config,
+            westwood::WestwoodPlusEstimator::new(p),
+        )),
     }
 }
 
@@ -82,8 +109,16 @@ struct Simulation<'a> {
 
 impl<'a> Simulation<'a> {
     fn build(scenario: &'a Scenario, options: RunOptions) -> Result<Self, ScenarioError> {
-        let error = |field: String, message: String| ScenarioError { file: scenario.source.clone(), field, message };
-        let endpoints: Vec<(u32, u32)> = scenario.links.iter().map(|l| (l.from as u32, l.to as u32)).collect();
+        let error = |field: String, message: String| ScenarioError {
+            file: scenario.source.clone(),
+            field,
+            message,
+        };
+        let endpoints: Vec<(u32, u32)> = scenario
+            .links
+            .iter()
+            .map(|l| (l.from as u32, l.to as u32))
+            .collect();
         let routes = Routes::shortest_paths(scenario.nodes.len(), &endpoints);
 
         // Paths of every flow, both directions, to check reachability and resolve `bdp` queues.
@@ -94,7 +129,11 @@ impl<'a> Simulation<'a> {
             let data = routes.path(src, dst, &endpoints).ok_or_else(|| {
                 error(
                     format!("flows.{}", flow.name),
-                    format!("no route from '{}' to '{}': add a link (or a duplex link) between them", node(src), node(dst)),
+                    format!(
+                        "no route from '{}' to '{}': add a link (or a duplex link) between them",
+                        node(src),
+                        node(dst)
+                    ),
                 )
             })?;
             let acks = routes.path(dst, src, &endpoints).ok_or_else(|| {
@@ -116,15 +155,30 @@ impl<'a> Simulation<'a> {
             let capacity = match limit {
                 QueueLimit::Packets(n) => Capacity::Packets(n),
                 QueueLimit::Bytes(n) => Capacity::Bytes(n),
-                QueueLimit::BandwidthDelayProduct { rtt } => {
-                    Capacity::Packets(bdp_packets(scenario, index as u32, spec.rate_bps, spec.delay, rtt, &flow_paths))
-                }
+                QueueLimit::BandwidthDelayProduct { rtt } => Capacity::Packets(bdp_packets(
+                    scenario,
+                    index as u32,
+                    spec.rate_bps,
+                    spec.delay,
+                    rtt,
+                    &flow_paths,
+                )),
             };
             let errors = spec.errors.and_then(|e| match e {
                 ErrorSpec::PacketErrorRate(p) | ErrorSpec::BitErrorRate(p) if p <= 0.0 => None,
-                e => Some(ErrorModel::new(e, RngStream::new(scenario.seed, &format!("link:{}:errors", spec.name)))),
+                e => Some(ErrorModel::new(
+                    e,
+                    RngStream::new(scenario.seed, &format!("link:{}:errors", spec.name)),
+                )),
             });
-            links.push(Link::new(spec.from as u32, spec.to as u32, spec.rate_bps, spec.delay, capacity, errors));
+            links.push(Link::new(
+                spec.from as u32,
+                spec.to as u32,
+                spec.rate_bps,
+                spec.delay,
+                capacity,
+                errors,
+            ));
         }
 
         let flows = scenario
@@ -136,7 +190,14 @@ impl<'a> Simulation<'a> {
                 let tcp = &spec.tcp;
                 Flow {
                     sender: Sender::new(i as u32, src, dst, tcp, congestion_control(tcp)),
-                    receiver: Receiver::new(i as u32, dst, src, tcp.header_size as u32, tcp.receiver_window, tcp.delayed_ack),
+                    receiver: Receiver::new(
+                        i as u32,
+                        dst,
+                        src,
+                        tcp.header_size as u32,
+                        tcp.receiver_window,
+                        tcp.delayed_ack,
+                    ),
                     sender_timer: TimerSlot::default(),
                     receiver_timer: TimerSlot::default(),
                     bytes_delivered: 0,
@@ -154,7 +215,9 @@ impl<'a> Simulation<'a> {
         if options.record_series {
             queue.schedule(0, Event::Sample);
         }
-        let monitor = options.check_invariants.then(|| InvariantMonitor::new(scenario.flows.len()));
+        let monitor = options
+            .check_invariants
+            .then(|| InvariantMonitor::new(scenario.flows.len()));
         Ok(Simulation {
             scenario,
             options,
@@ -179,7 +242,11 @@ impl<'a> Simulation<'a> {
             let (now, event) = self.queue.pop().expect("peeked");
             self.events += 1;
             self.handle(now, event);
-            if self.monitor.as_ref().is_some_and(|m| m.violation().is_some()) {
+            if self
+                .monitor
+                .as_ref()
+                .is_some_and(|m| m.violation().is_some())
+            {
                 break;
             }
         }
@@ -190,9 +257,11 @@ impl<'a> Simulation<'a> {
             Event::TransmissionDone { link } => {
                 let l = &mut self.links[link as usize];
                 let (packet, next) = l.finish_transmission(now);
-                self.queue.schedule(now + l.delay, Event::Arrival { link, packet });
+                self.queue
+                    .schedule(now + l.delay, Event::Arrival { link, packet });
                 if let Some(done_at) = next {
-                    self.queue.schedule(done_at, Event::TransmissionDone { link });
+                    self.queue
+                        .schedule(done_at, Event::TransmissionDone { link });
                 }
             }
             Event::Arrival { link, packet } => {
@@ -226,7 +295,9 @@ impl<'a> Simulation<'a> {
                 self.after_receiver(flow, now);
             }
             Event::FlowStart { flow } => {
-                self.flows[flow as usize].sender.start(now, &mut self.outbox);
+                self.flows[flow as usize]
+                    .sender
+                    .start(now, &mut self.outbox);
                 self.after_sender(flow, now);
             }
             Event::FlowStop { flow } => self.flows[flow as usize].sender.stop(),
@@ -267,9 +338,13 @@ impl<'a> Simulation<'a> {
 
     fn forward(&mut self, node: u32, packet: Packet, now: Nanos) {
         // Reachability was checked for every flow when the network was built.
-        let link = self.routes.next_link(node, packet.dst).expect("route checked at build time");
+        let link = self
+            .routes
+            .next_link(node, packet.dst)
+            .expect("route checked at build time");
         if let Enqueue::Transmitting { done_at } = self.links[link as usize].enqueue(packet, now) {
-            self.queue.schedule(done_at, Event::TransmissionDone { link });
+            self.queue
+                .schedule(done_at, Event::TransmissionDone { link });
         }
     }
 
@@ -312,8 +387,13 @@ impl<'a> Simulation<'a> {
             s.flow.push(spec.name.clone());
             s.cwnd_bytes.push(f.sender.cwnd());
             s.ssthresh_bytes.push(f.sender.ssthresh());
-            s.srtt_seconds.push(f.sender.srtt().map_or(f64::NAN, |r| r as f64 / NANOS_PER_SECOND as f64));
-            s.bwe_bps.push(f.sender.bandwidth_estimate_bps().unwrap_or(f64::NAN));
+            s.srtt_seconds.push(
+                f.sender
+                    .srtt()
+                    .map_or(f64::NAN, |r| r as f64 / NANOS_PER_SECOND as f64),
+            );
+            s.bwe_bps
+                .push(f.sender.bandwidth_estimate_bps().unwrap_or(f64::NAN));
             s.bytes_delivered.push(f.bytes_delivered);
             s.snd_max.push(f.sender.snd_max());
         }
@@ -335,9 +415,18 @@ impl<'a> Simulation<'a> {
             .iter()
             .zip(&self.flows)
             .map(|(spec, f)| {
-                let end = spec.stop.unwrap_or(scenario.duration).min(scenario.duration);
+                let end = spec
+                    .stop
+                    .unwrap_or(scenario.duration)
+                    .min(scenario.duration);
                 let active = seconds(end.saturating_sub(spec.start));
-                let rate = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
+                let rate = |bytes: u64| {
+                    if active > 0.0 {
+                        bytes as f64 * 8.0 / active
+                    } else {
+                        0.0
+                    }
+                };
                 let stats = f.sender.stats;
                 FlowSummary {
                     name: spec.name.clone(),
@@ -372,7 +461,9 @@ impl<'a> Simulation<'a> {
                 bytes_sent: l.stats.bytes_sent,
                 drops_overflow: l.stats.drops_overflow,
                 drops_error: l.stats.drops_error,
-                utilization: (seconds(l.stats.busy_time) / seconds(scenario.duration).max(f64::MIN_POSITIVE)).min(1.0),
+                utilization: (seconds(l.stats.busy_time)
+                    / seconds(scenario.duration).max(f64::MIN_POSITIVE))
+                .min(1.0),
             })
             .collect();
         let packets = self.links.iter().map(|l| l.stats.packets_sent).sum();
@@ -423,12 +514,20 @@ fn bdp_packets(
     let mut packet_size = 0;
     for (flow, (data, acks)) in scenario.flows.iter().zip(flow_paths) {
         if data.contains(&link) || acks.contains(&link) {
-            let round_trip: Nanos = data.iter().chain(acks).map(|&l| scenario.links[l as usize].delay).sum();
+            let round_trip: Nanos = data
+                .iter()
+                .chain(acks)
+                .map(|&l| scenario.links[l as usize].delay)
+                .sum();
             largest_rtt = largest_rtt.max(round_trip);
             packet_size = packet_size.max(flow.tcp.segment_size + flow.tcp.header_size);
         }
     }
-    let rtt = rtt.unwrap_or(if largest_rtt > 0 { largest_rtt } else { 2 * own_delay });
+    let rtt = rtt.unwrap_or(if largest_rtt > 0 {
+        largest_rtt
+    } else {
+        2 * own_delay
+    });
     let packet_size = if packet_size > 0 { packet_size } else { 1500 };
     let bytes = u128::from(rate_bps) * u128::from(rtt) / 8 / u128::from(NANOS_PER_SECOND);
     (bytes.div_ceil(u128::from(packet_size)) as u64).max(1)

@@ -62,11 +62,22 @@ pub fn tcp(line: &Line) -> TcpSpec {
         initial_ssthresh: u64::MAX / 4,
         dupack_threshold: 3,
         rto: RtoSpec::default(),
-        delayed_ack: DelayedAckSpec { enabled: line.delayed_ack, ..DelayedAckSpec::default() },
+        delayed_ack: DelayedAckSpec {
+            enabled: line.delayed_ack,
+            ..DelayedAckSpec::default()
+        },
     }
 }
 
-fn link(name: &str, from: usize, to: usize, rate_bps: u64, delay: Nanos, queue: QueueLimit, loss: f64) -> LinkSpec {
+fn link(
+    name: &str,
+    from: usize,
+    to: usize,
+    rate_bps: u64,
+    delay: Nanos,
+    queue: QueueLimit,
+    loss: f64,
+) -> LinkSpec {
     LinkSpec {
         name: name.to_string(),
         from,
@@ -89,12 +100,33 @@ impl Line {
             duration: self.duration,
             seed: self.seed,
             parameters: vec![],
-            nodes: ["src", "router", "dst"].iter().map(|n| NodeSpec { name: n.to_string() }).collect(),
+            nodes: ["src", "router", "dst"]
+                .iter()
+                .map(|n| NodeSpec {
+                    name: n.to_string(),
+                })
+                .collect(),
             links: vec![
                 link("access", 0, 1, fast, self.access_delay, big, 0.0),
                 link("access.reverse", 1, 0, fast, self.access_delay, big, 0.0),
-                link("bottleneck", 1, 2, self.bottleneck_bps, self.bottleneck_delay, self.queue, self.data_loss),
-                link("bottleneck.reverse", 2, 1, self.bottleneck_bps, self.bottleneck_delay, self.queue, self.ack_loss),
+                link(
+                    "bottleneck",
+                    1,
+                    2,
+                    self.bottleneck_bps,
+                    self.bottleneck_delay,
+                    self.queue,
+                    self.data_loss,
+                ),
+                link(
+                    "bottleneck.reverse",
+                    2,
+                    1,
+                    self.bottleneck_bps,
+                    self.bottleneck_delay,
+                    self.queue,
+                    self.ack_loss,
+                ),
             ],
             flows: (0..self.flows)
                 .map(|i| FlowSpec {

@@ -3,12 +3,13 @@
 use toml::{Table, Value};
 use westwood_algorithms::{Recovery, WindowConfig};
 
+use super::congestion;
 use super::fields::{self, describe, join, Section};
 use super::units::{self, format_duration};
 use super::{FieldError, Res};
 use crate::model::{
-    CcSpec, DelayedAckSpec, ErrorSpec, FlowSpec, LinkSpec, NodeSpec, QueueLimit, QueueSpec,
-    RtoSpec, Scenario, TcpSpec,
+    DelayedAckSpec, ErrorSpec, FlowSpec, LinkSpec, NodeSpec, QueueLimit, QueueSpec, RtoSpec,
+    Scenario, TcpSpec,
 };
 
 const TOP_KEYS: &[&str] = &[
@@ -41,10 +42,10 @@ pub(crate) const TCP_KEYS: &[&str] = &[
     "delayed_ack",
     "delayed_ack_timeout",
     "ack_every",
+    "westwood",
+    "westwood_abse",
+    "westwood_plus",
 ];
-
-/// Congestion controls a scenario may name (case-insensitive).
-pub(crate) const CC_NAMES: &[&str] = &["reno", "newreno"];
 
 /// `initial_ssthresh = "unlimited"`: high enough never to matter, low enough never to overflow.
 pub(crate) const UNLIMITED_SSTHRESH: u64 = u64::MAX / 4;
@@ -541,25 +542,8 @@ fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
             .unwrap_or_else(|| layers[0].field(key))
     };
 
-    let (cc_name, cc) = match get("cc") {
-        Some((v, f)) => {
-            let s = fields::string(v, &f, "a congestion control name like \"reno\"")?;
-            let lower = s.trim().to_ascii_lowercase();
-            match lower.as_str() {
-                "reno" | "newreno" => (lower, CcSpec::Reno),
-                _ => {
-                    return Err(FieldError::new(
-                        f,
-                        format!(
-                            "unknown congestion control {s:?}; expected one of: {}",
-                            CC_NAMES.join(", ")
-                        ),
-                    ))
-                }
-            }
-        }
-        None => ("reno".to_string(), CcSpec::Reno),
-    };
+    let resolved = congestion::resolve(get("cc"), &get)?;
+    let (cc_name, cc) = (resolved.name.clone(), resolved.spec);
     let recovery = match get("recovery") {
         Some((v, f)) => {
             let s = fields::string(v, &f, "\"reno\" or \"newreno\"")?;
@@ -574,8 +558,7 @@ fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
                 }
             }
         }
-        None if cc_name == "newreno" => Recovery::NewReno,
-        None => Recovery::Reno,
+        None => resolved.default_recovery,
     };
     let segment_size = match get("segment_size") {
         Some((v, f)) => {

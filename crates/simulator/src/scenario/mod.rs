@@ -11,6 +11,7 @@
 //! `links.wired.rate`) and what was expected; nothing here panics on bad input.
 
 mod build;
+mod congestion;
 mod fields;
 mod overrides;
 mod params;

@@ -1,0 +1,318 @@
+//! The Westwood controller: Reno's slow start and congestion avoidance, BWE-based loss rules.
+//!
+//! After `n` DUPACKs (seed 000 §3.1):
+//! ```text
+//! ssthresh = (BWE * RTTmin) / seg_size;  if (cwin > ssthresh) cwin = ssthresh;
+//! ```
+//! then the sender's standard fast retransmit / fast recovery. After a timeout (§3.2):
+//! ```text
+//! ssthresh = max(2, (BWE * RTTmin) / seg_size);  cwin = 1;
+//! ```
+//! TCPW-TR divides the threshold by its reduction factor `a` (seed 001 §IV).
+//!
+//! Units: BWE in bits/s, RTTmin in seconds, seg_size in bits, so the threshold is in segments;
+//! it is floored to whole segments and held in bytes. Deviation: seed 000 §3.1 sets no floor
+//! after DUPACKs; we apply the same floor of 2 segments as after a timeout (and as RFC 5681
+//! requires), so a loss before the estimate has warmed up cannot leave a zero window.
+//! When fast recovery ends, cwin is left as the loss rule set it (it is already at most
+//! ssthresh); Reno's "deflate to ssthresh" would instead raise a slow-start window to ssthresh
+//! in one step.
+
+use super::{BandwidthEstimator, LossKind, PathState};
+use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig};
+use crate::reno::Reno;
+use crate::westwood::AckedCount;
+
+#[derive(Debug, Clone)]
+pub struct Westwood<E> {
+    window: Reno,
+    estimator: E,
+    acked_count: AckedCount,
+    path: PathState,
+}
+
+impl<E: BandwidthEstimator> Westwood<E> {
+    pub fn new(config: WindowConfig, estimator: E) -> Self {
+        Westwood {
+            window: Reno::new(config),
+            estimator,
+            acked_count: AckedCount::new(),
+            path: PathState::default(),
+        }
+    }
+
+    pub fn estimator(&self) -> &E {
+        &self.estimator
+    }
+
+    /// RTTmin, ns.
+    pub fn min_rtt_ns(&self) -> Option<u64> {
+        self.path.min_rtt_ns
+    }
+
+    fn on_rtt_sample(&mut self, rtt: u64) {
+        let p = &mut self.path;
+        p.latest_rtt_ns = Some(rtt);
+        p.min_rtt_ns = Some(p.min_rtt_ns.map_or(rtt, |m| m.min(rtt)));
+        p.smoothed_rtt_ns = Some(p.smoothed_rtt_ns.map_or(rtt, |s| (7 * s + rtt) / 8));
+    }
+
+    /// `BWE * RTTmin / seg_size / a`, whole segments, at least 2, in bytes.
+    fn bandwidth_threshold(&mut self, now_ns: u64, a: f64) -> u64 {
+        let mss = self.window.mss();
+        let bwe = self.estimator.estimate_at(now_ns);
+        let rtt_min_s = self.path.min_rtt_ns.unwrap_or(0) as f64 / 1e9;
+        let segments = (bwe * rtt_min_s / (mss as f64 * 8.0) / a).floor();
+        let segments = if segments.is_finite() {
+            segments.max(2.0) as u64
+        } else {
+            2
+        };
+        segments * mss
+    }
+}
+
+impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
+    fn name(&self) -> &'static str {
+        E::NAME
+    }
+
+    fn on_ack(&mut self, ack: &AckEvent) {
+        if let Some(rtt) = ack.rtt_sample_ns {
+            self.on_rtt_sample(rtt);
+        }
+        let mss = self.window.mss();
+        let segments = self.acked_count.on_ack(ack.ack_seq, mss);
+        self.path.cwnd = self.window.cwnd();
+        self.estimator
+            .on_ack(ack.now_ns, segments * mss, &self.path);
+        if !ack.in_recovery && !ack.is_dupack {
+            self.window.grow(ack.newly_acked_bytes);
+        }
+    }
+
+    fn on_congestion(&mut self, event: CongestionEvent) {
+        let cwnd = self.window.cwnd();
+        let in_slow_start = cwnd < self.window.ssthresh();
+        match event {
+            CongestionEvent::DuplicateAcks { now_ns, .. } => {
+                let a = self
+                    .estimator
+                    .reduction_factor(LossKind::DuplicateAcks, in_slow_start);
+                let ssthresh = self.bandwidth_threshold(now_ns, a);
+                self.window.set_window(cwnd.min(ssthresh), ssthresh);
+            }
+            CongestionEvent::Timeout { now_ns, .. } => {
+                let a = self
+                    .estimator
+                    .reduction_factor(LossKind::Timeout, in_slow_start);
+                let ssthresh = self.bandwidth_threshold(now_ns, a);
+                self.window.set_window(self.window.mss(), ssthresh);
+            }
+        }
+    }
+
+    fn on_recovery_exit(&mut self, _now_ns: u64) {}
+
+    fn cwnd(&self) -> u64 {
+        self.window.cwnd()
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.window.ssthresh()
+    }
+
+    fn bandwidth_estimate_bps(&self) -> Option<f64> {
+        Some(self.estimator.estimate_bps())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::westwood::{Tcpw, TcpwEstimator, TcpwParams, TcpwTr, TrEstimator};
+
+    const MSS: u64 = 1000;
+    const MS: u64 = 1_000_000;
+
+    fn config(cwnd_segments: u64, ssthresh_segments: u64) -> WindowConfig {
+        WindowConfig {
+            mss: MSS,
+            initial_cwnd: cwnd_segments * MSS,
+            initial_ssthresh: ssthresh_segments * MSS,
+        }
+    }
+
+    fn ack(now_ns: u64, ack_seq: u64, newly: u64, rtt_ms: Option<u64>) -> AckEvent {
+        AckEvent {
+            now_ns,
+            ack_seq,
+            newly_acked_bytes: newly,
+            is_dupack: newly == 0,
+            rtt_sample_ns: rtt_ms.map(|r| r * MS),
+            in_recovery: false,
+            bytes_in_flight: 0,
+        }
+    }
+
+    /// One segment acknowledged every 4 ms (2 Mb/s) for `seconds`, RTT samples of 100 ms.
+    fn clock<C: CongestionControl>(cc: &mut C, seconds: u64) -> (u64, u64) {
+        clock_with_rtt(cc, seconds, 100)
+    }
+
+    fn clock_with_rtt<C: CongestionControl>(cc: &mut C, seconds: u64, rtt_ms: u64) -> (u64, u64) {
+        let mut seq = 0;
+        let mut now = 0;
+        for _ in 0..seconds * 250 {
+            now += 4 * MS;
+            seq += MSS;
+            cc.on_ack(&ack(now, seq, MSS, Some(rtt_ms)));
+        }
+        (now, seq)
+    }
+
+    #[test]
+    fn three_dupacks_set_ssthresh_to_bwe_times_rttmin_and_cap_cwin() {
+        // BWE converges to 2 Mb/s, RTTmin 100 ms: BWE*RTTmin/seg_size = 2e6*0.1/8000 = 25.
+        let mut cc = Tcpw::new(config(100, 1000), TcpwEstimator::new(TcpwParams::default()));
+        let (now, _) = clock(&mut cc, 20);
+        let bwe = cc.bandwidth_estimate_bps().unwrap();
+        assert!((bwe - 2e6).abs() < 1.0);
+        let before = cc.cwnd();
+        assert!(before > 25 * MSS);
+        cc.on_congestion(CongestionEvent::DuplicateAcks {
+            now_ns: now + MS,
+            bytes_in_flight: before,
+        });
+        // The filter approaches 2 Mb/s from below, so the floor gives 24 or 25 segments.
+        let segments = (bwe * 0.1 / 8000.0).floor() as u64;
+        assert!(segments == 24 || segments == 25);
+        assert_eq!((cc.ssthresh(), cc.cwnd()), (segments * MSS, segments * MSS));
+    }
+
+    #[test]
+    fn a_smaller_window_is_kept_after_three_dupacks() {
+        // RTT 1 s: the ideal window BWE*RTTmin is ~250 segments, above what cwin reached.
+        let mut cc = Tcpw::new(config(10, 11), TcpwEstimator::new(TcpwParams::default()));
+        let (now, _) = clock_with_rtt(&mut cc, 20, 1000);
+        let before = cc.cwnd();
+        let segments = (cc.bandwidth_estimate_bps().unwrap() * 1.0 / 8000.0).floor() as u64;
+        assert!(before < segments * MSS, "cwnd {before}");
+        cc.on_congestion(CongestionEvent::DuplicateAcks {
+            now_ns: now + MS,
+            bytes_in_flight: before,
+        });
+        assert_eq!((cc.ssthresh(), cc.cwnd()), (segments * MSS, before));
+        cc.on_recovery_exit(now + 2 * MS);
+        assert_eq!(
+            cc.cwnd(),
+            before,
+            "recovery exit must not raise cwin to ssthresh"
+        );
+    }
+
+    #[test]
+    fn timeout_sets_cwin_to_one_and_ssthresh_to_the_decayed_estimate() {
+        let mut cc = Tcpw::new(config(100, 1000), TcpwEstimator::new(TcpwParams::default()));
+        let (now, _) = clock(&mut cc, 20);
+        // The RTO fires 1 s after the last ACK: three virtual samples (tau/m = 250 ms) fall
+        // strictly before it, at +250, +500 and +750 ms.
+        let rto_at = now + 1000 * MS;
+        let ratio: f64 = 3.0 / 5.0;
+        let bwe = (ratio * 2e6 + 2e6 / 5.0) * ratio * ratio;
+        let expected_segments = (bwe * 0.1 / 8000.0).floor() as u64;
+        cc.on_congestion(CongestionEvent::Timeout {
+            now_ns: rto_at,
+            bytes_in_flight: 0,
+        });
+        assert_eq!(cc.cwnd(), MSS);
+        assert_eq!(cc.ssthresh(), expected_segments * MSS);
+        assert_eq!(expected_segments, 7); // 2e6 -> 0.576e6 bits/s; * 0.1 s / 8000 bits
+    }
+
+    #[test]
+    fn timeout_threshold_has_a_floor_of_two_segments() {
+        let mut cc = Tcpw::new(config(4, 1000), TcpwEstimator::new(TcpwParams::default()));
+        cc.on_ack(&ack(MS, MSS, MSS, Some(100)));
+        cc.on_congestion(CongestionEvent::Timeout {
+            now_ns: 60_000 * MS,
+            bytes_in_flight: 0,
+        });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 2 * MSS));
+    }
+
+    #[test]
+    fn rttmin_is_the_smallest_sample() {
+        let mut cc = Tcpw::new(config(4, 1000), TcpwEstimator::new(TcpwParams::default()));
+        for (i, rtt) in [120, 90, 150, 95].into_iter().enumerate() {
+            cc.on_ack(&ack(
+                (i as u64 + 1) * MS,
+                (i as u64 + 1) * MSS,
+                MSS,
+                Some(rtt),
+            ));
+        }
+        assert_eq!(cc.min_rtt_ns(), Some(90 * MS));
+    }
+
+    #[test]
+    fn tr_divides_the_threshold_by_a() {
+        // In slow start (ssthresh huge): a = 1.25 after the first 3-DUPACK loss.
+        let mut cc = TcpwTr::new(config(100, 100_000), TrEstimator::new());
+        let (now, _) = clock(&mut cc, 20);
+        let bwe = cc.bandwidth_estimate_bps().unwrap();
+        cc.on_congestion(CongestionEvent::DuplicateAcks {
+            now_ns: now,
+            bytes_in_flight: 0,
+        });
+        let expected = (bwe * 0.1 / 8000.0 / 1.25).floor() as u64 * MSS;
+        assert_eq!(cc.ssthresh(), expected);
+        assert_eq!(cc.estimator().reduction_factor_value(), 1.25);
+        // Now cwin (20 segments, capped) >= ssthresh: congestion avoidance resets a to 1.
+        cc.on_congestion(CongestionEvent::DuplicateAcks {
+            now_ns: now,
+            bytes_in_flight: 0,
+        });
+        assert_eq!(cc.estimator().reduction_factor_value(), 1.0);
+        assert_eq!(cc.ssthresh(), (bwe * 0.1 / 8000.0).floor() as u64 * MSS);
+    }
+
+    #[test]
+    fn the_seed_001_loss_episode_does_not_make_the_estimate_surge() {
+        // Steady 2 Mb/s clock, then the seed 001 §II-A episode with the same ACK spacing:
+        // 20 DUPACKs, four delayed ACKs for the retransmissions, one cumulative ACK for 110..129.
+        let run = |naive: bool| {
+            let mut filter = TcpwEstimator::new(TcpwParams::default());
+            let mut count = AckedCount::new();
+            let path = PathState::default();
+            let mut now = 0;
+            let mut acks: Vec<u64> = (1..=2500).collect();
+            acks.extend(std::iter::repeat_n(2500, 20));
+            acks.extend([2502, 2504, 2506, 2508, 2530, 2531, 2532]);
+            let mut previous = 0;
+            let mut peak: f64 = 0.0;
+            for (i, a) in acks.into_iter().enumerate() {
+                now += 4 * MS;
+                let credited = if naive {
+                    (a - previous).max(1)
+                } else {
+                    count.on_ack(a * MSS, MSS)
+                };
+                previous = a;
+                filter.on_ack(now, credited * MSS, &path);
+                if i >= 2500 {
+                    peak = peak.max(filter.estimate_bps());
+                }
+            }
+            peak
+        };
+        let with_acked_count = run(false);
+        let naive = run(true);
+        eprintln!("peak BWE: AckedCount {with_acked_count:.0}, naive {naive:.0}");
+        assert!(
+            with_acked_count < 2.2e6,
+            "peak with AckedCount {with_acked_count}"
+        );
+        assert!(naive > 2.3e6, "naive counting should surge: {naive}");
+    }
+}

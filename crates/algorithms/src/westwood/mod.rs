@@ -1,0 +1,81 @@
+//! The TCP Westwood family: Reno's window growth, with the window after a loss set from an
+//! end-to-end bandwidth estimate (BWE) instead of halved ("faster recovery").
+//!
+//! Each variant is one bandwidth estimator plugged into the same controller:
+//!
+//! | `cc`              | estimator                      | source |
+//! |-------------------|--------------------------------|--------|
+//! | `westwood`        | [`tcpw::TcpwEstimator`]        | seed 000 §2-3: Tustin filter, time-varying alpha, virtual samples |
+//! | `westwood-tr`     | [`tr::TrEstimator`]            | seed 001 §II, §IV: constant-gain filter, threshold reduction factor `a` |
+//! | `westwood-abse`   | [`abse::AbseEstimator`]        | seed 004 §2.1: adaptive sampling interval and filter gain |
+//! | `westwood-plus`   | [`plus::WestwoodPlusEstimator`]| Grieco & Mascolo (Linux `tcp_westwood`): one sample per RTT, two 7/8 EWMAs |
+//!
+//! Shared pieces: [`acked_count`] decides how much data an ACK reports (seed 000 §2.3),
+//! [`filter`] is the Tustin low-pass filter, [`controller`] applies the loss rules (§3.1, §3.2).
+
+pub mod abse;
+pub mod acked_count;
+pub mod controller;
+pub mod filter;
+pub mod plus;
+pub mod tcpw;
+pub mod tr;
+
+pub use abse::{AbseEstimator, AbseParams};
+pub use acked_count::AckedCount;
+pub use controller::Westwood;
+pub use filter::{Gain, TustinFilter};
+pub use plus::{PlusParams, WestwoodPlusEstimator};
+pub use tcpw::{TcpwEstimator, TcpwParams};
+pub use tr::TrEstimator;
+
+/// What an estimator may know about the path when an ACK arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PathState {
+    /// Congestion window before this ACK, bytes.
+    pub cwnd: u64,
+    /// Smoothed RTT (RFC 6298 gains) of the samples seen so far, ns.
+    pub smoothed_rtt_ns: Option<u64>,
+    /// The most recent RTT sample, ns.
+    pub latest_rtt_ns: Option<u64>,
+    /// RTTmin: the smallest RTT sample of the connection, ns.
+    pub min_rtt_ns: Option<u64>,
+}
+
+/// A bandwidth estimator: turns the ACK stream into BWE (bits/s).
+pub trait BandwidthEstimator {
+    /// The `cc` name of the variant built on this estimator.
+    const NAME: &'static str;
+
+    /// An ACK arrived at `now_ns` reporting `delivered_bytes` (AckedCount's credit).
+    fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, path: &PathState);
+
+    /// Bring the estimate up to `now_ns` (for estimators that decay during silence) and return
+    /// it: called at loss time, which may be long after the last ACK (a timeout).
+    fn estimate_at(&mut self, now_ns: u64) -> f64;
+
+    /// The estimate as of the last event, bits/s.
+    fn estimate_bps(&self) -> f64;
+
+    /// Threshold reduction factor `a` to apply at a loss (seed 001 §IV); 1 for all variants but
+    /// TCPW-TR, which keeps the factor's state.
+    fn reduction_factor(&mut self, _event: LossKind, _in_slow_start: bool) -> f64 {
+        1.0
+    }
+}
+
+/// Which loss signal the controller is reacting to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossKind {
+    DuplicateAcks,
+    Timeout,
+}
+
+/// TCPW (seed 000).
+pub type Tcpw = Westwood<TcpwEstimator>;
+/// TCPW with the threshold reduction factor (seed 001).
+pub type TcpwTr = Westwood<TrEstimator>;
+/// TCPW ABSE (seed 004).
+pub type TcpwAbse = Westwood<AbseEstimator>;
+/// Westwood+.
+pub type WestwoodPlus = Westwood<WestwoodPlusEstimator>;

@@ -1,0 +1,193 @@
+//! The `cc` key and the parameter tables of the Westwood variants.
+//!
+//! ```toml
+//! [tcp]
+//! cc = "westwood"                       # reno | newreno | westwood | westwood-tr | westwood-abse | westwood-plus
+//! westwood = { tau = "500ms", m = 2 }   # only with cc = "westwood"
+//! westwood_abse = { t_min = "50ms", n = 10, u_max = "auto", epsilon = 0.6, beta = 0.6 }
+//! westwood_plus = { min_window = "50ms" }
+//! ```
+
+use toml::Value;
+use westwood_algorithms::westwood::{AbseParams, PlusParams, TcpwParams};
+use westwood_algorithms::Recovery;
+
+use super::fields::{self, describe, Section};
+use super::{FieldError, Res};
+use crate::model::CcSpec;
+
+/// Congestion controls a scenario may name (case-insensitive).
+pub(crate) const CC_NAMES: &[&str] = &[
+    "reno",
+    "newreno",
+    "westwood",
+    "westwood-tr",
+    "westwood-abse",
+    "westwood-plus",
+];
+
+/// Keys holding variant parameters, and the `cc` each belongs to.
+pub(crate) const PARAMETER_TABLES: &[(&str, &str)] = &[
+    ("westwood", "westwood"),
+    ("westwood_abse", "westwood-abse"),
+    ("westwood_plus", "westwood-plus"),
+];
+
+/// A congestion control resolved from a flow's settings.
+pub(crate) struct Resolved {
+    pub name: String,
+    pub spec: CcSpec,
+    /// The recovery the variant's paper pairs it with, when the scenario names none.
+    pub default_recovery: Recovery,
+}
+
+/// Resolve `cc` (already looked up through the flow's layers) and its parameter table.
+/// `get` finds a key in the flow's layers, most specific first.
+pub(crate) fn resolve<'a>(
+    cc: Option<(&'a Value, String)>,
+    get: &dyn Fn(&str) -> Option<(&'a Value, String)>,
+) -> Res<Resolved> {
+    let (name, field) = match cc {
+        Some((v, f)) => (
+            fields::string(v, &f, "a congestion control name like \"reno\"")?
+                .trim()
+                .to_ascii_lowercase(),
+            f,
+        ),
+        None => ("reno".to_string(), String::new()),
+    };
+    if !CC_NAMES.contains(&name.as_str()) {
+        return Err(FieldError::new(
+            field,
+            format!(
+                "unknown congestion control {name:?}; expected one of: {}",
+                CC_NAMES.join(", ")
+            ),
+        ));
+    }
+    // A parameter table for another variant is a mistake worth reporting.
+    for &(key, owner) in PARAMETER_TABLES {
+        if let Some((_, f)) = get(key) {
+            if owner != name {
+                return Err(FieldError::new(
+                    f,
+                    format!("parameters for cc = {owner:?}, but this flow's cc is {name:?}"),
+                ));
+            }
+        }
+    }
+    let table = |key: &str, allowed: &[&str]| -> Res<Option<Parameters<'a>>> {
+        let Some((v, path)) = get(key) else {
+            return Ok(None);
+        };
+        let table = fields::table(v, &path)?;
+        Section::new(&path, table, allowed)?;
+        Ok(Some(Parameters { table, path }))
+    };
+    let (spec, default_recovery) = match name.as_str() {
+        "reno" => (CcSpec::Reno, Recovery::Reno),
+        "newreno" => (CcSpec::Reno, Recovery::NewReno),
+        "westwood" => {
+            let mut p = TcpwParams::default();
+            if let Some(s) = table("westwood", &["tau", "m"])? {
+                if let Some((v, f)) = s.get("tau") {
+                    p.tau_ns = fields::positive_duration(v, &f)?;
+                }
+                if let Some((v, f)) = s.get("m") {
+                    p.m = fields::uint32_at_least(v, &f, 2)?;
+                }
+            }
+            // Seed 000 §3.1: "The standard Fast Retransmit/Fast Recovery (a la Reno) then follows".
+            (CcSpec::Westwood(p), Recovery::Reno)
+        }
+        // Seed 001 builds on Reno as well.
+        "westwood-tr" => (CcSpec::WestwoodTr, Recovery::Reno),
+        "westwood-abse" => {
+            let mut p = AbseParams::default();
+            if let Some(s) = table("westwood_abse", &["t_min", "n", "u_max", "epsilon", "beta"])? {
+                if let Some((v, f)) = s.get("t_min") {
+                    p.t_min_ns = fields::positive_duration(v, &f)?;
+                }
+                if let Some((v, f)) = s.get("n") {
+                    p.n = number(v, &f, 0.0, f64::INFINITY)?;
+                }
+                if let Some((v, f)) = s.get("u_max") {
+                    p.u_max_bps = match v {
+                        Value::String(text) if text.trim().eq_ignore_ascii_case("auto") => None,
+                        _ => Some(fields::rate(v, &f).map_err(|e| {
+                            FieldError::new(
+                                e.field,
+                                format!(
+                                    "{}; or \"auto\" (the largest instability seen)",
+                                    e.message
+                                ),
+                            )
+                        })? as f64),
+                    };
+                }
+                if let Some((v, f)) = s.get("epsilon") {
+                    p.epsilon = number(v, &f, 0.0, 1.0)?;
+                }
+                if let Some((v, f)) = s.get("beta") {
+                    p.beta = number(v, &f, 0.0, 1.0)?;
+                }
+            }
+            // Seed 004 §2: "a sender-only modification of TCP NewReno".
+            (CcSpec::WestwoodAbse(p), Recovery::NewReno)
+        }
+        "westwood-plus" => {
+            let mut p = PlusParams::default();
+            if let Some(s) = table("westwood_plus", &["min_window"])? {
+                if let Some((v, f)) = s.get("min_window") {
+                    p.min_window_ns = fields::positive_duration(v, &f)?;
+                }
+            }
+            // Westwood+ was evaluated over, and Linux runs it with, NewReno-style recovery.
+            (CcSpec::WestwoodPlus(p), Recovery::NewReno)
+        }
+        _ => unreachable!("checked against CC_NAMES"),
+    };
+    Ok(Resolved {
+        name,
+        spec,
+        default_recovery,
+    })
+}
+
+/// A variant's parameter table, keys already checked.
+struct Parameters<'a> {
+    table: &'a toml::Table,
+    path: String,
+}
+
+impl<'a> Parameters<'a> {
+    fn get(&self, key: &str) -> Option<(&'a Value, String)> {
+        self.table
+            .get(key)
+            .map(|v| (v, fields::join(&self.path, key)))
+    }
+}
+
+/// A number in `[min, max]`.
+fn number(v: &Value, field: &str, min: f64, max: f64) -> Res<f64> {
+    let x = match v {
+        Value::Integer(i) => *i as f64,
+        Value::Float(x) => *x,
+        Value::String(s) => s.trim().parse::<f64>().map_err(|_| {
+            FieldError::new(field, format!("expected a number, found {}", describe(v)))
+        })?,
+        other => {
+            return Err(FieldError::new(
+                field,
+                format!("expected a number, found {}", describe(other)),
+            ))
+        }
+    };
+    if !(min..=max).contains(&x) || x.is_nan() {
+        return Err(FieldError::new(
+            field,
+            format!("{x} is out of range; expected a number in [{min}, {max}]"),
+        ));
+    }
+    Ok(x)
+}
