@@ -22,15 +22,11 @@ fn main() -> ExitCode {
         };
         overrides.push((key.to_string(), value.to_string()));
     }
-    let result =
-        scenario::load_file(path.as_ref(), &overrides).and_then(|s| run(&s, RunOptions::default()));
+    let result = scenario::load_file(path.as_ref(), &overrides).and_then(|s| run(&s, RunOptions::default()));
     match result {
         Ok(result) => {
             let s = &result.summary;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(s).expect("summary serialises")
-            );
+            println!("{}", serde_json::to_string_pretty(s).expect("summary serialises"));
             eprintln!(
                 "{} events in {:.3} s: {:.2} M events/s, {:.2} M packets/s",
                 s.events,

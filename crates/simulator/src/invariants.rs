@@ -22,10 +22,7 @@ pub struct InvariantMonitor {
 
 impl InvariantMonitor {
     pub fn new(flows: usize) -> Self {
-        InvariantMonitor {
-            flows: vec![FlowState::default(); flows],
-            violation: None,
-        }
+        InvariantMonitor { flows: vec![FlowState::default(); flows], violation: None }
     }
 
     pub fn violation(&self) -> Option<&str> {
@@ -46,9 +43,7 @@ impl InvariantMonitor {
                 "flow {flow}: delivered bytes from {from}, expected {expected} (gap or duplicate)"
             ));
         } else if to <= from {
-            self.fail(format!(
-                "flow {flow}: empty or backwards delivery [{from}, {to})"
-            ));
+            self.fail(format!("flow {flow}: empty or backwards delivery [{from}, {to})"));
         } else if to > sent_up_to {
             self.fail(format!(
                 "flow {flow}: delivered up to {to} but only {sent_up_to} bytes were ever sent"
@@ -61,10 +56,7 @@ impl InvariantMonitor {
     pub fn on_ack(&mut self, flow: u32, ack: u64, sender: &Sender) {
         let state = &mut self.flows[flow as usize];
         if ack > sender.snd_max() {
-            self.fail(format!(
-                "flow {flow}: ACK {ack} beyond snd_max {}",
-                sender.snd_max()
-            ));
+            self.fail(format!("flow {flow}: ACK {ack} beyond snd_max {}", sender.snd_max()));
         } else if ack > state.delivered_to {
             let delivered = state.delivered_to;
             self.fail(format!(
@@ -78,11 +70,7 @@ impl InvariantMonitor {
     pub fn on_sender(&mut self, flow: u32, sender: &Sender) {
         let state = self.flows[flow as usize];
         if sender.cwnd() < sender.mss() {
-            self.fail(format!(
-                "flow {flow}: cwnd {} below one segment ({})",
-                sender.cwnd(),
-                sender.mss()
-            ));
+            self.fail(format!("flow {flow}: cwnd {} below one segment ({})", sender.cwnd(), sender.mss()));
         }
         if sender.snd_una() < state.snd_una || sender.snd_max() < state.snd_max {
             self.fail(format!(

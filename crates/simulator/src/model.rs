@@ -30,6 +30,8 @@ pub struct Scenario {
     /// Unidirectional links (a duplex link in the file becomes two entries).
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
+    /// Non-TCP traffic sources (UDP constant bit rate, ...).
+    pub sources: Vec<SourceSpec>,
     /// Interval between time-series samples when time series are recorded.
     pub sample_interval: Nanos,
 }
@@ -90,6 +92,23 @@ pub struct FlowSpec {
     /// When the application stops handing data to TCP (`None`: runs to the end).
     pub stop: Option<Nanos>,
     pub tcp: TcpSpec,
+}
+
+/// A traffic source that does not react to congestion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceSpec {
+    pub name: String,
+    /// Node indices.
+    pub src: usize,
+    pub dst: usize,
+    pub kind: SourceKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SourceKind {
+    /// UDP constant bit rate: packets of `packet_size` bytes (on the wire) at `rate_bps` during
+    /// each `[start, stop)` interval of `on` (sorted, non-overlapping).
+    Cbr { rate_bps: u64, packet_size: u64, on: Vec<(Nanos, Nanos)> },
 }
 
 /// Which congestion control a flow runs, with its parameters.
@@ -162,10 +181,6 @@ impl Default for RtoSpec {
 
 impl Default for DelayedAckSpec {
     fn default() -> Self {
-        DelayedAckSpec {
-            enabled: true,
-            timeout: 200_000_000,
-            every_segments: 2,
-        }
+        DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2 }
     }
 }

@@ -27,7 +27,24 @@ pub struct Summary {
     /// Packets (data and ACK) that started a link transmission.
     pub packets: u64,
     pub flows: Vec<FlowSummary>,
+    pub sources: Vec<SourceSummary>,
     pub links: Vec<LinkSummary>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SourceSummary {
+    pub name: String,
+    /// `cbr`.
+    pub kind: String,
+    pub src: String,
+    pub dst: String,
+    pub rate_bps: u64,
+    /// Bytes on the wire per packet.
+    pub packet_size: u64,
+    /// ON intervals, [start, stop) in seconds.
+    pub on: Vec<[f64; 2]>,
+    pub packets_sent: u64,
+    pub packets_received: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -37,6 +54,9 @@ pub struct FlowSummary {
     pub cc: String,
     /// Loss recovery the sender used (`reno`, `newreno`).
     pub recovery: String,
+    /// Payload bytes per segment and header bytes per packet.
+    pub segment_size: u64,
+    pub header_size: u64,
     pub src: String,
     pub dst: String,
     /// Unique payload bytes delivered in order to the receiving application, bits/s over the

@@ -3,11 +3,11 @@
 use crate::engine::rng::RngStream;
 use crate::engine::EventQueue;
 use crate::invariants::InvariantMonitor;
-use crate::model::{CcSpec, ErrorSpec, Nanos, QueueLimit, QueueSpec, Scenario, NANOS_PER_SECOND};
+use crate::model::{CcSpec, ErrorSpec, Nanos, QueueLimit, QueueSpec, Scenario, SourceKind, NANOS_PER_SECOND};
 use crate::network::link::Capacity;
 use crate::network::{Enqueue, ErrorModel, Link, Packet, PacketKind, Routes};
 use crate::results::{
-    FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOptions, RunResult, Summary,
+    FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOptions, RunResult, SourceSummary, Summary,
 };
 use crate::scenario::ScenarioError;
 use crate::tcp::{Receiver, Sender};
@@ -36,6 +36,10 @@ enum Event {
     FlowStop {
         flow: u32,
     },
+    /// A CBR source sends its next packet (if ON) or wakes at its next ON interval.
+    SourceSend {
+        source: u32,
+    },
     Sample,
 }
 
@@ -44,6 +48,31 @@ enum Event {
 #[derive(Debug, Default, Clone, Copy)]
 struct TimerSlot {
     scheduled_at: Option<Nanos>,
+}
+
+/// A constant-bit-rate source and its counters.
+struct CbrSource {
+    src: u32,
+    dst: u32,
+    packet_size: u32,
+    /// Time between packets while ON.
+    interval: Nanos,
+    on: Vec<(Nanos, Nanos)>,
+    sent: u64,
+    received: u64,
+}
+
+impl CbrSource {
+    /// When the source should next act after `now`: the next packet time if still ON, else the
+    /// start of the next ON interval.
+    fn next_send(&self, now: Nanos) -> Option<Nanos> {
+        let next = now + self.interval;
+        self.on.iter().find(|&&(_, stop)| next < stop).map(|&(start, _)| next.max(start))
+    }
+
+    fn is_on(&self, now: Nanos) -> bool {
+        self.on.iter().any(|&(start, stop)| start <= now && now < stop)
+    }
 }
 
 struct Flow {
@@ -62,18 +91,12 @@ fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionControl
     };
     match spec.cc {
         CcSpec::Reno => Box::new(Reno::new(config)),
-        CcSpec::Westwood(p) => {
-            Box::new(westwood::Tcpw::new(config, westwood::TcpwEstimator::new(p)))
-        }
+        CcSpec::Westwood(p) => Box::new(westwood::Tcpw::new(config, westwood::TcpwEstimator::new(p))),
         CcSpec::WestwoodTr => Box::new(westwood::TcpwTr::new(config, westwood::TrEstimator::new())),
-        CcSpec::WestwoodAbse(p) => Box::new(westwood::TcpwAbse::new(
-            config,
-            westwood::AbseEstimator::new(p),
-        )),
-        CcSpec::WestwoodPlus(p) => Box::new(westwood::WestwoodPlus::new(
-            config,
-            westwood::WestwoodPlusEstimator::new(p),
-        )),
+        CcSpec::WestwoodAbse(p) => Box::new(westwood::TcpwAbse::new(config, westwood::AbseEstimator::new(p))),
+        CcSpec::WestwoodPlus(p) => {
+            Box::new(westwood::WestwoodPlus::new(config, westwood::WestwoodPlusEstimator::new(p)))
+        }
     }
 }
 
@@ -100,6 +123,7 @@ struct Simulation<'a> {
     links: Vec<Link>,
     routes: Routes,
     flows: Vec<Flow>,
+    sources: Vec<CbrSource>,
     monitor: Option<InvariantMonitor>,
     outbox: Vec<Packet>,
     events: u64,
@@ -109,16 +133,10 @@ struct Simulation<'a> {
 
 impl<'a> Simulation<'a> {
     fn build(scenario: &'a Scenario, options: RunOptions) -> Result<Self, ScenarioError> {
-        let error = |field: String, message: String| ScenarioError {
-            file: scenario.source.clone(),
-            field,
-            message,
-        };
-        let endpoints: Vec<(u32, u32)> = scenario
-            .links
-            .iter()
-            .map(|l| (l.from as u32, l.to as u32))
-            .collect();
+        let error =
+            |field: String, message: String| ScenarioError { file: scenario.source.clone(), field, message };
+        let endpoints: Vec<(u32, u32)> =
+            scenario.links.iter().map(|l| (l.from as u32, l.to as u32)).collect();
         let routes = Routes::shortest_paths(scenario.nodes.len(), &endpoints);
 
         // Paths of every flow, both directions, to check reachability and resolve `bdp` queues.
@@ -147,6 +165,17 @@ impl<'a> Simulation<'a> {
                 )
             })?;
             flow_paths.push((data, acks));
+        }
+        for source in &scenario.sources {
+            if routes.path(source.src as u32, source.dst as u32, &endpoints).is_none() {
+                return Err(error(
+                    format!("sources.{}", source.name),
+                    format!(
+                        "no route from '{}' to '{}': add a link between them",
+                        scenario.nodes[source.src].name, scenario.nodes[source.dst].name
+                    ),
+                ));
+            }
         }
 
         let mut links = Vec::with_capacity(scenario.links.len());
@@ -205,7 +234,31 @@ impl<'a> Simulation<'a> {
             })
             .collect();
 
+        let sources: Vec<CbrSource> = scenario
+            .sources
+            .iter()
+            .map(|spec| {
+                let SourceKind::Cbr { rate_bps, packet_size, ref on } = spec.kind;
+                let interval = ((u128::from(packet_size) * 8 * u128::from(NANOS_PER_SECOND))
+                    / u128::from(rate_bps)) as Nanos;
+                CbrSource {
+                    src: spec.src as u32,
+                    dst: spec.dst as u32,
+                    packet_size: packet_size as u32,
+                    interval: interval.max(1),
+                    on: on.clone(),
+                    sent: 0,
+                    received: 0,
+                }
+            })
+            .collect();
+
         let mut queue = EventQueue::new();
+        for (i, source) in sources.iter().enumerate() {
+            if let Some(&(start, _)) = source.on.first() {
+                queue.schedule(start, Event::SourceSend { source: i as u32 });
+            }
+        }
         for (i, flow) in scenario.flows.iter().enumerate() {
             queue.schedule(flow.start, Event::FlowStart { flow: i as u32 });
             if let Some(stop) = flow.stop {
@@ -215,9 +268,7 @@ impl<'a> Simulation<'a> {
         if options.record_series {
             queue.schedule(0, Event::Sample);
         }
-        let monitor = options
-            .check_invariants
-            .then(|| InvariantMonitor::new(scenario.flows.len()));
+        let monitor = options.check_invariants.then(|| InvariantMonitor::new(scenario.flows.len()));
         Ok(Simulation {
             scenario,
             options,
@@ -225,6 +276,7 @@ impl<'a> Simulation<'a> {
             links,
             routes,
             flows,
+            sources,
             monitor,
             outbox: Vec::with_capacity(64),
             events: 0,
@@ -242,11 +294,7 @@ impl<'a> Simulation<'a> {
             let (now, event) = self.queue.pop().expect("peeked");
             self.events += 1;
             self.handle(now, event);
-            if self
-                .monitor
-                .as_ref()
-                .is_some_and(|m| m.violation().is_some())
-            {
+            if self.monitor.as_ref().is_some_and(|m| m.violation().is_some()) {
                 break;
             }
         }
@@ -257,11 +305,9 @@ impl<'a> Simulation<'a> {
             Event::TransmissionDone { link } => {
                 let l = &mut self.links[link as usize];
                 let (packet, next) = l.finish_transmission(now);
-                self.queue
-                    .schedule(now + l.delay, Event::Arrival { link, packet });
+                self.queue.schedule(now + l.delay, Event::Arrival { link, packet });
                 if let Some(done_at) = next {
-                    self.queue
-                        .schedule(done_at, Event::TransmissionDone { link });
+                    self.queue.schedule(done_at, Event::TransmissionDone { link });
                 }
             }
             Event::Arrival { link, packet } => {
@@ -295,12 +341,33 @@ impl<'a> Simulation<'a> {
                 self.after_receiver(flow, now);
             }
             Event::FlowStart { flow } => {
-                self.flows[flow as usize]
-                    .sender
-                    .start(now, &mut self.outbox);
+                self.flows[flow as usize].sender.start(now, &mut self.outbox);
                 self.after_sender(flow, now);
             }
             Event::FlowStop { flow } => self.flows[flow as usize].sender.stop(),
+            Event::SourceSend { source } => {
+                let s = &mut self.sources[source as usize];
+                if s.is_on(now) {
+                    s.sent += 1;
+                    let packet = Packet {
+                        kind: PacketKind::Datagram,
+                        flow: source,
+                        src: s.src,
+                        dst: s.dst,
+                        seq: 0,
+                        len: 0,
+                        ack: 0,
+                        window: 0,
+                        size: s.packet_size,
+                    };
+                    if let Some(next) = s.next_send(now) {
+                        self.queue.schedule(next, Event::SourceSend { source });
+                    }
+                    self.forward(packet.src, packet, now);
+                } else if let Some(&(start, _)) = s.on.iter().find(|&&(start, _)| start > now) {
+                    self.queue.schedule(start, Event::SourceSend { source });
+                }
+            }
             Event::Sample => {
                 self.sample(now);
                 let next = now + self.scenario.sample_interval;
@@ -313,6 +380,10 @@ impl<'a> Simulation<'a> {
 
     /// A packet reached its destination node: hand it to the flow's endpoint there.
     fn deliver(&mut self, packet: Packet, now: Nanos) {
+        if packet.kind == PacketKind::Datagram {
+            self.sources[packet.flow as usize].received += 1;
+            return;
+        }
         let flow = packet.flow;
         let f = &mut self.flows[flow as usize];
         match packet.kind {
@@ -326,6 +397,7 @@ impl<'a> Simulation<'a> {
                 }
                 self.after_receiver(flow, now);
             }
+            PacketKind::Datagram => unreachable!("datagrams are counted above"),
             PacketKind::Ack => {
                 f.sender.on_ack(&packet, now, &mut self.outbox);
                 if let Some(monitor) = self.monitor.as_mut() {
@@ -338,13 +410,9 @@ impl<'a> Simulation<'a> {
 
     fn forward(&mut self, node: u32, packet: Packet, now: Nanos) {
         // Reachability was checked for every flow when the network was built.
-        let link = self
-            .routes
-            .next_link(node, packet.dst)
-            .expect("route checked at build time");
+        let link = self.routes.next_link(node, packet.dst).expect("route checked at build time");
         if let Enqueue::Transmitting { done_at } = self.links[link as usize].enqueue(packet, now) {
-            self.queue
-                .schedule(done_at, Event::TransmissionDone { link });
+            self.queue.schedule(done_at, Event::TransmissionDone { link });
         }
     }
 
@@ -387,13 +455,8 @@ impl<'a> Simulation<'a> {
             s.flow.push(spec.name.clone());
             s.cwnd_bytes.push(f.sender.cwnd());
             s.ssthresh_bytes.push(f.sender.ssthresh());
-            s.srtt_seconds.push(
-                f.sender
-                    .srtt()
-                    .map_or(f64::NAN, |r| r as f64 / NANOS_PER_SECOND as f64),
-            );
-            s.bwe_bps
-                .push(f.sender.bandwidth_estimate_bps().unwrap_or(f64::NAN));
+            s.srtt_seconds.push(f.sender.srtt().map_or(f64::NAN, |r| r as f64 / NANOS_PER_SECOND as f64));
+            s.bwe_bps.push(f.sender.bandwidth_estimate_bps().unwrap_or(f64::NAN));
             s.bytes_delivered.push(f.bytes_delivered);
             s.snd_max.push(f.sender.snd_max());
         }
@@ -415,10 +478,7 @@ impl<'a> Simulation<'a> {
             .iter()
             .zip(&self.flows)
             .map(|(spec, f)| {
-                let end = spec
-                    .stop
-                    .unwrap_or(scenario.duration)
-                    .min(scenario.duration);
+                let end = spec.stop.unwrap_or(scenario.duration).min(scenario.duration);
                 let active = seconds(end.saturating_sub(spec.start));
                 let rate = |bytes: u64| {
                     if active > 0.0 {
@@ -432,6 +492,8 @@ impl<'a> Simulation<'a> {
                     name: spec.name.clone(),
                     cc: spec.tcp.cc_name.clone(),
                     recovery: spec.tcp.recovery.name().to_string(),
+                    segment_size: spec.tcp.segment_size,
+                    header_size: spec.tcp.header_size,
                     src: node(spec.src),
                     dst: node(spec.dst),
                     goodput_bps: rate(f.bytes_delivered),
@@ -461,9 +523,26 @@ impl<'a> Simulation<'a> {
                 bytes_sent: l.stats.bytes_sent,
                 drops_overflow: l.stats.drops_overflow,
                 drops_error: l.stats.drops_error,
-                utilization: (seconds(l.stats.busy_time)
-                    / seconds(scenario.duration).max(f64::MIN_POSITIVE))
-                .min(1.0),
+                utilization: (seconds(l.stats.busy_time) / seconds(scenario.duration).max(f64::MIN_POSITIVE))
+                    .min(1.0),
+            })
+            .collect();
+        let sources = scenario
+            .sources
+            .iter()
+            .zip(&self.sources)
+            .map(|(spec, s)| SourceSummary {
+                name: spec.name.clone(),
+                kind: "cbr".to_string(),
+                src: node(spec.src),
+                dst: node(spec.dst),
+                rate_bps: match spec.kind {
+                    SourceKind::Cbr { rate_bps, .. } => rate_bps,
+                },
+                packet_size: u64::from(s.packet_size),
+                on: s.on.iter().map(|&(a, b)| [seconds(a), seconds(b)]).collect(),
+                packets_sent: s.sent,
+                packets_received: s.received,
             })
             .collect();
         let packets = self.links.iter().map(|l| l.stats.packets_sent).sum();
@@ -476,6 +555,7 @@ impl<'a> Simulation<'a> {
             events: self.events,
             packets,
             flows,
+            sources,
             links,
         };
         let record = self.options.record_series;
@@ -514,20 +594,12 @@ fn bdp_packets(
     let mut packet_size = 0;
     for (flow, (data, acks)) in scenario.flows.iter().zip(flow_paths) {
         if data.contains(&link) || acks.contains(&link) {
-            let round_trip: Nanos = data
-                .iter()
-                .chain(acks)
-                .map(|&l| scenario.links[l as usize].delay)
-                .sum();
+            let round_trip: Nanos = data.iter().chain(acks).map(|&l| scenario.links[l as usize].delay).sum();
             largest_rtt = largest_rtt.max(round_trip);
             packet_size = packet_size.max(flow.tcp.segment_size + flow.tcp.header_size);
         }
     }
-    let rtt = rtt.unwrap_or(if largest_rtt > 0 {
-        largest_rtt
-    } else {
-        2 * own_delay
-    });
+    let rtt = rtt.unwrap_or(if largest_rtt > 0 { largest_rtt } else { 2 * own_delay });
     let packet_size = if packet_size > 0 { packet_size } else { 1500 };
     let bytes = u128::from(rate_bps) * u128::from(rtt) / 8 / u128::from(NANOS_PER_SECOND);
     (bytes.div_ceil(u128::from(packet_size)) as u64).max(1)

@@ -18,6 +18,7 @@ pub struct Line {
     pub data_loss: f64,
     pub ack_loss: f64,
     pub cc_name: &'static str,
+    pub cc: CcSpec,
     pub recovery: Recovery,
     pub segment_size: u64,
     pub delayed_ack: bool,
@@ -38,6 +39,7 @@ impl Default for Line {
             data_loss: 0.0,
             ack_loss: 0.0,
             cc_name: "reno",
+            cc: CcSpec::Reno,
             recovery: Recovery::Reno,
             segment_size: 1000,
             delayed_ack: true,
@@ -53,7 +55,7 @@ impl Default for Line {
 pub fn tcp(line: &Line) -> TcpSpec {
     TcpSpec {
         cc_name: line.cc_name.to_string(),
-        cc: CcSpec::Reno,
+        cc: line.cc,
         recovery: line.recovery,
         segment_size: line.segment_size,
         header_size: 40,
@@ -62,10 +64,7 @@ pub fn tcp(line: &Line) -> TcpSpec {
         initial_ssthresh: u64::MAX / 4,
         dupack_threshold: 3,
         rto: RtoSpec::default(),
-        delayed_ack: DelayedAckSpec {
-            enabled: line.delayed_ack,
-            ..DelayedAckSpec::default()
-        },
+        delayed_ack: DelayedAckSpec { enabled: line.delayed_ack, ..DelayedAckSpec::default() },
     }
 }
 
@@ -100,12 +99,7 @@ impl Line {
             duration: self.duration,
             seed: self.seed,
             parameters: vec![],
-            nodes: ["src", "router", "dst"]
-                .iter()
-                .map(|n| NodeSpec {
-                    name: n.to_string(),
-                })
-                .collect(),
+            nodes: ["src", "router", "dst"].iter().map(|n| NodeSpec { name: n.to_string() }).collect(),
             links: vec![
                 link("access", 0, 1, fast, self.access_delay, big, 0.0),
                 link("access.reverse", 1, 0, fast, self.access_delay, big, 0.0),
@@ -128,6 +122,7 @@ impl Line {
                     self.ack_loss,
                 ),
             ],
+            sources: vec![],
             flows: (0..self.flows)
                 .map(|i| FlowSpec {
                     name: format!("ftp.{i}"),

@@ -10,10 +10,7 @@ use westwood_simulator::results::{FlowSummary, Summary};
 use westwood_simulator::{run, RunOptions};
 
 fn simulate(line: &Line) -> Summary {
-    let options = RunOptions {
-        record_series: false,
-        check_invariants: true,
-    };
+    let options = RunOptions { record_series: false, check_invariants: true };
     match run(&line.scenario(), options) {
         Ok(result) => result.summary,
         Err(e) => panic!("run failed: {e}"),
@@ -30,10 +27,7 @@ fn invariants_hold_across_losses_queues_and_recoveries() {
     // cwnd >= 1 segment or monotone sequence numbers.
     for recovery in [Recovery::Reno, Recovery::NewReno] {
         for (data_loss, ack_loss) in [(0.0, 0.0), (0.01, 0.0), (0.05, 0.05), (0.2, 0.0)] {
-            for queue in [
-                QueueLimit::Packets(3),
-                QueueLimit::BandwidthDelayProduct { rtt: None },
-            ] {
+            for queue in [QueueLimit::Packets(3), QueueLimit::BandwidthDelayProduct { rtt: None }] {
                 for delayed_ack in [true, false] {
                     let line = Line {
                         recovery,
@@ -63,42 +57,24 @@ fn invariants_hold_across_losses_queues_and_recoveries() {
 fn a_finished_transfer_loses_no_byte() {
     // The application stops at 10 s; by 60 s every byte it wrote must have been delivered.
     for recovery in [Recovery::Reno, Recovery::NewReno] {
-        let line = Line {
-            recovery,
-            data_loss: 0.03,
-            ack_loss: 0.03,
-            stop: Some(10 * SECOND),
-            ..Line::default()
-        };
+        let line =
+            Line { recovery, data_loss: 0.03, ack_loss: 0.03, stop: Some(10 * SECOND), ..Line::default() };
         let summary = simulate(&line);
         let f = flow(&summary);
         assert!(f.bytes_delivered > 100_000);
         assert_eq!(f.bytes_delivered % 1000, 0);
-        let result = run(
-            &line.scenario(),
-            RunOptions {
-                record_series: true,
-                check_invariants: true,
-            },
-        )
-        .unwrap();
+        let result =
+            run(&line.scenario(), RunOptions { record_series: true, check_invariants: true }).unwrap();
         let series = result.flow_series.unwrap();
         let sent = *series.snd_max.last().unwrap();
-        assert_eq!(
-            f.bytes_delivered, sent,
-            "{recovery:?}: bytes sent but never delivered"
-        );
+        assert_eq!(f.bytes_delivered, sent, "{recovery:?}: bytes sent but never delivered");
     }
 }
 
 #[test]
 fn same_seed_same_run_different_seed_different_run() {
-    let line = Line {
-        data_loss: 0.02,
-        recovery: Recovery::NewReno,
-        duration: 30 * SECOND,
-        ..Line::default()
-    };
+    let line =
+        Line { data_loss: 0.02, recovery: Recovery::NewReno, duration: 30 * SECOND, ..Line::default() };
     let mut a = simulate(&line);
     let mut b = simulate(&line);
     a.wall_seconds = 0.0;
@@ -116,45 +92,20 @@ fn one_loss_free_flow_fills_the_bottleneck() {
     // between 20 s and 100 s, against the payload capacity rate * mss / (mss + 40).
     for recovery in [Recovery::Reno, Recovery::NewReno] {
         for segment_size in [400, 1000] {
-            let line = Line {
-                recovery,
-                segment_size,
-                duration: 100 * SECOND,
-                ..Line::default()
-            };
-            let options = RunOptions {
-                record_series: true,
-                check_invariants: true,
-            };
+            let line = Line { recovery, segment_size, duration: 100 * SECOND, ..Line::default() };
+            let options = RunOptions { record_series: true, check_invariants: true };
             let result = run(&line.scenario(), options).unwrap();
             let series = result.flow_series.unwrap();
-            let at = |t: f64| {
-                series
-                    .time_seconds
-                    .iter()
-                    .position(|&x| x >= t - 1e-9)
-                    .unwrap()
-            };
+            let at = |t: f64| series.time_seconds.iter().position(|&x| x >= t - 1e-9).unwrap();
             let (from, to) = (at(20.0), at(100.0));
             let bytes = series.bytes_delivered[to] - series.bytes_delivered[from];
-            let goodput =
-                bytes as f64 * 8.0 / (series.time_seconds[to] - series.time_seconds[from]);
-            let capacity =
-                line.bottleneck_bps as f64 * segment_size as f64 / (segment_size + 40) as f64;
+            let goodput = bytes as f64 * 8.0 / (series.time_seconds[to] - series.time_seconds[from]);
+            let capacity = line.bottleneck_bps as f64 * segment_size as f64 / (segment_size + 40) as f64;
             let utilization = goodput / capacity;
-            assert!(
-                utilization >= 0.95,
-                "{recovery:?} mss {segment_size}: utilization {utilization:.3}"
-            );
-            assert!(
-                utilization <= 1.0 + 1e-3,
-                "goodput above capacity: {utilization}"
-            );
+            assert!(utilization >= 0.95, "{recovery:?} mss {segment_size}: utilization {utilization:.3}");
+            assert!(utilization <= 1.0 + 1e-3, "goodput above capacity: {utilization}");
             let whole_run = result.summary.flows[0].throughput_bps / line.bottleneck_bps as f64;
-            assert!(
-                whole_run <= 1.0 + 1e-9,
-                "throughput above link rate: {whole_run}"
-            );
+            assert!(whole_run <= 1.0 + 1e-9, "throughput above link rate: {whole_run}");
         }
     }
 }
@@ -200,14 +151,8 @@ fn reno_goodput_on_a_lossy_uncongested_path_follows_mathis_and_padhye() {
         let ratio_mathis = measured / mathis;
         let ratio_padhye = measured / padhye;
         eprintln!("p={p}: measured {measured:.0} b/s, Mathis {mathis:.0} ({ratio_mathis:.2}), Padhye {padhye:.0} ({ratio_padhye:.2})");
-        assert!(
-            (0.6..=1.1).contains(&ratio_mathis),
-            "p={p}: measured/Mathis = {ratio_mathis:.2}"
-        );
-        assert!(
-            (0.8..=1.2).contains(&ratio_padhye),
-            "p={p}: measured/Padhye = {ratio_padhye:.2}"
-        );
+        assert!((0.6..=1.1).contains(&ratio_mathis), "p={p}: measured/Mathis = {ratio_mathis:.2}");
+        assert!((0.8..=1.2).contains(&ratio_padhye), "p={p}: measured/Padhye = {ratio_padhye:.2}");
     }
 }
 
@@ -223,32 +168,17 @@ fn newreno_recovers_multiple_losses_without_the_timeouts_reno_takes() {
         ..Line::default()
     };
     let reno = simulate(&base);
-    let newreno = simulate(&Line {
-        recovery: Recovery::NewReno,
-        ..base
-    });
+    let newreno = simulate(&Line { recovery: Recovery::NewReno, ..base });
     let timeouts = |s: &Summary| s.flows.iter().map(|f| f.timeouts).sum::<u64>();
-    eprintln!(
-        "timeouts: reno {}, newreno {}",
-        timeouts(&reno),
-        timeouts(&newreno)
-    );
+    eprintln!("timeouts: reno {}, newreno {}", timeouts(&reno), timeouts(&newreno));
     assert!(timeouts(&newreno) < timeouts(&reno));
 }
 
 #[test]
 fn queue_overflow_and_channel_errors_are_counted_separately() {
-    let line = Line {
-        queue: QueueLimit::Packets(5),
-        data_loss: 0.01,
-        ..Line::default()
-    };
+    let line = Line { queue: QueueLimit::Packets(5), data_loss: 0.01, ..Line::default() };
     let summary = simulate(&line);
-    let bottleneck = summary
-        .links
-        .iter()
-        .find(|l| l.name == "bottleneck")
-        .unwrap();
+    let bottleneck = summary.links.iter().find(|l| l.name == "bottleneck").unwrap();
     assert!(bottleneck.drops_overflow > 0);
     let expected_errors = bottleneck.packets_sent as f64 * 0.01;
     let errors = bottleneck.drops_error as f64;
@@ -262,15 +192,8 @@ fn queue_overflow_and_channel_errors_are_counted_separately() {
 #[test]
 fn bdp_queue_is_rate_times_round_trip_propagation() {
     let line = Line::default(); // 2 Mb/s, RTT 2*(45+1) ms, 1040-byte packets
-    let summary = simulate(&Line {
-        duration: SECOND,
-        ..line
-    });
-    let bottleneck = summary
-        .links
-        .iter()
-        .find(|l| l.name == "bottleneck")
-        .unwrap();
+    let summary = simulate(&Line { duration: SECOND, ..line });
+    let bottleneck = summary.links.iter().find(|l| l.name == "bottleneck").unwrap();
     let expected = (2e6 * 0.092 / 8.0 / 1040.0_f64).ceil() as u64;
     assert_eq!(bottleneck.queue_limit, format!("{expected} packets"));
 }

@@ -48,11 +48,7 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
-            next_sequence: 0,
-            now: 0,
-        }
+        EventQueue { heap: BinaryHeap::with_capacity(1024), next_sequence: 0, now: 0 }
     }
 
     /// Current simulated time: the time of the last event popped.
@@ -65,11 +61,7 @@ impl<E> EventQueue<E> {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let sequence = self.next_sequence;
         self.next_sequence += 1;
-        self.heap.push(Entry {
-            time: time.max(self.now),
-            sequence,
-            event,
-        });
+        self.heap.push(Entry { time: time.max(self.now), sequence, event });
     }
 
     /// Remove and return the earliest event, advancing `now` to its time.
@@ -106,10 +98,7 @@ mod tests {
         q.schedule(10, "a2");
         q.schedule(10, "a3");
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(
-            order,
-            vec![(10, "a1"), (10, "a2"), (10, "a3"), (20, "b"), (30, "c")]
-        );
+        assert_eq!(order, vec![(10, "a1"), (10, "a2"), (10, "a3"), (20, "b"), (30, "c")]);
     }
 
     #[test]

@@ -32,12 +32,7 @@ impl RngStream {
     /// The stream of component `name` under master seed `seed`.
     pub fn new(seed: u64, name: &str) -> Self {
         let mut mix = seed ^ stable_hash(name).rotate_left(17);
-        let state = [
-            splitmix64(&mut mix),
-            splitmix64(&mut mix),
-            splitmix64(&mut mix),
-            splitmix64(&mut mix),
-        ];
+        let state = [splitmix64(&mut mix), splitmix64(&mut mix), splitmix64(&mut mix), splitmix64(&mut mix)];
         RngStream { state }
     }
 

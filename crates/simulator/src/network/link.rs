@@ -97,9 +97,7 @@ impl Link {
     /// Offer a packet to the link at time `now`.
     pub fn enqueue(&mut self, packet: Packet, now: Nanos) -> Enqueue {
         if self.transmitting.is_none() {
-            return Enqueue::Transmitting {
-                done_at: self.start_transmission(packet, now),
-            };
+            return Enqueue::Transmitting { done_at: self.start_transmission(packet, now) };
         }
         if !self.has_room_for(&packet) {
             self.stats.drops_overflow += 1;
@@ -122,10 +120,7 @@ impl Link {
     /// The packet on the wire has been fully serialised at `now`: return it (it now propagates
     /// for `delay`) and, if another packet was waiting, when that one's transmission ends.
     pub fn finish_transmission(&mut self, now: Nanos) -> (Packet, Option<Nanos>) {
-        let sent = self
-            .transmitting
-            .take()
-            .expect("finish_transmission on an idle link");
+        let sent = self.transmitting.take().expect("finish_transmission on an idle link");
         let next = self.queue.pop_front().map(|packet| {
             self.queued_bytes -= u64::from(packet.size);
             self.start_transmission(packet, now)
@@ -144,10 +139,7 @@ impl Link {
 
     /// Whether the channel corrupts a packet that finished crossing the link.
     pub fn corrupts(&mut self, packet: &Packet) -> bool {
-        let lost = self
-            .errors
-            .as_mut()
-            .is_some_and(|model| model.corrupts(packet.size));
+        let lost = self.errors.as_mut().is_some_and(|model| model.corrupts(packet.size));
         if lost {
             self.stats.drops_error += 1;
         }
@@ -161,17 +153,7 @@ mod tests {
     use crate::network::PacketKind;
 
     fn packet(size: u32) -> Packet {
-        Packet {
-            kind: PacketKind::Data,
-            flow: 0,
-            src: 0,
-            dst: 1,
-            seq: 0,
-            len: size,
-            ack: 0,
-            window: 0,
-            size,
-        }
+        Packet { kind: PacketKind::Data, flow: 0, src: 0, dst: 1, seq: 0, len: size, ack: 0, window: 0, size }
     }
 
     #[test]
@@ -185,10 +167,7 @@ mod tests {
     #[test]
     fn drop_tail_counts_waiting_packets_only() {
         let mut link = Link::new(0, 1, 1_000_000, 0, Capacity::Packets(2), None);
-        assert!(matches!(
-            link.enqueue(packet(100), 0),
-            Enqueue::Transmitting { .. }
-        ));
+        assert!(matches!(link.enqueue(packet(100), 0), Enqueue::Transmitting { .. }));
         assert_eq!(link.enqueue(packet(100), 0), Enqueue::Queued);
         assert_eq!(link.enqueue(packet(100), 0), Enqueue::Queued);
         assert_eq!(link.enqueue(packet(100), 0), Enqueue::Dropped);
@@ -209,9 +188,7 @@ mod tests {
     #[test]
     fn finishing_starts_the_next_packet_back_to_back() {
         let mut link = Link::new(0, 1, 8_000_000, 0, Capacity::Packets(10), None);
-        let Enqueue::Transmitting { done_at } = link.enqueue(packet(1000), 0) else {
-            panic!()
-        };
+        let Enqueue::Transmitting { done_at } = link.enqueue(packet(1000), 0) else { panic!() };
         assert_eq!(done_at, 1_000_000);
         link.enqueue(packet(500), 10);
         let (_, next) = link.finish_transmission(done_at);

@@ -7,12 +7,14 @@ pub enum PacketKind {
     Data,
     /// A pure TCP acknowledgment carrying cumulative ACK number `ack` and window `window`.
     Ack,
+    /// A UDP datagram of a traffic source (`flow` is the source's index).
+    Datagram,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Packet {
     pub kind: PacketKind,
-    /// Index of the flow the packet belongs to.
+    /// Index of the flow (or, for datagrams, the source) the packet belongs to.
     pub flow: u32,
     /// Source and destination node indices.
     pub src: u32,

@@ -5,21 +5,15 @@ use westwood_algorithms::{Recovery, WindowConfig};
 
 use super::congestion;
 use super::fields::{self, describe, join, Section};
+use super::sources;
 use super::units::{self, format_duration};
 use super::{FieldError, Res};
 use crate::model::{
-    DelayedAckSpec, ErrorSpec, FlowSpec, LinkSpec, NodeSpec, QueueLimit, QueueSpec, RtoSpec,
-    Scenario, TcpSpec,
+    DelayedAckSpec, ErrorSpec, FlowSpec, LinkSpec, NodeSpec, QueueLimit, QueueSpec, RtoSpec, Scenario,
+    TcpSpec,
 };
 
-const TOP_KEYS: &[&str] = &[
-    "scenario",
-    "parameters",
-    "topology",
-    "links",
-    "tcp",
-    "flows",
-];
+const TOP_KEYS: &[&str] = &["scenario", "parameters", "topology", "links", "tcp", "flows", "sources"];
 const SCENARIO_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_interval"];
 const TOPOLOGY_KEYS: &[&str] = &["nodes"];
 const LINK_KEYS: &[&str] = &["from", "to", "rate", "delay", "duplex", "queue", "errors"];
@@ -56,11 +50,7 @@ pub(crate) const DEFAULT_SAMPLE_INTERVAL: u64 = 10_000_000;
 /// Most flows one `[flows.NAME]` table may expand to (guards against typos like 1e9).
 const MAX_COUNT: u64 = 100_000;
 
-pub(crate) fn build(
-    doc: &Table,
-    parameters: Vec<(String, String)>,
-    default_name: &str,
-) -> Res<Scenario> {
+pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name: &str) -> Res<Scenario> {
     let top = Section::new("", doc, TOP_KEYS)?;
 
     // [scenario]
@@ -98,10 +88,7 @@ pub(crate) fn build(
 
     // [topology]
     let (v, f) = top.get("topology").ok_or_else(|| {
-        FieldError::new(
-            "topology",
-            "missing required table [topology] with nodes = [\"a\", \"b\", ...]",
-        )
+        FieldError::new("topology", "missing required table [topology] with nodes = [\"a\", \"b\", ...]")
     })?;
     let topology = Section::new("topology", fields::table(v, &f)?, TOPOLOGY_KEYS)?;
     let nodes = nodes(topology)?;
@@ -133,14 +120,25 @@ pub(crate) fn build(
         for (flow_name, fv) in fields::table(v, &f)? {
             let path = join("flows", flow_name);
             let section = Section::new(&path, fields::table(fv, &path)?, &allowed)?;
-            flow(
-                section,
-                flow_name,
-                tcp_section,
-                &nodes,
-                duration,
-                &mut flows,
-            )?;
+            flow(section, flow_name, tcp_section, &nodes, duration, &mut flows)?;
+        }
+    }
+
+    // [sources.NAME]
+    let mut traffic_sources = Vec::new();
+    if let Some((v, f)) = top.get("sources") {
+        for (source_name, sv) in fields::table(v, &f)? {
+            let path = join("sources", source_name);
+            let section = Section::new(&path, fields::table(sv, &path)?, sources::SOURCE_KEYS)?;
+            traffic_sources.push(sources::source(section, source_name, &nodes, duration)?);
+        }
+    }
+    for source in &traffic_sources {
+        if flows.iter().any(|f| f.name == source.name) {
+            return Err(FieldError::new(
+                join("sources", &source.name),
+                format!("the name {:?} is already used by a flow; names must be unique", source.name),
+            ));
         }
     }
 
@@ -154,6 +152,7 @@ pub(crate) fn build(
         nodes,
         links,
         flows,
+        sources: traffic_sources,
         sample_interval,
     })
 }
@@ -163,10 +162,7 @@ fn nodes(topology: Section) -> Res<Vec<NodeSpec>> {
     let Value::Array(items) = v else {
         return Err(FieldError::new(
             f,
-            format!(
-                "expected an array of node names like [\"src\", \"dst\"], found {}",
-                describe(v)
-            ),
+            format!("expected an array of node names like [\"src\", \"dst\"], found {}", describe(v)),
         ));
     };
     let mut nodes: Vec<NodeSpec> = Vec::with_capacity(items.len());
@@ -177,19 +173,14 @@ fn nodes(topology: Section) -> Res<Vec<NodeSpec>> {
             return Err(FieldError::new(field, "a node name must not be empty"));
         }
         if nodes.iter().any(|n| n.name == name) {
-            return Err(FieldError::new(
-                field,
-                format!("duplicate node name {name:?}"),
-            ));
+            return Err(FieldError::new(field, format!("duplicate node name {name:?}")));
         }
-        nodes.push(NodeSpec {
-            name: name.to_string(),
-        });
+        nodes.push(NodeSpec { name: name.to_string() });
     }
     Ok(nodes)
 }
 
-fn node_index(nodes: &[NodeSpec], v: &Value, field: &str) -> Res<usize> {
+pub(crate) fn node_index(nodes: &[NodeSpec], v: &Value, field: &str) -> Res<usize> {
     let name = fields::string(v, field, "a node name string")?;
     nodes.iter().position(|n| n.name == name).ok_or_else(|| {
         let known: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
@@ -197,11 +188,7 @@ fn node_index(nodes: &[NodeSpec], v: &Value, field: &str) -> Res<usize> {
             field,
             format!(
                 "unknown node {name:?}; topology.nodes defines: {}",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
             ),
         )
     })
@@ -216,10 +203,7 @@ enum Direction {
 
 fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSpec>) -> Res<()> {
     if name.trim().is_empty() {
-        return Err(FieldError::new(
-            section.path,
-            "a link name must not be empty",
-        ));
+        return Err(FieldError::new(section.path, "a link name must not be empty"));
     }
     let (v, f) = section.required("from", "the name of the node the link starts at")?;
     let from = node_index(nodes, v, &f)?;
@@ -228,10 +212,7 @@ fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSp
     if from == to {
         return Err(FieldError::new(
             f,
-            format!(
-                "a link must connect two different nodes (from and to are both {:?})",
-                nodes[to].name
-            ),
+            format!("a link must connect two different nodes (from and to are both {:?})", nodes[to].name),
         ));
     }
     let (v, f) = section.required("rate", "a positive rate like \"10Mbps\"")?;
@@ -256,16 +237,8 @@ fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSp
             "direction \"reverse\" needs a duplex link, but this link has duplex = false",
         ));
     }
-    let forward_errors = if direction == Direction::Reverse {
-        None
-    } else {
-        errors
-    };
-    let reverse_errors = if direction == Direction::Forward {
-        None
-    } else {
-        errors
-    };
+    let forward_errors = if direction == Direction::Reverse { None } else { errors };
+    let reverse_errors = if direction == Direction::Forward { None } else { errors };
     let mut push = |link: LinkSpec| {
         if links.iter().any(|l| l.name == link.name) {
             return Err(FieldError::new(
@@ -280,15 +253,7 @@ fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSp
         links.push(link);
         Ok(())
     };
-    push(LinkSpec {
-        name: name.to_string(),
-        from,
-        to,
-        rate_bps,
-        delay,
-        queue,
-        errors: forward_errors,
-    })?;
+    push(LinkSpec { name: name.to_string(), from, to, rate_bps, delay, queue, errors: forward_errors })?;
     if duplex {
         push(LinkSpec {
             name: format!("{name}.reverse"),
@@ -314,10 +279,7 @@ fn queue(v: &Value, field: &str) -> Res<QueueSpec> {
     if let Some((v, f)) = section.get("type") {
         let kind = fields::string(v, &f, "a queue type like \"droptail\"")?;
         if !kind.trim().eq_ignore_ascii_case("droptail") {
-            return Err(FieldError::new(
-                f,
-                format!("unknown queue type {kind:?}; expected \"droptail\""),
-            ));
+            return Err(FieldError::new(f, format!("unknown queue type {kind:?}; expected \"droptail\"")));
         }
     }
     let mut limit = match section.get("limit") {
@@ -364,7 +326,10 @@ fn queue_limit(v: &Value, field: &str) -> Res<QueueLimit> {
         }),
         other => Err(FieldError::new(
             field,
-            format!("{QUEUE_LIMIT_EXPECTED} (or a table {{ type = \"droptail\", limit = ... }}), found {}", describe(other)),
+            format!(
+                "{QUEUE_LIMIT_EXPECTED} (or a table {{ type = \"droptail\", limit = ... }}), found {}",
+                describe(other)
+            ),
         )),
     }
 }
@@ -383,10 +348,7 @@ fn error_model(v: &Value, field: &str) -> Res<(Option<ErrorSpec>, Direction)> {
         }
     };
     let section = Section::new(field, t, ERROR_KEYS)?;
-    let (v, f) = section.required(
-        "model",
-        "\"bernoulli\" (packet errors) or \"ber\" (bit errors)",
-    )?;
+    let (v, f) = section.required("model", "\"bernoulli\" (packet errors) or \"ber\" (bit errors)")?;
     let model = fields::string(v, &f, "\"bernoulli\" or \"ber\"")?;
     let (rv, rf) = section.required("rate", "the error probability, like \"1%\"")?;
     let spec = match model.trim().to_ascii_lowercase().as_str() {
@@ -433,10 +395,7 @@ fn flow(
     flows: &mut Vec<FlowSpec>,
 ) -> Res<()> {
     if name.trim().is_empty() {
-        return Err(FieldError::new(
-            section.path,
-            "a flow name must not be empty",
-        ));
+        return Err(FieldError::new(section.path, "a flow name must not be empty"));
     }
     let (v, f) = section.required("from", "the name of the sending node")?;
     let src = node_index(nodes, v, &f)?;
@@ -445,10 +404,7 @@ fn flow(
     if src == dst {
         return Err(FieldError::new(
             f,
-            format!(
-                "a flow needs two different nodes (from and to are both {:?})",
-                nodes[src].name
-            ),
+            format!("a flow needs two different nodes (from and to are both {:?})", nodes[src].name),
         ));
     }
     let start = match section.get("start") {
@@ -474,11 +430,7 @@ fn flow(
             if stop <= start {
                 return Err(FieldError::new(
                     f,
-                    format!(
-                        "stop {} must be after start {}",
-                        format_duration(stop),
-                        format_duration(start)
-                    ),
+                    format!("stop {} must be after start {}", format_duration(stop), format_duration(start)),
                 ));
             }
             Some(stop)
@@ -492,10 +444,7 @@ fn flow(
                 return Err(FieldError::new(f, "count must be at least 1"));
             }
             if n > MAX_COUNT {
-                return Err(FieldError::new(
-                    f,
-                    format!("count {n} is too large (at most {MAX_COUNT})"),
-                ));
+                return Err(FieldError::new(f, format!("count {n} is too large (at most {MAX_COUNT})")));
             }
             n
         }
@@ -519,14 +468,7 @@ fn flow(
                 ),
             ));
         }
-        flows.push(FlowSpec {
-            name: flow_name,
-            src,
-            dst,
-            start,
-            stop,
-            tcp: tcp.clone(),
-        });
+        flows.push(FlowSpec { name: flow_name, src, dst, start, stop, tcp: tcp.clone() });
     }
     Ok(())
 }
@@ -536,11 +478,7 @@ fn flow(
 fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
     let get = |key: &str| layers.iter().find_map(|s| s.get(key));
     // Where to report a problem with a defaulted key.
-    let field_of = |key: &str| {
-        get(key)
-            .map(|(_, f)| f)
-            .unwrap_or_else(|| layers[0].field(key))
-    };
+    let field_of = |key: &str| get(key).map(|(_, f)| f).unwrap_or_else(|| layers[0].field(key));
 
     let resolved = congestion::resolve(get("cc"), &get)?;
     let (cc_name, cc) = (resolved.name.clone(), resolved.spec);
@@ -564,10 +502,7 @@ fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => {
             let n = fields::size(v, &f)?;
             if n < 1 {
-                return Err(FieldError::new(
-                    f,
-                    "must be at least 1 byte, like \"1000B\"",
-                ));
+                return Err(FieldError::new(f, "must be at least 1 byte, like \"1000B\""));
             }
             n
         }
@@ -619,9 +554,7 @@ fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
     };
     let initial_ssthresh = match get("initial_ssthresh") {
         None => UNLIMITED_SSTHRESH,
-        Some((Value::String(s), _)) if s.trim().eq_ignore_ascii_case("unlimited") => {
-            UNLIMITED_SSTHRESH
-        }
+        Some((Value::String(s), _)) if s.trim().eq_ignore_ascii_case("unlimited") => UNLIMITED_SSTHRESH,
         Some((v, f)) => match fields::packet_count(v) {
             Some(Ok(n)) => segments(n, &f)?,
             Some(Err(m)) => return Err(FieldError::new(f, m)),
@@ -629,10 +562,7 @@ fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
                 let bytes = fields::size(v, &f).map_err(|e| {
                     FieldError::new(
                         e.field,
-                        format!(
-                            "{}; or \"unlimited\", or a number of segments like \"64pkt\"",
-                            e.message
-                        ),
+                        format!("{}; or \"unlimited\", or a number of segments like \"64pkt\"", e.message),
                     )
                 })?;
                 if bytes == 0 {

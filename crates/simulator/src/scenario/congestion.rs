@@ -17,21 +17,12 @@ use super::{FieldError, Res};
 use crate::model::CcSpec;
 
 /// Congestion controls a scenario may name (case-insensitive).
-pub(crate) const CC_NAMES: &[&str] = &[
-    "reno",
-    "newreno",
-    "westwood",
-    "westwood-tr",
-    "westwood-abse",
-    "westwood-plus",
-];
+pub(crate) const CC_NAMES: &[&str] =
+    &["reno", "newreno", "westwood", "westwood-tr", "westwood-abse", "westwood-plus"];
 
 /// Keys holding variant parameters, and the `cc` each belongs to.
-pub(crate) const PARAMETER_TABLES: &[(&str, &str)] = &[
-    ("westwood", "westwood"),
-    ("westwood_abse", "westwood-abse"),
-    ("westwood_plus", "westwood-plus"),
-];
+pub(crate) const PARAMETER_TABLES: &[(&str, &str)] =
+    &[("westwood", "westwood"), ("westwood_abse", "westwood-abse"), ("westwood_plus", "westwood-plus")];
 
 /// A congestion control resolved from a flow's settings.
 pub(crate) struct Resolved {
@@ -48,21 +39,15 @@ pub(crate) fn resolve<'a>(
     get: &dyn Fn(&str) -> Option<(&'a Value, String)>,
 ) -> Res<Resolved> {
     let (name, field) = match cc {
-        Some((v, f)) => (
-            fields::string(v, &f, "a congestion control name like \"reno\"")?
-                .trim()
-                .to_ascii_lowercase(),
-            f,
-        ),
+        Some((v, f)) => {
+            (fields::string(v, &f, "a congestion control name like \"reno\"")?.trim().to_ascii_lowercase(), f)
+        }
         None => ("reno".to_string(), String::new()),
     };
     if !CC_NAMES.contains(&name.as_str()) {
         return Err(FieldError::new(
             field,
-            format!(
-                "unknown congestion control {name:?}; expected one of: {}",
-                CC_NAMES.join(", ")
-            ),
+            format!("unknown congestion control {name:?}; expected one of: {}", CC_NAMES.join(", ")),
         ));
     }
     // A parameter table for another variant is a mistake worth reporting.
@@ -117,10 +102,7 @@ pub(crate) fn resolve<'a>(
                         _ => Some(fields::rate(v, &f).map_err(|e| {
                             FieldError::new(
                                 e.field,
-                                format!(
-                                    "{}; or \"auto\" (the largest instability seen)",
-                                    e.message
-                                ),
+                                format!("{}; or \"auto\" (the largest instability seen)", e.message),
                             )
                         })? as f64),
                     };
@@ -147,11 +129,7 @@ pub(crate) fn resolve<'a>(
         }
         _ => unreachable!("checked against CC_NAMES"),
     };
-    Ok(Resolved {
-        name,
-        spec,
-        default_recovery,
-    })
+    Ok(Resolved { name, spec, default_recovery })
 }
 
 /// A variant's parameter table, keys already checked.
@@ -162,9 +140,7 @@ struct Parameters<'a> {
 
 impl<'a> Parameters<'a> {
     fn get(&self, key: &str) -> Option<(&'a Value, String)> {
-        self.table
-            .get(key)
-            .map(|v| (v, fields::join(&self.path, key)))
+        self.table.get(key).map(|v| (v, fields::join(&self.path, key)))
     }
 }
 
@@ -173,15 +149,11 @@ fn number(v: &Value, field: &str, min: f64, max: f64) -> Res<f64> {
     let x = match v {
         Value::Integer(i) => *i as f64,
         Value::Float(x) => *x,
-        Value::String(s) => s.trim().parse::<f64>().map_err(|_| {
-            FieldError::new(field, format!("expected a number, found {}", describe(v)))
-        })?,
-        other => {
-            return Err(FieldError::new(
-                field,
-                format!("expected a number, found {}", describe(other)),
-            ))
-        }
+        Value::String(s) => s
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| FieldError::new(field, format!("expected a number, found {}", describe(v))))?,
+        other => return Err(FieldError::new(field, format!("expected a number, found {}", describe(other)))),
     };
     if !(min..=max).contains(&x) || x.is_nan() {
         return Err(FieldError::new(

@@ -44,10 +44,7 @@ impl<'a> Section<'a> {
         if let Some(key) = table.keys().find(|k| !allowed.contains(&k.as_str())) {
             return Err(FieldError::new(
                 join(path, key),
-                format!(
-                    "unknown key {key:?}; allowed keys here: {}",
-                    allowed.join(", ")
-                ),
+                format!("unknown key {key:?}; allowed keys here: {}", allowed.join(", ")),
             ));
         }
         Ok(Section { path, table })
@@ -64,10 +61,7 @@ impl<'a> Section<'a> {
     /// The value of a required key; `expected` says what it should hold.
     pub fn required(&self, key: &str, expected: &str) -> Res<(&'a Value, String)> {
         self.get(key).ok_or_else(|| {
-            FieldError::new(
-                self.field(key),
-                format!("missing required key; expected {expected}"),
-            )
+            FieldError::new(self.field(key), format!("missing required key; expected {expected}"))
         })
     }
 }
@@ -92,16 +86,11 @@ pub(crate) fn uint(v: &Value, field: &str) -> Res<u64> {
     const EXPECTED: &str = "a non-negative integer";
     match v {
         Value::Integer(i) if *i >= 0 => Ok(*i as u64),
-        Value::Integer(i) => Err(FieldError::new(
-            field,
-            format!("{i} is negative; expected {EXPECTED}"),
-        )),
-        Value::String(s) => s.trim().parse::<u64>().map_err(|_| {
-            FieldError::new(
-                field,
-                format!("{s:?} is not an integer; expected {EXPECTED}"),
-            )
-        }),
+        Value::Integer(i) => Err(FieldError::new(field, format!("{i} is negative; expected {EXPECTED}"))),
+        Value::String(s) => s
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| FieldError::new(field, format!("{s:?} is not an integer; expected {EXPECTED}"))),
         other => Err(wrong_type(field, EXPECTED, other)),
     }
 }
@@ -112,10 +101,7 @@ pub(crate) fn uint32_at_least(v: &Value, field: &str, min: u32) -> Res<u32> {
     if n < u64::from(min) || n > u64::from(u32::MAX) {
         return Err(FieldError::new(
             field,
-            format!(
-                "{n} is out of range; expected an integer from {min} to {}",
-                u32::MAX
-            ),
+            format!("{n} is out of range; expected an integer from {min} to {}", u32::MAX),
         ));
     }
     Ok(n as u32)
@@ -136,11 +122,7 @@ pub(crate) fn duration(v: &Value, field: &str) -> Res<u64> {
     match v {
         Value::String(s) => units::parse_duration(s).map_err(|m| FieldError::new(field, m)),
         Value::Integer(0) => Ok(0),
-        other => Err(wrong_type(
-            field,
-            "a duration with a unit, like \"10ms\"",
-            other,
-        )),
+        other => Err(wrong_type(field, "a duration with a unit, like \"10ms\"", other)),
     }
 }
 
@@ -148,10 +130,7 @@ pub(crate) fn duration(v: &Value, field: &str) -> Res<u64> {
 pub(crate) fn positive_duration(v: &Value, field: &str) -> Res<u64> {
     let ns = duration(v, field)?;
     if ns == 0 {
-        return Err(FieldError::new(
-            field,
-            "must be greater than zero, like \"10ms\"",
-        ));
+        return Err(FieldError::new(field, "must be greater than zero, like \"10ms\""));
     }
     Ok(ns)
 }
@@ -160,11 +139,7 @@ pub(crate) fn positive_duration(v: &Value, field: &str) -> Res<u64> {
 pub(crate) fn rate(v: &Value, field: &str) -> Res<u64> {
     match v {
         Value::String(s) => units::parse_rate(s).map_err(|m| FieldError::new(field, m)),
-        other => Err(wrong_type(
-            field,
-            "a positive rate with a unit, like \"10Mbps\"",
-            other,
-        )),
+        other => Err(wrong_type(field, "a positive rate with a unit, like \"10Mbps\"", other)),
     }
 }
 
@@ -172,11 +147,7 @@ pub(crate) fn rate(v: &Value, field: &str) -> Res<u64> {
 pub(crate) fn size(v: &Value, field: &str) -> Res<u64> {
     match v {
         Value::String(s) => units::parse_size(s).map_err(|m| FieldError::new(field, m)),
-        other => Err(wrong_type(
-            field,
-            "a size with a unit, like \"1000B\" or \"64KB\"",
-            other,
-        )),
+        other => Err(wrong_type(field, "a size with a unit, like \"1000B\" or \"64KB\"", other)),
     }
 }
 
@@ -186,7 +157,10 @@ fn check_probability(p: f64, field: &str, v: &Value) -> Res<f64> {
     } else {
         Err(FieldError::new(
             field,
-            format!("{} is not a probability; expected a number in [0, 1] or a percentage like \"0.5%\"", describe(v)),
+            format!(
+                "{} is not a probability; expected a number in [0, 1] or a percentage like \"0.5%\"",
+                describe(v)
+            ),
         ))
     }
 }
@@ -197,11 +171,7 @@ pub(crate) fn probability(v: &Value, field: &str) -> Res<f64> {
         Value::String(s) => units::parse_probability(s).map_err(|m| FieldError::new(field, m)),
         Value::Float(f) => check_probability(*f, field, v),
         Value::Integer(i) => check_probability(*i as f64, field, v),
-        other => Err(wrong_type(
-            field,
-            "a probability like 0.01 or \"1%\"",
-            other,
-        )),
+        other => Err(wrong_type(field, "a probability like 0.01 or \"1%\"", other)),
     }
 }
 
@@ -233,11 +203,7 @@ pub(crate) fn packet_count(v: &Value) -> Option<Result<u64, String>> {
                     None
                 };
             }
-            Some(
-                number
-                    .parse::<u64>()
-                    .map_err(|_| format!("{s:?} is too large")),
-            )
+            Some(number.parse::<u64>().map_err(|_| format!("{s:?} is too large")))
         }
         _ => None,
     }

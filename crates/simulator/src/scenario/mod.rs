@@ -15,6 +15,7 @@ mod congestion;
 mod fields;
 mod overrides;
 mod params;
+mod sources;
 pub mod units;
 
 use std::fmt;
@@ -55,10 +56,7 @@ pub(crate) struct FieldError {
 
 impl FieldError {
     pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        FieldError {
-            field: field.into(),
-            message: message.into(),
-        }
+        FieldError { field: field.into(), message: message.into() }
     }
 }
 
@@ -78,34 +76,18 @@ pub fn load_file(path: &Path, overrides: &[(String, String)]) -> Result<Scenario
 
 /// Loads a scenario from TOML text. `origin` names it in errors (usually the file name); the
 /// stem of `origin` is the default scenario name.
-pub fn load_str(
-    text: &str,
-    origin: &str,
-    overrides: &[(String, String)],
-) -> Result<Scenario, ScenarioError> {
-    let attach = |e: FieldError| ScenarioError {
-        file: origin.to_string(),
-        field: e.field,
-        message: e.message,
-    };
+pub fn load_str(text: &str, origin: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    let attach =
+        |e: FieldError| ScenarioError { file: origin.to_string(), field: e.field, message: e.message };
     let mut doc: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError {
         file: origin.to_string(),
-        field: e
-            .span()
-            .map(|span| location(text, span.start))
-            .unwrap_or_default(),
-        message: format!(
-            "invalid TOML: {}",
-            e.message().trim_end().replace('\n', "; ")
-        ),
+        field: e.span().map(|span| location(text, span.start)).unwrap_or_default(),
+        message: format!("invalid TOML: {}", e.message().trim_end().replace('\n', "; ")),
     })?;
     overrides::apply(&mut doc, overrides).map_err(attach)?;
     let parameters = params::declared(&doc).map_err(attach)?;
     params::substitute(&mut doc, &parameters).map_err(attach)?;
-    let resolved = parameters
-        .iter()
-        .map(|(k, v)| (k.clone(), params::value_text(v)))
-        .collect();
+    let resolved = parameters.iter().map(|(k, v)| (k.clone(), params::value_text(v))).collect();
     let default_name = Path::new(origin)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

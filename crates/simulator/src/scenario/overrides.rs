@@ -73,10 +73,7 @@ fn apply_one(doc: &mut Table, key: &str, text: &str) -> Res<()> {
             _ => {
                 return Err(FieldError::new(
                     &field,
-                    format!(
-                        "unknown parameter {name:?}; {}",
-                        declared_list(std::iter::empty::<&str>())
-                    ),
+                    format!("unknown parameter {name:?}; {}", declared_list(std::iter::empty::<&str>())),
                 ))
             }
         };
@@ -87,10 +84,7 @@ fn apply_one(doc: &mut Table, key: &str, text: &str) -> Res<()> {
             }
             None => Err(FieldError::new(
                 &field,
-                format!(
-                    "unknown parameter {name:?}; {}",
-                    declared_list(declared.keys())
-                ),
+                format!("unknown parameter {name:?}; {}", declared_list(declared.keys())),
             )),
         };
     }
@@ -104,10 +98,7 @@ fn apply_one(doc: &mut Table, key: &str, text: &str) -> Res<()> {
             Some(other) => {
                 return Err(FieldError::new(
                     &field,
-                    format!(
-                        "cannot set {leaf:?} in {path}: it is {}, not a table",
-                        describe(other)
-                    ),
+                    format!("cannot set {leaf:?} in {path}: it is {}, not a table", describe(other)),
                 ))
             }
             None => {
@@ -116,11 +107,7 @@ fn apply_one(doc: &mut Table, key: &str, text: &str) -> Res<()> {
                 } else {
                     format!("existing: {}", available.join(", "))
                 };
-                let at = if depth == 0 {
-                    "the top level".to_string()
-                } else {
-                    parents[..depth].join(".")
-                };
+                let at = if depth == 0 { "the top level".to_string() } else { parents[..depth].join(".") };
                 return Err(FieldError::new(
                     &field,
                     format!(
@@ -165,20 +152,11 @@ mod tests {
         assert_eq!(parse_value("1%"), Value::String("1%".into()));
         assert_eq!(parse_value("100ms"), Value::String("100ms".into()));
         assert_eq!(parse_value("reno"), Value::String("reno".into()));
-        assert_eq!(
-            parse_value("1 bit in 64KB"),
-            Value::String("1 bit in 64KB".into())
-        );
+        assert_eq!(parse_value("1 bit in 64KB"), Value::String("1 bit in 64KB".into()));
         assert_eq!(parse_value("\"10 Mbps\""), Value::String("10 Mbps".into()));
         assert_eq!(parse_value(""), Value::String("".into()));
-        assert_eq!(
-            parse_value("1979-05-27"),
-            Value::String("1979-05-27".into())
-        );
-        assert!(matches!(
-            parse_value("{ model = \"ber\" }"),
-            Value::Table(_)
-        ));
+        assert_eq!(parse_value("1979-05-27"), Value::String("1979-05-27".into()));
+        assert!(matches!(parse_value("{ model = \"ber\" }"), Value::Table(_)));
     }
 
     #[test]
@@ -198,11 +176,7 @@ mod tests {
     #[test]
     fn later_overrides_win() {
         let mut d = doc();
-        apply(
-            &mut d,
-            &[("loss".into(), "1%".into()), ("loss".into(), "3%".into())],
-        )
-        .unwrap();
+        apply(&mut d, &[("loss".into(), "1%".into()), ("loss".into(), "3%".into())]).unwrap();
         assert_eq!(d["parameters"]["loss"].as_str(), Some("3%"));
     }
 
@@ -211,29 +185,13 @@ mod tests {
         let mut d = doc();
         let e = set(&mut d, "los", "1%").unwrap_err();
         assert_eq!(e.field, "--set los");
-        assert!(
-            e.message.contains("unknown parameter \"los\""),
-            "{}",
-            e.message
-        );
-        assert!(
-            e.message.contains("declared parameters: loss, flows"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("unknown parameter \"los\""), "{}", e.message);
+        assert!(e.message.contains("declared parameters: loss, flows"), "{}", e.message);
         let e = set(&mut d, "parameters.nope", "1").unwrap_err();
-        assert!(
-            e.message.contains("unknown parameter \"nope\""),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("unknown parameter \"nope\""), "{}", e.message);
         let mut empty: Table = "[scenario]".parse().unwrap();
         let e = set(&mut empty, "loss", "1%").unwrap_err();
-        assert!(
-            e.message.contains("declares no [parameters]"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("declares no [parameters]"), "{}", e.message);
     }
 
     #[test]
@@ -256,11 +214,7 @@ mod tests {
         assert!(e.message.contains("there is no table tcp"), "{}", e.message);
         let e = set(&mut d, "links.wireless.rate", "1Mbps").unwrap_err();
         assert_eq!(e.field, "--set links.wireless.rate");
-        assert!(
-            e.message.contains("there is no table links.wireless"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("there is no table links.wireless"), "{}", e.message);
         assert!(e.message.contains("existing: wired"), "{}", e.message);
         let e = set(&mut d, "links.wired.delay.x", "1").unwrap_err();
         assert!(e.message.contains("not a table"), "{}", e.message);

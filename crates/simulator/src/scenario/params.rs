@@ -18,10 +18,7 @@ pub(crate) fn declared(doc: &Table) -> Res<Vec<(String, Value)>> {
     let Value::Table(table) = v else {
         return Err(FieldError::new(
             "parameters",
-            format!(
-                "expected a table of named parameters, found {}",
-                describe(v)
-            ),
+            format!("expected a table of named parameters, found {}", describe(v)),
         ));
     };
     table
@@ -32,10 +29,7 @@ pub(crate) fn declared(doc: &Table) -> Res<Vec<(String, Value)>> {
             }
             other => Err(FieldError::new(
                 join("parameters", name),
-                format!(
-                    "a parameter must be a string, a number or a boolean, found {}",
-                    describe(other)
-                ),
+                format!("a parameter must be a string, a number or a boolean, found {}", describe(other)),
             )),
         })
         .collect()
@@ -96,25 +90,16 @@ fn substitute_value(value: &mut Value, field: &str, params: &[(String, Value)]) 
     Ok(())
 }
 
-fn lookup<'a>(
-    name: &str,
-    text: &str,
-    field: &str,
-    params: &'a [(String, Value)],
-) -> Res<&'a Value> {
-    params
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| v)
-        .ok_or_else(|| {
-            FieldError::new(
-                field,
-                format!(
-                    "unknown parameter {name:?} in {text:?}; {}",
-                    declared_list(params.iter().map(|(n, _)| n))
-                ),
-            )
-        })
+fn lookup<'a>(name: &str, text: &str, field: &str, params: &'a [(String, Value)]) -> Res<&'a Value> {
+    params.iter().find(|(n, _)| n == name).map(|(_, v)| v).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!(
+                "unknown parameter {name:?} in {text:?}; {}",
+                declared_list(params.iter().map(|(n, _)| n))
+            ),
+        )
+    })
 }
 
 /// The substituted value of a string, or `None` when it holds no reference.
@@ -193,50 +178,24 @@ mod tests {
             sub("${cc} with ${flows} flows, p=${p} ${on}"),
             Ok(Some(Value::String("reno with 10 flows, p=0.5 true".into())))
         );
-        assert_eq!(
-            sub("${cc}${cc}"),
-            Ok(Some(Value::String("renoreno".into())))
-        );
-        assert_eq!(
-            sub("cost $${cc}"),
-            Ok(Some(Value::String("cost ${cc}".into())))
-        );
+        assert_eq!(sub("${cc}${cc}"), Ok(Some(Value::String("renoreno".into()))));
+        assert_eq!(sub("cost $${cc}"), Ok(Some(Value::String("cost ${cc}".into()))));
     }
 
     #[test]
     fn unknown_and_malformed_references() {
         let e = sub("${nope}").unwrap_err();
         assert_eq!(e.field, "x.y");
-        assert!(
-            e.message.contains("unknown parameter \"nope\""),
-            "{}",
-            e.message
-        );
-        assert!(
-            e.message.contains("declared parameters: cc, flows, p, on"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("unknown parameter \"nope\""), "{}", e.message);
+        assert!(e.message.contains("declared parameters: cc, flows, p, on"), "{}", e.message);
         let e = sub("a ${nope} b").unwrap_err();
-        assert!(
-            e.message.contains("unknown parameter \"nope\""),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("unknown parameter \"nope\""), "{}", e.message);
         let e = sub("a ${cc").unwrap_err();
         assert!(e.message.contains("unterminated"), "{}", e.message);
         let e = sub("${}").unwrap_err();
-        assert!(
-            e.message.contains("empty parameter reference"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("empty parameter reference"), "{}", e.message);
         let e = substitute_str("${x}", "f", &[]).unwrap_err();
-        assert!(
-            e.message.contains("declares no [parameters]"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("declares no [parameters]"), "{}", e.message);
     }
 
     #[test]
@@ -269,11 +228,7 @@ mod tests {
     #[test]
     fn declared_parameters_are_scalars_in_order() {
         let doc: Table = "[parameters]\nz = 1\na = \"x\"\nm = true".parse().unwrap();
-        let names: Vec<String> = declared(&doc)
-            .unwrap()
-            .into_iter()
-            .map(|(n, _)| n)
-            .collect();
+        let names: Vec<String> = declared(&doc).unwrap().into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, ["z", "a", "m"]);
         let doc: Table = "[parameters]\nz = [1]".parse().unwrap();
         assert_eq!(declared(&doc).unwrap_err().field, "parameters.z");

@@ -44,20 +44,13 @@ fn load(text: &str) -> Result<Scenario, ScenarioError> {
 }
 
 fn load_with(text: &str, sets: &[(&str, &str)]) -> Result<Scenario, ScenarioError> {
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     load_str(text, "t.toml", &sets)
 }
 
 /// BASE with `old` replaced by `new` (which must occur exactly once).
 fn edit(old: &str, new: &str) -> String {
-    assert_eq!(
-        BASE.matches(old).count(),
-        1,
-        "{old:?} must occur once in BASE"
-    );
+    assert_eq!(BASE.matches(old).count(), 1, "{old:?} must occur once in BASE");
     BASE.replacen(old, new, 1)
 }
 
@@ -80,61 +73,25 @@ fn base_scenario_loads_with_defaults() {
     assert_eq!(s.duration, 10_000_000_000);
     assert_eq!(s.seed, 1);
     assert_eq!(s.sample_interval, 10_000_000);
-    let params: Vec<(&str, &str)> = s
-        .parameters
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    assert_eq!(
-        params,
-        [
-            ("duration", "10s"),
-            ("loss", "0%"),
-            ("cc", "reno"),
-            ("flows", "1")
-        ]
-    );
+    let params: Vec<(&str, &str)> = s.parameters.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(params, [("duration", "10s"), ("loss", "0%"), ("cc", "reno"), ("flows", "1")]);
     let names: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, ["a", "b", "c"]);
-    let links: Vec<(&str, usize, usize)> = s
-        .links
-        .iter()
-        .map(|l| (l.name.as_str(), l.from, l.to))
-        .collect();
-    assert_eq!(
-        links,
-        [
-            ("ab", 0, 1),
-            ("ab.reverse", 1, 0),
-            ("bc", 1, 2),
-            ("bc.reverse", 2, 1)
-        ]
-    );
+    let links: Vec<(&str, usize, usize)> = s.links.iter().map(|l| (l.name.as_str(), l.from, l.to)).collect();
+    assert_eq!(links, [("ab", 0, 1), ("ab.reverse", 1, 0), ("bc", 1, 2), ("bc.reverse", 2, 1)]);
     assert_eq!(s.links[2].rate_bps, 2_000_000);
     assert_eq!(s.links[2].delay, 10_000);
     assert_eq!(s.links[3].delay, 10_000);
     for l in &s.links {
-        assert_eq!(
-            l.queue,
-            QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None })
-        );
+        assert_eq!(l.queue, QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None }));
         assert_eq!(l.errors, None, "a 0% error rate means no error model");
     }
     assert_eq!(s.flows.len(), 1);
     let f = &s.flows[0];
-    assert_eq!(
-        (f.name.as_str(), f.src, f.dst, f.start, f.stop),
-        ("f", 0, 2, 0, None)
-    );
+    assert_eq!((f.name.as_str(), f.src, f.dst, f.start, f.stop), ("f", 0, 2, 0, None));
     let t = &f.tcp;
-    assert_eq!(
-        (t.cc_name.as_str(), t.cc, t.recovery),
-        ("reno", CcSpec::Reno, Recovery::Reno)
-    );
-    assert_eq!(
-        (t.segment_size, t.header_size, t.receiver_window),
-        (1000, 40, 1_000_000)
-    );
+    assert_eq!((t.cc_name.as_str(), t.cc, t.recovery), ("reno", CcSpec::Reno, Recovery::Reno));
+    assert_eq!((t.segment_size, t.header_size, t.receiver_window), (1000, 40, 1_000_000));
     assert_eq!(t.initial_cwnd, WindowConfig::rfc5681_initial_window(1000));
     assert_eq!(t.initial_ssthresh, u64::MAX / 4);
     assert_eq!(t.dupack_threshold, 3);
@@ -144,17 +101,9 @@ fn base_scenario_loads_with_defaults() {
 
 #[test]
 fn error_display() {
-    let e = ScenarioError {
-        file: "f.toml".into(),
-        field: "a.b".into(),
-        message: "bad".into(),
-    };
+    let e = ScenarioError { file: "f.toml".into(), field: "a.b".into(), message: "bad".into() };
     assert_eq!(e.to_string(), "f.toml: a.b: bad");
-    let e = ScenarioError {
-        file: "f.toml".into(),
-        field: String::new(),
-        message: "bad".into(),
-    };
+    let e = ScenarioError { file: "f.toml".into(), field: String::new(), message: "bad".into() };
     assert_eq!(e.to_string(), "f.toml: bad");
     let _: &dyn std::error::Error = &e;
 }
@@ -174,10 +123,7 @@ fn invalid_toml_and_unreadable_file() {
     assert_eq!(e.field, "line 2, column 12");
     assert!(e.message.starts_with("invalid TOML"), "{e}");
     let e = load_file(Path::new("/nonexistent/dir/x.toml"), &[]).unwrap_err();
-    assert_eq!(
-        (e.file.as_str(), e.field.as_str()),
-        ("/nonexistent/dir/x.toml", "")
-    );
+    assert_eq!((e.file.as_str(), e.field.as_str()), ("/nonexistent/dir/x.toml", ""));
     assert!(e.message.contains("cannot read"), "{e}");
 }
 
@@ -196,11 +142,7 @@ fn load_file_uses_stem_as_name() {
 
 #[test]
 fn overrides_of_parameters_and_fields() {
-    let s = load_with(
-        BASE,
-        &[("loss", "1%"), ("cc", "newreno"), ("duration", "20s")],
-    )
-    .unwrap();
+    let s = load_with(BASE, &[("loss", "1%"), ("cc", "newreno"), ("duration", "20s")]).unwrap();
     assert_eq!(s.duration, 20_000_000_000);
     assert_eq!(s.links[2].errors, Some(ErrorSpec::PacketErrorRate(0.01)));
     assert_eq!(s.links[3].errors, Some(ErrorSpec::PacketErrorRate(0.01)));
@@ -214,11 +156,7 @@ fn overrides_of_parameters_and_fields() {
     assert_eq!(s.parameters[1].1, "0.02");
 
     // Dotted paths set fields, and win over the parameter reference they replace.
-    let s = load_with(
-        BASE,
-        &[("links.ab.delay", "100ms"), ("scenario.duration", "3s")],
-    )
-    .unwrap();
+    let s = load_with(BASE, &[("links.ab.delay", "100ms"), ("scenario.duration", "3s")]).unwrap();
     assert_eq!(s.links[0].delay, 100_000_000);
     assert_eq!(s.links[1].delay, 100_000_000);
     assert_eq!(s.duration, 3_000_000_000);
@@ -233,11 +171,7 @@ fn overrides_of_parameters_and_fields() {
 fn override_errors() {
     let e = load_with(BASE, &[("los", "1%")]).unwrap_err();
     assert_eq!(e.field, "--set los");
-    assert!(
-        e.message
-            .contains("declared parameters: duration, loss, cc, flows"),
-        "{e}"
-    );
+    assert!(e.message.contains("declared parameters: duration, loss, cc, flows"), "{e}");
     let e = load_with(BASE, &[("tcp.segment_size", "400B")]).unwrap_err();
     assert_eq!(e.field, "--set tcp.segment_size");
     assert!(e.message.contains("no table tcp"), "{e}");
@@ -249,10 +183,7 @@ fn override_errors() {
     // An override with a bad value names the field it set.
     let e = load_with(BASE, &[("loss", "150%")]).unwrap_err();
     assert_eq!(e.field, "links.bc.errors.rate");
-    assert!(
-        e.message.contains("\"150%\" is not a valid probability"),
-        "{e}"
-    );
+    assert!(e.message.contains("\"150%\" is not a valid probability"), "{e}");
 }
 
 #[test]
@@ -260,18 +191,14 @@ fn unknown_parameter_reference() {
     let e = fails(
         &edit("delay = \"5ms\"", "delay = \"${nope}\""),
         "links.ab.delay",
-        &[
-            "unknown parameter \"nope\"",
-            "declared parameters: duration, loss, cc, flows",
-        ],
+        &["unknown parameter \"nope\"", "declared parameters: duration, loss, cc, flows"],
     );
     assert!(e.to_string().starts_with("t.toml: links.ab.delay: "));
 }
 
 #[test]
 fn interpolated_parameter_text() {
-    let text =
-        edit("delay = \"5ms\"", "delay = \"${d}ms\"").replace("flows = 1\n", "flows = 1\nd = 7\n");
+    let text = edit("delay = \"5ms\"", "delay = \"${d}ms\"").replace("flows = 1\n", "flows = 1\nd = 7\n");
     let s = load(&text).unwrap();
     assert_eq!(s.links[0].delay, 7_000_000);
     let s = load_with(&text, &[("d", "0.5")]).unwrap();
@@ -300,29 +227,18 @@ fn unknown_keys_list_allowed_keys() {
         "flows.f.ccc",
         &["from, to, start, stop, count, cc, recovery"],
     );
-    fails(
-        &format!("{BASE}\n[tcp]\nmss = \"1B\"\n"),
-        "tcp.mss",
-        &["cc, recovery, segment_size"],
-    );
+    fails(&format!("{BASE}\n[tcp]\nmss = \"1B\"\n"), "tcp.mss", &["cc, recovery, segment_size"]);
     fails(
         &edit("rate = \"${loss}\" }", "rate = \"${loss}\", burst = 1 }"),
         "links.bc.errors.burst",
         &["model, rate, direction"],
     );
     fails(
-        &edit(
-            "delay = \"5ms\"",
-            "delay = \"5ms\"\nqueue = { limit = 10, size = 1 }",
-        ),
+        &edit("delay = \"5ms\"", "delay = \"5ms\"\nqueue = { limit = 10, size = 1 }"),
         "links.ab.queue.size",
         &["type, limit, rtt"],
     );
-    fails(
-        &edit("nodes = [", "hosts = 1\nnodes = ["),
-        "topology.hosts",
-        &["allowed keys here: nodes"],
-    );
+    fails(&edit("nodes = [", "hosts = 1\nnodes = ["), "topology.hosts", &["allowed keys here: nodes"]);
 }
 
 #[test]
@@ -347,21 +263,9 @@ fn wrong_types() {
         "topology.nodes[1]",
         &["expected a node name string"],
     );
-    fails(
-        &edit("[links.ab]", "[links]\nab = 3\n[links.ac]"),
-        "links.ab",
-        &["expected a table"],
-    );
-    fails(
-        &edit("description = \"test\"", "seed = \"x\""),
-        "scenario.seed",
-        &["not an integer"],
-    );
-    fails(
-        &edit("description = \"test\"", "seed = -1"),
-        "scenario.seed",
-        &["negative"],
-    );
+    fails(&edit("[links.ab]", "[links]\nab = 3\n[links.ac]"), "links.ab", &["expected a table"]);
+    fails(&edit("description = \"test\"", "seed = \"x\""), "scenario.seed", &["not an integer"]);
+    fails(&edit("description = \"test\"", "seed = -1"), "scenario.seed", &["negative"]);
     fails(
         &edit("description = \"test\"", "seed = 1.5"),
         "scenario.seed",
@@ -377,16 +281,8 @@ fn wrong_types() {
         "tcp.segment_size",
         &["expected a size with a unit"],
     );
-    fails(
-        &format!("{BASE}\n[tcp]\ndelayed_ack = 1\n"),
-        "tcp.delayed_ack",
-        &["expected true or false"],
-    );
-    fails(
-        &edit("cc = \"${cc}\"", "cc = 1"),
-        "flows.f.cc",
-        &["expected a congestion control name"],
-    );
+    fails(&format!("{BASE}\n[tcp]\ndelayed_ack = 1\n"), "tcp.delayed_ack", &["expected true or false"]);
+    fails(&edit("cc = \"${cc}\"", "cc = 1"), "flows.f.cc", &["expected a congestion control name"]);
     fails(
         &edit("[parameters]", "[parameters]\nlist = [1]"),
         "parameters.list",
@@ -396,21 +292,9 @@ fn wrong_types() {
 
 #[test]
 fn malformed_units() {
-    fails(
-        &edit("rate = \"10Mbps\"", "rate = \"10MBps\""),
-        "links.ab.rate",
-        &["unknown unit \"MBps\""],
-    );
-    fails(
-        &edit("delay = \"5ms\"", "delay = \"5 hours\""),
-        "links.ab.delay",
-        &["unknown unit \"hours\""],
-    );
-    fails(
-        &edit("duration = \"10s\"", "duration = \"10\""),
-        "scenario.duration",
-        &["missing unit"],
-    );
+    fails(&edit("rate = \"10Mbps\"", "rate = \"10MBps\""), "links.ab.rate", &["unknown unit \"MBps\""]);
+    fails(&edit("delay = \"5ms\"", "delay = \"5 hours\""), "links.ab.delay", &["unknown unit \"hours\""]);
+    fails(&edit("duration = \"10s\"", "duration = \"10\""), "scenario.duration", &["missing unit"]);
     fails(
         &format!("{BASE}\n[tcp]\nreceiver_window = \"64Kb\"\n"),
         "tcp.receiver_window",
@@ -420,56 +304,24 @@ fn malformed_units() {
 
 #[test]
 fn zero_and_negative_values() {
-    fails(
-        &edit("rate = \"10Mbps\"", "rate = \"0Mbps\""),
-        "links.ab.rate",
-        &["expected a positive rate"],
-    );
-    fails(
-        &edit("rate = \"10Mbps\"", "rate = \"-10Mbps\""),
-        "links.ab.rate",
-        &["expected a positive rate"],
-    );
+    fails(&edit("rate = \"10Mbps\"", "rate = \"0Mbps\""), "links.ab.rate", &["expected a positive rate"]);
+    fails(&edit("rate = \"10Mbps\"", "rate = \"-10Mbps\""), "links.ab.rate", &["expected a positive rate"]);
     fails(
         &edit("delay = \"5ms\"", "delay = \"-5ms\""),
         "links.ab.delay",
         &["expected a non-negative duration"],
     );
-    fails(
-        &edit("duration = \"10s\"", "duration = \"0s\""),
-        "scenario.duration",
-        &["greater than zero"],
-    );
+    fails(&edit("duration = \"10s\"", "duration = \"0s\""), "scenario.duration", &["greater than zero"]);
     fails(
         &edit("description = \"test\"", "sample_interval = \"0ms\""),
         "scenario.sample_interval",
         &["greater than zero"],
     );
-    fails(
-        &format!("{BASE}\n[tcp]\nsegment_size = \"0B\"\n"),
-        "tcp.segment_size",
-        &["at least 1 byte"],
-    );
-    fails(
-        &format!("{BASE}\n[tcp]\ndupack_threshold = 0\n"),
-        "tcp.dupack_threshold",
-        &["from 1"],
-    );
-    fails(
-        &format!("{BASE}\n[tcp]\nack_every = 0\n"),
-        "tcp.ack_every",
-        &["from 1"],
-    );
-    fails(
-        &format!("{BASE}\n[tcp]\ninitial_cwnd = 0\n"),
-        "tcp.initial_cwnd",
-        &["at least 1 segment"],
-    );
-    fails(
-        &format!("{BASE}\n[tcp]\nrto_initial = 0\n"),
-        "tcp.rto_initial",
-        &["greater than zero"],
-    );
+    fails(&format!("{BASE}\n[tcp]\nsegment_size = \"0B\"\n"), "tcp.segment_size", &["at least 1 byte"]);
+    fails(&format!("{BASE}\n[tcp]\ndupack_threshold = 0\n"), "tcp.dupack_threshold", &["from 1"]);
+    fails(&format!("{BASE}\n[tcp]\nack_every = 0\n"), "tcp.ack_every", &["from 1"]);
+    fails(&format!("{BASE}\n[tcp]\ninitial_cwnd = 0\n"), "tcp.initial_cwnd", &["at least 1 segment"]);
+    fails(&format!("{BASE}\n[tcp]\nrto_initial = 0\n"), "tcp.rto_initial", &["greater than zero"]);
     // A zero propagation delay is fine.
     let s = load(&edit("delay = \"5ms\"", "delay = 0")).unwrap();
     assert_eq!(s.links[0].delay, 0);
@@ -482,11 +334,7 @@ fn probabilities_outside_unit_interval() {
         "links.bc.errors.rate",
         &["not a probability", "[0, 1]"],
     );
-    fails(
-        &edit("rate = \"${loss}\"", "rate = -0.1"),
-        "links.bc.errors.rate",
-        &["not a probability"],
-    );
+    fails(&edit("rate = \"${loss}\"", "rate = -0.1"), "links.bc.errors.rate", &["not a probability"]);
     fails(
         &edit("rate = \"${loss}\"", "rate = \"101%\""),
         "links.bc.errors.rate",
@@ -499,18 +347,12 @@ fn probabilities_outside_unit_interval() {
 #[test]
 fn nodes_and_names() {
     fails(
-        &edit(
-            "nodes = [\"a\", \"b\", \"c\"]",
-            "nodes = [\"a\", \"b\", \"c\", \"b\"]",
-        ),
+        &edit("nodes = [\"a\", \"b\", \"c\"]", "nodes = [\"a\", \"b\", \"c\", \"b\"]"),
         "topology.nodes[3]",
         &["duplicate node name \"b\""],
     );
     fails(
-        &edit(
-            "nodes = [\"a\", \"b\", \"c\"]",
-            "nodes = [\"a\", \"b\", \"c\", \"\"]",
-        ),
+        &edit("nodes = [\"a\", \"b\", \"c\"]", "nodes = [\"a\", \"b\", \"c\", \"\"]"),
         "topology.nodes[3]",
         &["must not be empty"],
     );
@@ -539,60 +381,20 @@ fn nodes_and_names() {
         "flows.f.to",
         &["two different nodes"],
     );
-    fails(
-        &edit("[links.bc]", "[links.\"ab.reverse\"]"),
-        "links.ab.reverse",
-        &["used twice"],
-    );
-    fails(
-        &edit("description = \"test\"", "name = \"\""),
-        "scenario.name",
-        &["must not be empty"],
-    );
+    fails(&edit("[links.bc]", "[links.\"ab.reverse\"]"), "links.ab.reverse", &["used twice"]);
+    fails(&edit("description = \"test\"", "name = \"\""), "scenario.name", &["must not be empty"]);
 }
 
 #[test]
 fn missing_required_keys() {
-    fails(
-        &edit("duration = \"${duration}\"", ""),
-        "scenario.duration",
-        &["missing required key"],
-    );
-    fails(
-        &edit("rate = \"2Mbps\"", ""),
-        "links.bc.rate",
-        &["missing required key"],
-    );
-    fails(
-        &edit("delay = \"0.01ms\"", ""),
-        "links.bc.delay",
-        &["missing required key"],
-    );
-    fails(
-        &edit("from = \"a\"\nto = \"c\"", "to = \"c\""),
-        "flows.f.from",
-        &["missing required key"],
-    );
-    fails(
-        &edit("nodes = [\"a\", \"b\", \"c\"]", ""),
-        "topology.nodes",
-        &["missing required key"],
-    );
-    fails(
-        "[topology]\nnodes = []\n",
-        "scenario",
-        &["missing required table [scenario]"],
-    );
-    fails(
-        "[scenario]\nduration = \"1s\"\n",
-        "topology",
-        &["missing required table [topology]"],
-    );
-    fails(
-        &edit("model = \"bernoulli\", ", ""),
-        "links.bc.errors.model",
-        &["missing required key"],
-    );
+    fails(&edit("duration = \"${duration}\"", ""), "scenario.duration", &["missing required key"]);
+    fails(&edit("rate = \"2Mbps\"", ""), "links.bc.rate", &["missing required key"]);
+    fails(&edit("delay = \"0.01ms\"", ""), "links.bc.delay", &["missing required key"]);
+    fails(&edit("from = \"a\"\nto = \"c\"", "to = \"c\""), "flows.f.from", &["missing required key"]);
+    fails(&edit("nodes = [\"a\", \"b\", \"c\"]", ""), "topology.nodes", &["missing required key"]);
+    fails("[topology]\nnodes = []\n", "scenario", &["missing required table [scenario]"]);
+    fails("[scenario]\nduration = \"1s\"\n", "topology", &["missing required table [topology]"]);
+    fails(&edit("model = \"bernoulli\", ", ""), "links.bc.errors.model", &["missing required key"]);
 }
 
 #[test]
@@ -602,30 +404,15 @@ fn flow_timing() {
         "flows.f.start",
         &["must be before the end", "10s"],
     );
-    fails(
-        &edit("count = \"${flows}\"", "start = \"11s\""),
-        "flows.f.start",
-        &["must be before the end"],
-    );
+    fails(&edit("count = \"${flows}\"", "start = \"11s\""), "flows.f.start", &["must be before the end"]);
     fails(
         &edit("count = \"${flows}\"", "start = \"2s\"\nstop = \"2s\""),
         "flows.f.stop",
         &["must be after start 2s"],
     );
-    fails(
-        &edit("count = \"${flows}\"", "stop = \"0s\""),
-        "flows.f.stop",
-        &["must be after start"],
-    );
-    let s = load(&edit(
-        "count = \"${flows}\"",
-        "start = \"1.5s\"\nstop = \"${duration}\"",
-    ))
-    .unwrap();
-    assert_eq!(
-        (s.flows[0].start, s.flows[0].stop),
-        (1_500_000_000, Some(10_000_000_000))
-    );
+    fails(&edit("count = \"${flows}\"", "stop = \"0s\""), "flows.f.stop", &["must be after start"]);
+    let s = load(&edit("count = \"${flows}\"", "start = \"1.5s\"\nstop = \"${duration}\"")).unwrap();
+    assert_eq!((s.flows[0].start, s.flows[0].stop), (1_500_000_000, Some(10_000_000_000)));
 }
 
 #[test]
@@ -633,33 +420,16 @@ fn count_expansion() {
     let s = load_with(BASE, &[("flows", "3")]).unwrap();
     let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["f.1", "f.2", "f.3"]);
-    assert!(s
-        .flows
-        .iter()
-        .all(|f| f.src == 0 && f.dst == 2 && f.tcp == s.flows[0].tcp));
+    assert!(s.flows.iter().all(|f| f.src == 0 && f.dst == 2 && f.tcp == s.flows[0].tcp));
     // A numeric string works too.
     let s = load_with(BASE, &[("flows", "\"2\"")]).unwrap();
     assert_eq!(s.flows.len(), 2);
-    fails(
-        &edit("count = \"${flows}\"", "count = 0"),
-        "flows.f.count",
-        &["at least 1"],
-    );
-    fails(
-        &edit("count = \"${flows}\"", "count = -2"),
-        "flows.f.count",
-        &["negative"],
-    );
-    fails(
-        &edit("count = \"${flows}\"", "count = 1000000000"),
-        "flows.f.count",
-        &["too large"],
-    );
+    fails(&edit("count = \"${flows}\"", "count = 0"), "flows.f.count", &["at least 1"]);
+    fails(&edit("count = \"${flows}\"", "count = -2"), "flows.f.count", &["negative"]);
+    fails(&edit("count = \"${flows}\"", "count = 1000000000"), "flows.f.count", &["too large"]);
     // Expanded names must not clash with another flow.
-    let text = format!(
-        "{}\n[flows.\"f.2\"]\nfrom = \"a\"\nto = \"b\"\n",
-        edit("count = \"${flows}\"", "count = 2")
-    );
+    let text =
+        format!("{}\n[flows.\"f.2\"]\nfrom = \"a\"\nto = \"b\"\n", edit("count = \"${flows}\"", "count = 2"));
     fails(&text, "flows.f.2", &["\"f.2\" is used twice"]);
 }
 
@@ -671,15 +441,8 @@ fn congestion_control_and_recovery() {
         &["unknown congestion control \"cubic\"", "reno, newreno"],
     );
     let s = load_with(BASE, &[("cc", "NewReno")]).unwrap();
-    assert_eq!(
-        (s.flows[0].tcp.cc_name.as_str(), s.flows[0].tcp.recovery),
-        ("newreno", Recovery::NewReno)
-    );
-    let s = load(&edit(
-        "cc = \"${cc}\"",
-        "cc = \"newreno\"\nrecovery = \"reno\"",
-    ))
-    .unwrap();
+    assert_eq!((s.flows[0].tcp.cc_name.as_str(), s.flows[0].tcp.recovery), ("newreno", Recovery::NewReno));
+    let s = load(&edit("cc = \"${cc}\"", "cc = \"newreno\"\nrecovery = \"reno\"")).unwrap();
     assert_eq!(s.flows[0].tcp.recovery, Recovery::Reno);
     fails(
         &edit("cc = \"${cc}\"", "recovery = \"sack\""),
@@ -699,18 +462,9 @@ fn tcp_defaults_and_flow_overrides() {
         edit("cc = \"${cc}\"", "initial_cwnd = 4")
     );
     let t = load(&text).unwrap().flows[0].tcp.clone();
-    assert_eq!(
-        (t.cc_name.as_str(), t.recovery),
-        ("newreno", Recovery::NewReno)
-    );
-    assert_eq!(
-        (t.segment_size, t.header_size, t.receiver_window),
-        (400, 52, 65_536)
-    );
-    assert_eq!(
-        t.initial_cwnd, 1_600,
-        "the flow's 4 segments win over [tcp]'s 2"
-    );
+    assert_eq!((t.cc_name.as_str(), t.recovery), ("newreno", Recovery::NewReno));
+    assert_eq!((t.segment_size, t.header_size, t.receiver_window), (400, 52, 65_536));
+    assert_eq!(t.initial_cwnd, 1_600, "the flow's 4 segments win over [tcp]'s 2");
     assert_eq!(t.initial_ssthresh, 32 * 400);
     assert_eq!(t.dupack_threshold, 4);
     assert_eq!(
@@ -718,69 +472,28 @@ fn tcp_defaults_and_flow_overrides() {
         (3_000_000_000, 200_000_000, 120_000_000_000, 10_000_000)
     );
     assert_eq!(
-        (
-            t.delayed_ack.enabled,
-            t.delayed_ack.timeout,
-            t.delayed_ack.every_segments
-        ),
+        (t.delayed_ack.enabled, t.delayed_ack.timeout, t.delayed_ack.every_segments),
         (false, 100_000_000, 1)
     );
 
     let with = |extra: &str| format!("{BASE}\n[tcp]\n{extra}\n");
+    assert_eq!(load(&with("initial_ssthresh = \"64KB\"")).unwrap().flows[0].tcp.initial_ssthresh, 64_000);
+    assert_eq!(load(&with("initial_ssthresh = 10")).unwrap().flows[0].tcp.initial_ssthresh, 10_000);
     assert_eq!(
-        load(&with("initial_ssthresh = \"64KB\"")).unwrap().flows[0]
-            .tcp
-            .initial_ssthresh,
-        64_000
-    );
-    assert_eq!(
-        load(&with("initial_ssthresh = 10")).unwrap().flows[0]
-            .tcp
-            .initial_ssthresh,
-        10_000
-    );
-    assert_eq!(
-        load(&with("initial_ssthresh = \"unlimited\""))
-            .unwrap()
-            .flows[0]
-            .tcp
-            .initial_ssthresh,
+        load(&with("initial_ssthresh = \"unlimited\"")).unwrap().flows[0].tcp.initial_ssthresh,
         u64::MAX / 4
     );
     assert_eq!(
-        load(&with("initial_cwnd = \"rfc5681\"\nsegment_size = \"400B\""))
-            .unwrap()
-            .flows[0]
-            .tcp
-            .initial_cwnd,
+        load(&with("initial_cwnd = \"rfc5681\"\nsegment_size = \"400B\"")).unwrap().flows[0].tcp.initial_cwnd,
         1_600
     );
-    fails(
-        &with("initial_ssthresh = \"lots\""),
-        "tcp.initial_ssthresh",
-        &["\"unlimited\""],
-    );
-    fails(
-        &with("initial_cwnd = \"big\""),
-        "tcp.initial_cwnd",
-        &["\"rfc5681\""],
-    );
-    fails(
-        &with("rto_min = \"2min\""),
-        "tcp.rto_min",
-        &["must not exceed rto_max"],
-    );
-    fails(
-        &with("receiver_window = \"500B\""),
-        "tcp.receiver_window",
-        &["at least one segment"],
-    );
+    fails(&with("initial_ssthresh = \"lots\""), "tcp.initial_ssthresh", &["\"unlimited\""]);
+    fails(&with("initial_cwnd = \"big\""), "tcp.initial_cwnd", &["\"rfc5681\""]);
+    fails(&with("rto_min = \"2min\""), "tcp.rto_min", &["must not exceed rto_max"]);
+    fails(&with("receiver_window = \"500B\""), "tcp.receiver_window", &["at least one segment"]);
     // [tcp] is checked even when every flow overrides the key.
     fails(
-        &format!(
-            "{}\n[tcp]\ncc = \"vegas\"\n",
-            edit("cc = \"${cc}\"", "cc = \"reno\"")
-        ),
+        &format!("{}\n[tcp]\ncc = \"vegas\"\n", edit("cc = \"${cc}\"", "cc = \"reno\"")),
         "tcp.cc",
         &["unknown congestion control"],
     );
@@ -788,11 +501,7 @@ fn tcp_defaults_and_flow_overrides() {
 
 #[test]
 fn duplex_expansion() {
-    let s = load(&edit(
-        "rate = \"10Mbps\"",
-        "rate = \"10Mbps\"\nduplex = false",
-    ))
-    .unwrap();
+    let s = load(&edit("rate = \"10Mbps\"", "rate = \"10Mbps\"\nduplex = false")).unwrap();
     let names: Vec<&str> = s.links.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(names, ["ab", "bc", "bc.reverse"]);
     let text = edit(
@@ -802,16 +511,8 @@ fn duplex_expansion() {
     let s = load(&text).unwrap();
     let (fwd, rev) = (&s.links[0], &s.links[1]);
     assert_eq!((rev.name.as_str(), rev.from, rev.to), ("ab.reverse", 1, 0));
-    assert_eq!(
-        (rev.rate_bps, rev.delay, rev.queue),
-        (fwd.rate_bps, fwd.delay, fwd.queue)
-    );
-    assert_eq!(
-        fwd.queue,
-        QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct {
-            rtt: Some(100_000_000)
-        })
-    );
+    assert_eq!((rev.rate_bps, rev.delay, rev.queue), (fwd.rate_bps, fwd.delay, fwd.queue));
+    assert_eq!(fwd.queue, QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: Some(100_000_000) }));
     assert_eq!(fwd.errors, Some(ErrorSpec::BitErrorRate(1.0 / 512_000.0)));
     assert_eq!(rev.errors, fwd.errors);
 }
@@ -820,10 +521,7 @@ fn duplex_expansion() {
 fn error_model_direction() {
     let dir = |d: &str| {
         let s = load_with(
-            &edit(
-                "rate = \"${loss}\" }",
-                &format!("rate = \"${{loss}}\", direction = \"{d}\" }}"),
-            ),
+            &edit("rate = \"${loss}\" }", &format!("rate = \"${{loss}}\", direction = \"{d}\" }}")),
             &[("loss", "2%")],
         )?;
         Ok::<_, ScenarioError>((s.links[2].errors, s.links[3].errors))
@@ -834,14 +532,8 @@ fn error_model_direction() {
     assert_eq!(dir("reverse").unwrap(), (None, p));
     let e = dir("sideways").unwrap_err();
     assert_eq!(e.field, "links.bc.errors.direction");
-    assert!(
-        e.message.contains("\"forward\", \"reverse\" or \"both\""),
-        "{e}"
-    );
-    let text = edit(
-        "rate = \"${loss}\" }",
-        "rate = \"1%\", direction = \"reverse\" }\nduplex = false",
-    );
+    assert!(e.message.contains("\"forward\", \"reverse\" or \"both\""), "{e}");
+    let text = edit("rate = \"${loss}\" }", "rate = \"1%\", direction = \"reverse\" }\nduplex = false");
     fails(&text, "links.bc.errors.direction", &["needs a duplex link"]);
     fails(
         &edit("model = \"bernoulli\"", "model = \"gilbert\""),
@@ -849,10 +541,7 @@ fn error_model_direction() {
         &["unknown error model \"gilbert\""],
     );
     fails(
-        &edit(
-            "model = \"bernoulli\", rate = \"${loss}\"",
-            "model = \"ber\", rate = \"1 byte in 2KB\"",
-        ),
+        &edit("model = \"bernoulli\", rate = \"${loss}\"", "model = \"ber\", rate = \"1 byte in 2KB\""),
         "links.bc.errors.rate",
         &["not a valid bit error rate"],
     );
@@ -861,38 +550,21 @@ fn error_model_direction() {
 #[test]
 fn queue_forms() {
     let q = |form: &str| -> Result<QueueSpec, ScenarioError> {
-        let s = load(&edit(
-            "delay = \"5ms\"",
-            &format!("delay = \"5ms\"\nqueue = {form}"),
-        ))?;
+        let s = load(&edit("delay = \"5ms\"", &format!("delay = \"5ms\"\nqueue = {form}")))?;
         Ok(s.links[0].queue)
     };
     let dt = QueueSpec::DropTail;
-    assert_eq!(
-        q("\"bdp\"").unwrap(),
-        dt(QueueLimit::BandwidthDelayProduct { rtt: None })
-    );
-    assert_eq!(
-        q("\"BDP\"").unwrap(),
-        dt(QueueLimit::BandwidthDelayProduct { rtt: None })
-    );
+    assert_eq!(q("\"bdp\"").unwrap(), dt(QueueLimit::BandwidthDelayProduct { rtt: None }));
+    assert_eq!(q("\"BDP\"").unwrap(), dt(QueueLimit::BandwidthDelayProduct { rtt: None }));
     assert_eq!(q("50").unwrap(), dt(QueueLimit::Packets(50)));
     assert_eq!(q("\"50pkt\"").unwrap(), dt(QueueLimit::Packets(50)));
     assert_eq!(q("\"50 packets\"").unwrap(), dt(QueueLimit::Packets(50)));
     assert_eq!(q("\"64KB\"").unwrap(), dt(QueueLimit::Bytes(64_000)));
-    assert_eq!(
-        q("{ type = \"droptail\", limit = 20 }").unwrap(),
-        dt(QueueLimit::Packets(20))
-    );
-    assert_eq!(
-        q("{ limit = \"8KiB\" }").unwrap(),
-        dt(QueueLimit::Bytes(8_192))
-    );
+    assert_eq!(q("{ type = \"droptail\", limit = 20 }").unwrap(), dt(QueueLimit::Packets(20)));
+    assert_eq!(q("{ limit = \"8KiB\" }").unwrap(), dt(QueueLimit::Bytes(8_192)));
     assert_eq!(
         q("{ rtt = \"40ms\" }").unwrap(),
-        dt(QueueLimit::BandwidthDelayProduct {
-            rtt: Some(40_000_000)
-        })
+        dt(QueueLimit::BandwidthDelayProduct { rtt: Some(40_000_000) })
     );
     let e = q("\"lots\"").unwrap_err();
     assert_eq!(e.field, "links.ab.queue");
@@ -905,10 +577,7 @@ fn queue_forms() {
     assert_eq!(e.field, "links.ab.queue.type");
     let e = q("{ limit = 10, rtt = \"40ms\" }").unwrap_err();
     assert_eq!(e.field, "links.ab.queue.rtt");
-    assert!(
-        e.message.contains("only applies when the limit is \"bdp\""),
-        "{e}"
-    );
+    assert!(e.message.contains("only applies when the limit is \"bdp\""), "{e}");
 }
 
 #[test]

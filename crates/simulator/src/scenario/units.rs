@@ -53,9 +53,7 @@ impl Decimal {
 
     /// The closest `f64` to `|self| * 10^extra_exp10` (correctly rounded).
     fn to_f64(self, extra_exp10: i32) -> f64 {
-        format!("{}e{}", self.mantissa, self.exp10 + extra_exp10)
-            .parse::<f64>()
-            .unwrap_or(f64::INFINITY)
+        format!("{}e{}", self.mantissa, self.exp10 + extra_exp10).parse::<f64>().unwrap_or(f64::INFINITY)
     }
 }
 
@@ -115,24 +113,9 @@ fn split_number(s: &str) -> Option<(Decimal, &str)> {
     if without_trailing.len() > MAX_DIGITS {
         return None;
     }
-    let mantissa: u128 = if without_trailing.is_empty() {
-        0
-    } else {
-        without_trailing.parse().ok()?
-    };
-    let exp10 = if mantissa == 0 {
-        0
-    } else {
-        exp - frac_digits + trailing
-    };
-    Some((
-        Decimal {
-            negative,
-            mantissa,
-            exp10,
-        },
-        s[i..].trim_start(),
-    ))
+    let mantissa: u128 = if without_trailing.is_empty() { 0 } else { without_trailing.parse().ok()? };
+    let exp10 = if mantissa == 0 { 0 } else { exp - frac_digits + trailing };
+    Some((Decimal { negative, mantissa, exp10 }, s[i..].trim_start()))
 }
 
 /// Parses a bit rate: a number and one of `bps`, `kbps` (`Kbps`), `Mbps`, `Gbps`, `Tbps`, or
@@ -151,10 +134,8 @@ pub fn parse_rate(text: &str) -> Result<u64, String> {
     if unit.is_empty() {
         return Err(fail(&format!("missing unit; {EXPECTED}")));
     }
-    let base = unit
-        .strip_suffix("bps")
-        .or_else(|| unit.strip_suffix("b/s"))
-        .or_else(|| unit.strip_suffix("bit/s"));
+    let base =
+        unit.strip_suffix("bps").or_else(|| unit.strip_suffix("b/s")).or_else(|| unit.strip_suffix("bit/s"));
     let factor: Option<u128> = match base {
         Some("") => Some(1),
         Some("k" | "K") => Some(1_000),
@@ -190,21 +171,13 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
     }
     let factor: u128 = match unit {
         "" if number.is_zero() => return Ok(0),
-        "" => {
-            return Err(fail(&format!(
-                "missing unit (ns, us, ms, s or min); {EXPECTED}"
-            )))
-        }
+        "" => return Err(fail(&format!("missing unit (ns, us, ms, s or min); {EXPECTED}"))),
         "ns" => 1,
         "us" | "µs" | "μs" => 1_000,
         "ms" => 1_000_000,
         "s" => 1_000_000_000,
         "min" => 60_000_000_000,
-        other => {
-            return Err(fail(&format!(
-                "unknown unit {other:?}; expected ns, us, ms, s or min"
-            )))
-        }
+        other => return Err(fail(&format!("unknown unit {other:?}; expected ns, us, ms, s or min"))),
     };
     number.scaled(factor).ok_or_else(|| fail("too large"))
 }
@@ -222,11 +195,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         return Err(fail(EXPECTED));
     }
     let factor: u128 = match unit {
-        "" => {
-            return Err(fail(&format!(
-                "missing unit (B, KB, KiB, MB, MiB, GB, GiB); {EXPECTED}"
-            )))
-        }
+        "" => return Err(fail(&format!("missing unit (B, KB, KiB, MB, MiB, GB, GiB); {EXPECTED}"))),
         "B" | "byte" | "bytes" => 1,
         "KB" | "kB" => 1_000,
         "KiB" => 1 << 10,
@@ -240,9 +209,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
             )))
         }
         other => {
-            return Err(fail(&format!(
-                "unknown unit {other:?}; expected B, KB, KiB, MB, MiB, GB or GiB"
-            )))
+            return Err(fail(&format!("unknown unit {other:?}; expected B, KB, KiB, MB, MiB, GB or GiB")))
         }
     };
     number.scaled(factor).ok_or_else(|| fail("too large"))
@@ -296,11 +263,8 @@ pub fn parse_bit_error_rate(text: &str) -> Result<f64, String> {
         )
     };
     let count_text = count_text.trim();
-    let count_number = count_text
-        .strip_suffix("bits")
-        .or_else(|| count_text.strip_suffix("bit"))
-        .ok_or_else(fail)?
-        .trim();
+    let count_number =
+        count_text.strip_suffix("bits").or_else(|| count_text.strip_suffix("bit")).ok_or_else(fail)?.trim();
     let (count, rest) = split_number(count_number).ok_or_else(fail)?;
     if !rest.is_empty() || count.negative && !count.is_zero() {
         return Err(fail());
@@ -358,16 +322,12 @@ mod tests {
             parse_rate("-10Mbps").unwrap_err(),
             "\"-10Mbps\" is not a valid rate: expected a positive rate like \"10Mbps\""
         );
-        for bad in [
-            "0Mbps", "0.4bps", "10", "Mbps", "", "10MBps", "10 MB/s", "ten Mbps", "10Mbpsx",
-        ] {
+        for bad in ["0Mbps", "0.4bps", "10", "Mbps", "", "10MBps", "10 MB/s", "ten Mbps", "10Mbpsx"] {
             let err = parse_rate(bad).unwrap_err();
             assert!(err.contains("is not a valid rate"), "{bad}: {err}");
         }
         assert!(parse_rate("10").unwrap_err().contains("missing unit"));
-        assert!(parse_rate("10MBps")
-            .unwrap_err()
-            .contains("unknown unit \"MBps\""));
+        assert!(parse_rate("10MBps").unwrap_err().contains("unknown unit \"MBps\""));
         assert!(parse_rate("1e30Tbps").unwrap_err().contains("too large"));
     }
 
@@ -392,31 +352,19 @@ mod tests {
         assert_eq!(parse_duration("1e-12s"), Ok(0));
         // Exact even where f64 would not be.
         assert_eq!(parse_duration("0.3s"), Ok(300_000_000));
-        assert_eq!(
-            parse_duration("123456789.123456789s"),
-            Ok(123_456_789_123_456_789)
-        );
+        assert_eq!(parse_duration("123456789.123456789s"), Ok(123_456_789_123_456_789));
     }
 
     #[test]
     fn invalid_durations() {
-        for bad in [
-            "-1ms", "10", "1.5", "ms", "", "10 hours", "10sec", "1..2s", "1e400s",
-        ] {
+        for bad in ["-1ms", "10", "1.5", "ms", "", "10 hours", "10sec", "1..2s", "1e400s"] {
             let err = parse_duration(bad).unwrap_err();
-            assert!(
-                err.starts_with(&format!("{bad:?} is not a valid duration")),
-                "{bad}: {err}"
-            );
+            assert!(err.starts_with(&format!("{bad:?} is not a valid duration")), "{bad}: {err}");
         }
         assert!(parse_duration("-1ms").unwrap_err().contains("non-negative"));
         assert!(parse_duration("10").unwrap_err().contains("missing unit"));
-        assert!(parse_duration("10sec")
-            .unwrap_err()
-            .contains("unknown unit \"sec\""));
-        assert!(parse_duration("1000000000000min")
-            .unwrap_err()
-            .contains("too large"));
+        assert!(parse_duration("10sec").unwrap_err().contains("unknown unit \"sec\""));
+        assert!(parse_duration("1000000000000min").unwrap_err().contains("too large"));
     }
 
     #[test]
@@ -440,15 +388,10 @@ mod tests {
     fn invalid_sizes() {
         for bad in ["-1B", "1000", "10Kb", "10kb", "10 bits", "KB", "", "1XB"] {
             let err = parse_size(bad).unwrap_err();
-            assert!(
-                err.starts_with(&format!("{bad:?} is not a valid size")),
-                "{bad}: {err}"
-            );
+            assert!(err.starts_with(&format!("{bad:?} is not a valid size")), "{bad}: {err}");
         }
         assert!(parse_size("1000").unwrap_err().contains("missing unit"));
-        assert!(parse_size("10Kb")
-            .unwrap_err()
-            .contains("sizes are in bytes"));
+        assert!(parse_size("10Kb").unwrap_err().contains("sizes are in bytes"));
     }
 
     #[test]
@@ -467,18 +410,7 @@ mod tests {
 
     #[test]
     fn invalid_probabilities() {
-        for bad in [
-            "-0.1",
-            "1.5",
-            "150%",
-            "-1%",
-            "abc",
-            "",
-            "%",
-            "0.5 percent",
-            "nan",
-            "inf",
-        ] {
+        for bad in ["-0.1", "1.5", "150%", "-1%", "abc", "", "%", "0.5 percent", "nan", "inf"] {
             let err = parse_probability(bad).unwrap_err();
             assert!(
                 err.starts_with(&format!("{bad:?} is not a valid probability: expected")),
@@ -494,19 +426,9 @@ mod tests {
         assert_eq!(parse_bit_error_rate("2 bits in 1KB"), Ok(2.0 / 8_000.0));
         assert_eq!(parse_bit_error_rate("1e-6"), Ok(1e-6));
         assert_eq!(parse_bit_error_rate("0.001%"), Ok(1e-5));
-        for bad in [
-            "1 bit in 0B",
-            "1 byte in 64KB",
-            "1 bit in 64",
-            "x",
-            "9 bits in 1B",
-            "2",
-        ] {
+        for bad in ["1 bit in 0B", "1 byte in 64KB", "1 bit in 64", "x", "9 bits in 1B", "2"] {
             let err = parse_bit_error_rate(bad).unwrap_err();
-            assert!(
-                err.contains("is not a valid bit error rate"),
-                "{bad}: {err}"
-            );
+            assert!(err.contains("is not a valid bit error rate"), "{bad}: {err}");
         }
     }
 

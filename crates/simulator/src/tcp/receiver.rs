@@ -65,12 +65,7 @@ impl Receiver {
     }
 
     /// Handle an arriving data segment; ACKs go to `out`. Returns the in-order bytes it released.
-    pub fn on_data(
-        &mut self,
-        segment: &Packet,
-        now: Nanos,
-        out: &mut Vec<Packet>,
-    ) -> Option<Delivery> {
+    pub fn on_data(&mut self, segment: &Packet, now: Nanos, out: &mut Vec<Packet>) -> Option<Delivery> {
         self.wire_bytes_received += u64::from(segment.size);
         let start = segment.seq;
         let end = segment.seq + u64::from(segment.len);
@@ -105,18 +100,12 @@ impl Receiver {
                 self.delayed_ack_deadline = Some(now + self.delayed_ack.timeout);
             }
         }
-        Some(Delivery {
-            from,
-            to: self.rcv_nxt,
-        })
+        Some(Delivery { from, to: self.rcv_nxt })
     }
 
     /// The delayed-ACK timer expired.
     pub fn on_timer(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        if self
-            .delayed_ack_deadline
-            .is_some_and(|deadline| deadline <= now)
-        {
+        if self.delayed_ack_deadline.is_some_and(|deadline| deadline <= now) {
             self.send_ack(now, out);
         }
     }
@@ -154,11 +143,7 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn receiver(delayed: bool) -> Receiver {
-        let spec = DelayedAckSpec {
-            enabled: delayed,
-            timeout: 200_000_000,
-            every_segments: 2,
-        };
+        let spec = DelayedAckSpec { enabled: delayed, timeout: 200_000_000, every_segments: 2 };
         Receiver::new(0, 1, 0, 40, 65_535, spec)
     }
 
@@ -215,13 +200,7 @@ mod tests {
         assert_eq!(acks(&out), vec![2, 2, 2, 2]);
         let delivery = rx.on_data(&segment(2), 0, &mut out);
         assert_eq!(acks(&out), vec![2, 2, 2, 2, 6]);
-        assert_eq!(
-            delivery,
-            Some(Delivery {
-                from: 2000,
-                to: 6000
-            })
-        );
+        assert_eq!(delivery, Some(Delivery { from: 2000, to: 6000 }));
     }
 
     #[test]

@@ -16,14 +16,7 @@ pub struct RttEstimator {
 
 impl RttEstimator {
     pub fn new(spec: RtoSpec) -> Self {
-        RttEstimator {
-            spec,
-            srtt: None,
-            rttvar: 0,
-            base_rto: spec.initial,
-            backoffs: 0,
-            min_rtt: None,
-        }
+        RttEstimator { spec, srtt: None, rttvar: 0, base_rto: spec.initial, backoffs: 0, min_rtt: None }
     }
 
     /// Feed a valid sample (Karn's rule is the caller's job). A new sample also ends any backoff
@@ -49,10 +42,7 @@ impl RttEstimator {
 
     /// Current retransmission timeout: §2.4 minimum, §2.5 maximum, §5.5 exponential backoff.
     pub fn rto(&self) -> Nanos {
-        let backed_off = self
-            .base_rto
-            .max(self.spec.min)
-            .saturating_mul(1u64 << self.backoffs.min(32));
+        let backed_off = self.base_rto.max(self.spec.min).saturating_mul(1u64 << self.backoffs.min(32));
         backed_off.min(self.spec.max)
     }
 
@@ -79,12 +69,7 @@ mod tests {
     const MS: Nanos = 1_000_000;
 
     fn spec(min: Nanos) -> RtoSpec {
-        RtoSpec {
-            initial: 1000 * MS,
-            min,
-            max: 60_000 * MS,
-            granularity: MS,
-        }
+        RtoSpec { initial: 1000 * MS, min, max: 60_000 * MS, granularity: MS }
     }
 
     #[test]

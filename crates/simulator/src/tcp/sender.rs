@@ -71,13 +71,7 @@ pub struct Sender {
 }
 
 impl Sender {
-    pub fn new(
-        flow: u32,
-        node: u32,
-        peer: u32,
-        spec: &TcpSpec,
-        cc: Box<dyn CongestionControl>,
-    ) -> Self {
+    pub fn new(flow: u32, node: u32, peer: u32, spec: &TcpSpec, cc: Box<dyn CongestionControl>) -> Self {
         Sender {
             flow,
             node,
@@ -146,12 +140,7 @@ impl Sender {
                 self.outstanding[index].retransmitted = true;
             }
         } else {
-            self.outstanding.push_back(SentSegment {
-                start: seq,
-                end,
-                sent_at: now,
-                retransmitted: false,
-            });
+            self.outstanding.push_back(SentSegment { start: seq, end, sent_at: now, retransmitted: false });
             self.snd_max = end;
         }
         self.stats.segments_sent += 1;
@@ -181,11 +170,7 @@ impl Sender {
 
     fn restart_timer(&mut self, now: Nanos) {
         // RFC 6298 §5.2-5.3
-        self.rto_deadline = if self.snd_una < self.snd_max {
-            Some(now + self.rtt.rto())
-        } else {
-            None
-        };
+        self.rto_deadline = if self.snd_una < self.snd_max { Some(now + self.rtt.rto()) } else { None };
     }
 
     /// Handle an arriving ACK.
@@ -204,13 +189,7 @@ impl Sender {
         self.send_available(now, out);
     }
 
-    fn on_new_ack(
-        &mut self,
-        ack_seq: u64,
-        bytes_in_flight: u64,
-        now: Nanos,
-        out: &mut Vec<Packet>,
-    ) {
+    fn on_new_ack(&mut self, ack_seq: u64, bytes_in_flight: u64, now: Nanos, out: &mut Vec<Packet>) {
         let newly_acked_bytes = ack_seq - self.snd_una;
         // Karn: an ACK that covers any retransmitted segment is ambiguous and gives no sample.
         let mut sample = None;
@@ -267,13 +246,7 @@ impl Sender {
         }
     }
 
-    fn on_duplicate_ack(
-        &mut self,
-        ack_seq: u64,
-        bytes_in_flight: u64,
-        now: Nanos,
-        out: &mut Vec<Packet>,
-    ) {
+    fn on_duplicate_ack(&mut self, ack_seq: u64, bytes_in_flight: u64, now: Nanos, out: &mut Vec<Packet>) {
         self.dupacks += 1;
         self.cc.on_ack(&AckEvent {
             now_ns: now,
@@ -294,17 +267,13 @@ impl Sender {
         }
         // RFC 6582 §3.2 step 2: DUPACKs for data sent before the last loss detection (e.g. the
         // go-back-N resend after a timeout) must not trigger a second reduction.
-        if self.recovery_style == Recovery::NewReno
-            && self.recover.is_some_and(|recover| ack_seq <= recover)
+        if self.recovery_style == Recovery::NewReno && self.recover.is_some_and(|recover| ack_seq <= recover)
         {
             return;
         }
         self.stats.fast_retransmits += 1;
         self.recover = Some(self.snd_max);
-        self.cc.on_congestion(CongestionEvent::DuplicateAcks {
-            now_ns: now,
-            bytes_in_flight,
-        });
+        self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight });
         self.in_recovery = true;
         self.partial_ack_seen = false;
         // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS, the inflation being ours.
@@ -330,10 +299,7 @@ impl Sender {
         }
         self.stats.timeouts += 1;
         let bytes_in_flight = self.snd_max - self.snd_una;
-        self.cc.on_congestion(CongestionEvent::Timeout {
-            now_ns: now,
-            bytes_in_flight,
-        });
+        self.cc.on_congestion(CongestionEvent::Timeout { now_ns: now, bytes_in_flight });
         self.rtt.back_off();
         self.in_recovery = false;
         self.inflation = 0;
@@ -496,10 +462,7 @@ mod tests {
         s.on_ack(&ack(5), 200 * MS, &mut out);
         assert!(!s.in_recovery());
         assert_eq!(s.cwnd(), s.ssthresh());
-        assert!(
-            !seqs(&out).contains(&5),
-            "Reno does not retransmit on a partial ACK"
-        );
+        assert!(!seqs(&out).contains(&5), "Reno does not retransmit on a partial ACK");
     }
 
     #[test]
