@@ -88,15 +88,11 @@ impl CongestionControl for Reno {
 
     fn on_congestion(&mut self, event: CongestionEvent) {
         match event {
-            CongestionEvent::DuplicateAcks {
-                bytes_in_flight, ..
-            } => {
+            CongestionEvent::DuplicateAcks { bytes_in_flight, .. } => {
                 let ssthresh = self.halved_ssthresh(bytes_in_flight);
                 self.set_window(ssthresh, ssthresh);
             }
-            CongestionEvent::Timeout {
-                bytes_in_flight, ..
-            } => {
+            CongestionEvent::Timeout { bytes_in_flight, .. } => {
                 let ssthresh = self.halved_ssthresh(bytes_in_flight);
                 self.set_window(self.mss, ssthresh);
             }
@@ -125,11 +121,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn reno(initial_cwnd: u64, initial_ssthresh: u64) -> Reno {
-        Reno::new(WindowConfig {
-            mss: MSS,
-            initial_cwnd,
-            initial_ssthresh,
-        })
+        Reno::new(WindowConfig { mss: MSS, initial_cwnd, initial_ssthresh })
     }
 
     fn ack(newly: u64) -> AckEvent {
@@ -181,45 +173,30 @@ mod tests {
     #[test]
     fn duplicate_acks_halve_the_flight_with_a_floor_of_two_segments() {
         let mut cc = reno(20 * MSS, 10 * MSS);
-        cc.on_congestion(CongestionEvent::DuplicateAcks {
-            now_ns: 0,
-            bytes_in_flight: 16 * MSS,
-        });
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 0, bytes_in_flight: 16 * MSS });
         assert_eq!((cc.cwnd(), cc.ssthresh()), (8 * MSS, 8 * MSS));
-        cc.on_congestion(CongestionEvent::DuplicateAcks {
-            now_ns: 0,
-            bytes_in_flight: 3 * MSS,
-        });
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 0, bytes_in_flight: 3 * MSS });
         assert_eq!(cc.ssthresh(), 2 * MSS);
     }
 
     #[test]
     fn flight_size_above_cwnd_is_capped_at_cwnd() {
         let mut cc = reno(10 * MSS, 10 * MSS);
-        cc.on_congestion(CongestionEvent::Timeout {
-            now_ns: 0,
-            bytes_in_flight: 200 * MSS,
-        });
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: 0, bytes_in_flight: 200 * MSS });
         assert_eq!(cc.ssthresh(), 5 * MSS);
     }
 
     #[test]
     fn timeout_restarts_from_one_segment() {
         let mut cc = reno(20 * MSS, 10 * MSS);
-        cc.on_congestion(CongestionEvent::Timeout {
-            now_ns: 0,
-            bytes_in_flight: 20 * MSS,
-        });
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: 0, bytes_in_flight: 20 * MSS });
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 10 * MSS));
     }
 
     #[test]
     fn recovery_acks_do_not_grow_the_window_and_exit_deflates_to_ssthresh() {
         let mut cc = reno(20 * MSS, 100 * MSS);
-        cc.on_congestion(CongestionEvent::DuplicateAcks {
-            now_ns: 0,
-            bytes_in_flight: 20 * MSS,
-        });
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 0, bytes_in_flight: 20 * MSS });
         let mut in_recovery = ack(MSS);
         in_recovery.in_recovery = true;
         cc.on_ack(&in_recovery);

@@ -47,11 +47,7 @@ fn link_series_dict<'py>(py: Python<'py>, s: &LinkSeries) -> PyResult<Bound<'py,
     Ok(d)
 }
 
-type RunOutput<'py> = (
-    String,
-    Option<Bound<'py, PyDict>>,
-    Option<Bound<'py, PyDict>>,
-);
+type RunOutput<'py> = (String, Option<Bound<'py, PyDict>>, Option<Bound<'py, PyDict>>);
 
 /// Load the scenario at `path`, apply `overrides` (name, value) and `seed`, and run it.
 ///
@@ -67,10 +63,7 @@ fn run<'py>(
     record: bool,
     check_invariants: bool,
 ) -> PyResult<RunOutput<'py>> {
-    let options = RunOptions {
-        record_series: record,
-        check_invariants,
-    };
+    let options = RunOptions { record_series: record, check_invariants };
     let result = py
         .detach(move || {
             let mut scenario = scenario::load_file(&path, &overrides)?;
@@ -79,24 +72,14 @@ fn run<'py>(
             }
             // Errors found while building the network (e.g. a flow without a route) name the
             // scenario; name the file instead, like the loader's errors do.
-            westwood_simulator::run(&scenario, options).map_err(|e| SimScenarioError {
-                file: path.display().to_string(),
-                ..e
-            })
+            westwood_simulator::run(&scenario, options)
+                .map_err(|e| SimScenarioError { file: path.display().to_string(), ..e })
         })
         .map_err(scenario_error)?;
     let summary = serde_json::to_string(&result.summary)
         .map_err(|e| PyRuntimeError::new_err(format!("cannot serialise summary: {e}")))?;
-    let flows = result
-        .flow_series
-        .as_ref()
-        .map(|s| flow_series_dict(py, s))
-        .transpose()?;
-    let links = result
-        .link_series
-        .as_ref()
-        .map(|s| link_series_dict(py, s))
-        .transpose()?;
+    let flows = result.flow_series.as_ref().map(|s| flow_series_dict(py, s)).transpose()?;
+    let links = result.link_series.as_ref().map(|s| link_series_dict(py, s)).transpose()?;
     Ok((summary, flows, links))
 }
 

@@ -39,13 +39,7 @@ pub struct AbseParams {
 
 impl Default for AbseParams {
     fn default() -> Self {
-        AbseParams {
-            t_min_ns: 50_000_000,
-            n: 10.0,
-            u_max_bps: None,
-            epsilon: 0.6,
-            beta: 0.6,
-        }
+        AbseParams { t_min_ns: 50_000_000, n: 10.0, u_max_bps: None, epsilon: 0.6, beta: 0.6 }
     }
 }
 
@@ -88,12 +82,7 @@ impl AbseEstimator {
     /// Bytes reported by ACKs in `(now - window, now]`.
     fn bytes_within(&self, now: u64, window: u64) -> u64 {
         let since = now.saturating_sub(window);
-        self.history
-            .iter()
-            .rev()
-            .take_while(|&&(t, _)| t > since || window > now)
-            .map(|&(_, d)| d)
-            .sum()
+        self.history.iter().rev().take_while(|&&(t, _)| t > since || window > now).map(|&(_, d)| d).sum()
     }
 
     /// T_k of the last step, ns.
@@ -120,11 +109,7 @@ impl BandwidthEstimator for AbseEstimator {
         let rtt_min = path.min_rtt_ns.unwrap_or(rtt);
         self.history.push_back((now_ns, delivered_bytes));
         let keep = rtt.max(p.t_min_ns);
-        while self
-            .history
-            .front()
-            .is_some_and(|&(t, _)| t + keep < now_ns)
-        {
+        while self.history.front().is_some_and(|&(t, _)| t + keep < now_ns) {
             self.history.pop_front();
         }
         let Some(last_ack) = self.last_ack.replace(now_ns) else {
@@ -154,15 +139,10 @@ impl BandwidthEstimator for AbseEstimator {
         let sample = self.bytes_within(now_ns, interval) as f64 * 8.0 * 1e9 / interval as f64;
 
         // eq. 5-6: instability and the filter gain.
-        self.instability =
-            p.beta * self.instability + (1.0 - p.beta) * (sample - self.previous_sample).abs();
+        self.instability = p.beta * self.instability + (1.0 - p.beta) * (sample - self.previous_sample).abs();
         self.max_instability = self.max_instability.max(self.instability);
         let u_max = p.u_max_bps.unwrap_or(self.max_instability);
-        let ratio = if u_max > 0.0 {
-            (self.instability / u_max).min(1.0)
-        } else {
-            0.0
-        };
+        let ratio = if u_max > 0.0 { (self.instability / u_max).min(1.0) } else { 0.0 };
         let tau = rtt as f64 * (1.0 + p.n * ratio);
         self.last_tau_ns = tau;
 
@@ -207,11 +187,7 @@ mod tests {
         assert_eq!(e.sampling_interval_ns(), 50 * MS);
         // Eq. 2 counts the ACKs in (t_k - T_k, t_k]: 13 ACKs of 1000 bytes in 50 ms when they
         // come every 4 ms, so each sample is 2.08 Mb/s — the window-edge bias of the formula.
-        assert!(
-            (e.estimate_bps() - 13.0 * 8000.0 / 0.05).abs() < 1.0,
-            "{}",
-            e.estimate_bps()
-        );
+        assert!((e.estimate_bps() - 13.0 * 8000.0 / 0.05).abs() < 1.0, "{}", e.estimate_bps());
     }
 
     #[test]
@@ -223,28 +199,19 @@ mod tests {
         }
         let expected = 100.0 * (100_000.0 - 25_000.0) / 100_000.0;
         let got = e.sampling_interval_ns() as f64 / MS as f64;
-        assert!(
-            (got - expected).abs() < 1.0,
-            "T_k = {got} ms, expected {expected}"
-        );
+        assert!((got - expected).abs() < 1.0, "T_k = {got} ms, expected {expected}");
     }
 
     #[test]
     fn a_steady_stream_has_low_instability_and_tau_near_one_rtt() {
-        let mut e = AbseEstimator::new(AbseParams {
-            u_max_bps: Some(1e6),
-            ..AbseParams::default()
-        });
+        let mut e = AbseEstimator::new(AbseParams { u_max_bps: Some(1e6), ..AbseParams::default() });
         for k in 0..5000u64 {
             e.on_ack(k * 4 * MS, 1000, &path(10_000));
         }
         assert!(e.instability_bps() < 1e5, "U = {}", e.instability_bps());
         assert!(e.tau_ns() < 2.0 * (100 * MS) as f64, "tau = {}", e.tau_ns());
         // Jittery stream: alternate 2 and 6 ms gaps; instability and tau rise.
-        let mut jittery = AbseEstimator::new(AbseParams {
-            u_max_bps: Some(1e6),
-            ..AbseParams::default()
-        });
+        let mut jittery = AbseEstimator::new(AbseParams { u_max_bps: Some(1e6), ..AbseParams::default() });
         let mut t = 0;
         for k in 0..5000u64 {
             t += if k % 50 < 25 { MS } else { 7 * MS };

@@ -76,20 +76,9 @@ mod tests {
             (10, 5, 11, 1, 5), // cumul_ack = 1 never touches accounted_for (as written)
         ];
         for &(previous, accounted, ack, credited, after) in cases {
-            let mut count = AckedCount {
-                last_ack_seqno: Some(previous * MSS),
-                accounted_for: accounted,
-            };
-            assert_eq!(
-                count.on_ack(ack * MSS, MSS),
-                credited,
-                "case {previous},{accounted},{ack}"
-            );
-            assert_eq!(
-                count.accounted_for(),
-                after,
-                "case {previous},{accounted},{ack}"
-            );
+            let mut count = AckedCount { last_ack_seqno: Some(previous * MSS), accounted_for: accounted };
+            assert_eq!(count.on_ack(ack * MSS, MSS), credited, "case {previous},{accounted},{ack}");
+            assert_eq!(count.accounted_for(), after, "case {previous},{accounted},{ack}");
         }
     }
 

@@ -63,11 +63,7 @@ impl<E: BandwidthEstimator> Westwood<E> {
         let bwe = self.estimator.estimate_at(now_ns);
         let rtt_min_s = self.path.min_rtt_ns.unwrap_or(0) as f64 / 1e9;
         let segments = (bwe * rtt_min_s / (mss as f64 * 8.0) / a).floor();
-        let segments = if segments.is_finite() {
-            segments.max(2.0) as u64
-        } else {
-            2
-        };
+        let segments = if segments.is_finite() { segments.max(2.0) as u64 } else { 2 };
         segments * mss
     }
 }
@@ -84,8 +80,7 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
         let mss = self.window.mss();
         let segments = self.acked_count.on_ack(ack.ack_seq, mss);
         self.path.cwnd = self.window.cwnd();
-        self.estimator
-            .on_ack(ack.now_ns, segments * mss, &self.path);
+        self.estimator.on_ack(ack.now_ns, segments * mss, &self.path);
         if !ack.in_recovery && !ack.is_dupack {
             self.window.grow(ack.newly_acked_bytes);
         }
@@ -96,16 +91,12 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
         let in_slow_start = cwnd < self.window.ssthresh();
         match event {
             CongestionEvent::DuplicateAcks { now_ns, .. } => {
-                let a = self
-                    .estimator
-                    .reduction_factor(LossKind::DuplicateAcks, in_slow_start);
+                let a = self.estimator.reduction_factor(LossKind::DuplicateAcks, in_slow_start);
                 let ssthresh = self.bandwidth_threshold(now_ns, a);
                 self.window.set_window(cwnd.min(ssthresh), ssthresh);
             }
             CongestionEvent::Timeout { now_ns, .. } => {
-                let a = self
-                    .estimator
-                    .reduction_factor(LossKind::Timeout, in_slow_start);
+                let a = self.estimator.reduction_factor(LossKind::Timeout, in_slow_start);
                 let ssthresh = self.bandwidth_threshold(now_ns, a);
                 self.window.set_window(self.window.mss(), ssthresh);
             }
@@ -180,10 +171,7 @@ mod tests {
         assert!((bwe - 2e6).abs() < 1.0);
         let before = cc.cwnd();
         assert!(before > 25 * MSS);
-        cc.on_congestion(CongestionEvent::DuplicateAcks {
-            now_ns: now + MS,
-            bytes_in_flight: before,
-        });
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now + MS, bytes_in_flight: before });
         // The filter approaches 2 Mb/s from below, so the floor gives 24 or 25 segments.
         let segments = (bwe * 0.1 / 8000.0).floor() as u64;
         assert!(segments == 24 || segments == 25);
@@ -198,17 +186,10 @@ mod tests {
         let before = cc.cwnd();
         let segments = (cc.bandwidth_estimate_bps().unwrap() * 1.0 / 8000.0).floor() as u64;
         assert!(before < segments * MSS, "cwnd {before}");
-        cc.on_congestion(CongestionEvent::DuplicateAcks {
-            now_ns: now + MS,
-            bytes_in_flight: before,
-        });
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now + MS, bytes_in_flight: before });
         assert_eq!((cc.ssthresh(), cc.cwnd()), (segments * MSS, before));
         cc.on_recovery_exit(now + 2 * MS);
-        assert_eq!(
-            cc.cwnd(),
-            before,
-            "recovery exit must not raise cwin to ssthresh"
-        );
+        assert_eq!(cc.cwnd(), before, "recovery exit must not raise cwin to ssthresh");
     }
 
     #[test]
@@ -221,10 +202,7 @@ mod tests {
         let ratio: f64 = 3.0 / 5.0;
         let bwe = (ratio * 2e6 + 2e6 / 5.0) * ratio * ratio;
         let expected_segments = (bwe * 0.1 / 8000.0).floor() as u64;
-        cc.on_congestion(CongestionEvent::Timeout {
-            now_ns: rto_at,
-            bytes_in_flight: 0,
-        });
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: rto_at, bytes_in_flight: 0 });
         assert_eq!(cc.cwnd(), MSS);
         assert_eq!(cc.ssthresh(), expected_segments * MSS);
         assert_eq!(expected_segments, 7); // 2e6 -> 0.576e6 bits/s; * 0.1 s / 8000 bits
@@ -234,10 +212,7 @@ mod tests {
     fn timeout_threshold_has_a_floor_of_two_segments() {
         let mut cc = Tcpw::new(config(4, 1000), TcpwEstimator::new(TcpwParams::default()));
         cc.on_ack(&ack(MS, MSS, MSS, Some(100)));
-        cc.on_congestion(CongestionEvent::Timeout {
-            now_ns: 60_000 * MS,
-            bytes_in_flight: 0,
-        });
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: 60_000 * MS, bytes_in_flight: 0 });
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 2 * MSS));
     }
 
@@ -245,12 +220,7 @@ mod tests {
     fn rttmin_is_the_smallest_sample() {
         let mut cc = Tcpw::new(config(4, 1000), TcpwEstimator::new(TcpwParams::default()));
         for (i, rtt) in [120, 90, 150, 95].into_iter().enumerate() {
-            cc.on_ack(&ack(
-                (i as u64 + 1) * MS,
-                (i as u64 + 1) * MSS,
-                MSS,
-                Some(rtt),
-            ));
+            cc.on_ack(&ack((i as u64 + 1) * MS, (i as u64 + 1) * MSS, MSS, Some(rtt)));
         }
         assert_eq!(cc.min_rtt_ns(), Some(90 * MS));
     }
@@ -261,18 +231,12 @@ mod tests {
         let mut cc = TcpwTr::new(config(100, 100_000), TrEstimator::new());
         let (now, _) = clock(&mut cc, 20);
         let bwe = cc.bandwidth_estimate_bps().unwrap();
-        cc.on_congestion(CongestionEvent::DuplicateAcks {
-            now_ns: now,
-            bytes_in_flight: 0,
-        });
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight: 0 });
         let expected = (bwe * 0.1 / 8000.0 / 1.25).floor() as u64 * MSS;
         assert_eq!(cc.ssthresh(), expected);
         assert_eq!(cc.estimator().reduction_factor_value(), 1.25);
         // Now cwin (20 segments, capped) >= ssthresh: congestion avoidance resets a to 1.
-        cc.on_congestion(CongestionEvent::DuplicateAcks {
-            now_ns: now,
-            bytes_in_flight: 0,
-        });
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight: 0 });
         assert_eq!(cc.estimator().reduction_factor_value(), 1.0);
         assert_eq!(cc.ssthresh(), (bwe * 0.1 / 8000.0).floor() as u64 * MSS);
     }
@@ -293,11 +257,7 @@ mod tests {
             let mut peak: f64 = 0.0;
             for (i, a) in acks.into_iter().enumerate() {
                 now += 4 * MS;
-                let credited = if naive {
-                    (a - previous).max(1)
-                } else {
-                    count.on_ack(a * MSS, MSS)
-                };
+                let credited = if naive { (a - previous).max(1) } else { count.on_ack(a * MSS, MSS) };
                 previous = a;
                 filter.on_ack(now, credited * MSS, &path);
                 if i >= 2500 {
@@ -309,10 +269,7 @@ mod tests {
         let with_acked_count = run(false);
         let naive = run(true);
         eprintln!("peak BWE: AckedCount {with_acked_count:.0}, naive {naive:.0}");
-        assert!(
-            with_acked_count < 2.2e6,
-            "peak with AckedCount {with_acked_count}"
-        );
+        assert!(with_acked_count < 2.2e6, "peak with AckedCount {with_acked_count}");
         assert!(naive > 2.3e6, "naive counting should surge: {naive}");
     }
 }

@@ -56,10 +56,7 @@ pub struct TustinFilter {
 impl TustinFilter {
     pub fn new(gain: Gain) -> Self {
         if let Gain::Adaptive { tau_ns, m } = gain {
-            assert!(
-                tau_ns > 0 && m >= 2,
-                "tau must be positive and m >= 2 (Nyquist, seed 000 §2.2)"
-            );
+            assert!(tau_ns > 0 && m >= 2, "tau must be positive and m >= 2 (Nyquist, seed 000 §2.2)");
         }
         TustinFilter {
             gain,
@@ -167,8 +164,7 @@ mod tests {
         let alpha = tustin_coefficient(TAU as f64, (10 * MS) as f64);
         assert!((f.estimate_bps() - (1.0 - alpha) * 800_000.0 / 2.0).abs() < 1e-6);
         f.on_ack(20 * MS, 2000); // b = 1.6 Mb/s
-        let expected =
-            alpha * (1.0 - alpha) * 400_000.0 + (1.0 - alpha) * (1_600_000.0 + 800_000.0) / 2.0;
+        let expected = alpha * (1.0 - alpha) * 400_000.0 + (1.0 - alpha) * (1_600_000.0 + 800_000.0) / 2.0;
         assert!((f.estimate_bps() - expected).abs() < 1e-6);
     }
 
@@ -179,11 +175,7 @@ mod tests {
         for k in 0..2500u64 {
             f.on_ack(k * 4 * MS, 1000);
         }
-        assert!(
-            (f.estimate_bps() - 2e6).abs() / 2e6 < 1e-6,
-            "{}",
-            f.estimate_bps()
-        );
+        assert!((f.estimate_bps() - 2e6).abs() / 2e6 < 1e-6, "{}", f.estimate_bps());
         assert_eq!(f.virtual_samples(), 0);
     }
 
@@ -236,10 +228,7 @@ mod tests {
             now += gap;
             f.on_ack(now, 1000);
             let alpha = f.last_alpha().unwrap();
-            assert!(
-                alpha > 0.0 && alpha < 1.0,
-                "alpha {alpha} after a gap of {gap} ns"
-            );
+            assert!(alpha > 0.0 && alpha < 1.0, "alpha {alpha} after a gap of {gap} ns");
             assert!(alpha >= 0.6 - 1e-12);
             assert!(f.estimate_bps().is_finite() && f.estimate_bps() >= 0.0);
         }

@@ -16,9 +16,7 @@ pub struct PlusParams {
 
 impl Default for PlusParams {
     fn default() -> Self {
-        PlusParams {
-            min_window_ns: 50_000_000,
-        }
+        PlusParams { min_window_ns: 50_000_000 }
     }
 }
 
@@ -103,10 +101,7 @@ mod tests {
     const MS: u64 = 1_000_000;
 
     fn path(rtt_ms: u64) -> PathState {
-        PathState {
-            latest_rtt_ns: Some(rtt_ms * MS),
-            ..PathState::default()
-        }
+        PathState { latest_rtt_ns: Some(rtt_ms * MS), ..PathState::default() }
     }
 
     #[test]

@@ -17,10 +17,7 @@ pub struct TcpwParams {
 
 impl Default for TcpwParams {
     fn default() -> Self {
-        TcpwParams {
-            tau_ns: 500_000_000,
-            m: 2,
-        }
+        TcpwParams { tau_ns: 500_000_000, m: 2 }
     }
 }
 
@@ -31,12 +28,7 @@ pub struct TcpwEstimator {
 
 impl TcpwEstimator {
     pub fn new(params: TcpwParams) -> Self {
-        TcpwEstimator {
-            filter: TustinFilter::new(Gain::Adaptive {
-                tau_ns: params.tau_ns,
-                m: params.m,
-            }),
-        }
+        TcpwEstimator { filter: TustinFilter::new(Gain::Adaptive { tau_ns: params.tau_ns, m: params.m }) }
     }
 
     pub fn filter(&self) -> &TustinFilter {

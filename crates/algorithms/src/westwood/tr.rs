@@ -28,12 +28,7 @@ impl Default for TrEstimator {
 
 impl TrEstimator {
     pub fn new() -> Self {
-        TrEstimator {
-            filter: TustinFilter::new(Gain::Fixed {
-                ratio: TIME_CONSTANT_RATIO,
-            }),
-            a: 1.0,
-        }
+        TrEstimator { filter: TustinFilter::new(Gain::Fixed { ratio: TIME_CONSTANT_RATIO }), a: 1.0 }
     }
 
     pub fn reduction_factor_value(&self) -> f64 {
