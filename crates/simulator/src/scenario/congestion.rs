@@ -163,3 +163,79 @@ fn number(v: &Value, field: &str, min: f64, max: f64) -> Res<f64> {
     }
     Ok(x)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::CcSpec;
+    use crate::scenario::load_str;
+    use westwood_algorithms::Recovery;
+
+    const BASE: &str = r#"
+[scenario]
+duration = "10s"
+[topology]
+nodes = ["a", "b"]
+[links.l]
+from = "a"
+to = "b"
+rate = "5Mbps"
+delay = "30ms"
+[flows.f]
+from = "a"
+to = "b"
+"#;
+
+    fn tcp(body: &str) -> Result<crate::model::TcpSpec, crate::scenario::ScenarioError> {
+        load_str(&format!("{BASE}{body}"), "t.toml", &[]).map(|s| s.flows[0].tcp.clone())
+    }
+
+    #[test]
+    fn each_variant_gets_its_paper_recovery_and_defaults() {
+        let cases = [
+            ("reno", Recovery::Reno),
+            ("newreno", Recovery::NewReno),
+            ("westwood", Recovery::Reno),
+            ("Westwood-TR", Recovery::Reno),
+            ("westwood-abse", Recovery::NewReno),
+            ("westwood-plus", Recovery::NewReno),
+        ];
+        for (cc, recovery) in cases {
+            let t = tcp(&format!("cc = \"{cc}\"\n")).unwrap();
+            assert_eq!(t.recovery, recovery, "{cc}");
+            assert_eq!(t.cc_name, cc.to_ascii_lowercase());
+        }
+        let t = tcp("cc = \"westwood\"\nrecovery = \"newreno\"\n").unwrap();
+        assert_eq!(t.recovery, Recovery::NewReno);
+    }
+
+    #[test]
+    fn variant_parameters_are_parsed() {
+        let t = tcp("cc = \"westwood\"\nwestwood = { tau = \"1s\", m = 4 }\n").unwrap();
+        let CcSpec::Westwood(p) = t.cc else { panic!("{:?}", t.cc) };
+        assert_eq!((p.tau_ns, p.m), (1_000_000_000, 4));
+        let t = tcp("cc = \"westwood-abse\"\nwestwood_abse = { t_min = \"20ms\", n = 5, u_max = \"2Mbps\", beta = 0.5 }\n")
+            .unwrap();
+        let CcSpec::WestwoodAbse(p) = t.cc else { panic!() };
+        assert_eq!((p.t_min_ns, p.n, p.u_max_bps, p.beta, p.epsilon), (20_000_000, 5.0, Some(2e6), 0.5, 0.6));
+        let t = tcp("cc = \"westwood-plus\"\nwestwood_plus = { min_window = \"10ms\" }\n").unwrap();
+        let CcSpec::WestwoodPlus(p) = t.cc else { panic!() };
+        assert_eq!(p.min_window_ns, 10_000_000);
+    }
+
+    #[test]
+    fn bad_variant_settings_name_the_field() {
+        let cases = [
+            ("cc = \"vegas\"\n", "flows.f.cc"),
+            ("cc = \"westwood\"\nwestwood = { m = 1 }\n", "flows.f.westwood.m"),
+            ("cc = \"westwood\"\nwestwood = { tau = \"0s\" }\n", "flows.f.westwood.tau"),
+            ("cc = \"westwood\"\nwestwood = { alpha = 0.9 }\n", "flows.f.westwood.alpha"),
+            ("cc = \"reno\"\nwestwood = { tau = \"1s\" }\n", "flows.f.westwood"),
+            ("cc = \"westwood-abse\"\nwestwood_abse = { beta = 1.5 }\n", "flows.f.westwood_abse.beta"),
+            ("cc = \"westwood-abse\"\nwestwood_abse = { u_max = \"lots\" }\n", "flows.f.westwood_abse.u_max"),
+        ];
+        for (body, field) in cases {
+            let err = tcp(body).unwrap_err();
+            assert_eq!(err.field, field, "{body}: {err}");
+        }
+    }
+}
