@@ -16,11 +16,12 @@ from westwood.reproduce import reproduce
 
 
 def tiny_fig9() -> experiments.Experiment:
-    """fig9 with 2 x values and 5 s runs."""
+    """fig9 with 2 x values, the Reno and NewReno series and 5 s runs."""
     fig9 = experiments.EXPERIMENTS["fig9"]
     return dataclasses.replace(
         fig9,
         x=dataclasses.replace(fig9.x, values=(0, 2), quick_values=(0, 2)),
+        series=fig9.series[:2],
         quick_duration="5s",
     )
 
@@ -89,7 +90,7 @@ def test_cli_quick_reproduce_resumes(tmp_path: Path):
     )
     runs = len(dir_entries(out / "runs"))
     quick_x = experiments.EXPERIMENTS["fig9"].x.values_for(True)
-    assert runs == len(quick_x) * 2  # one seed in quick mode
+    assert runs == len(quick_x) * 6  # six ccs, one seed in quick mode
     assert "ETA" in first.stderr
     second = cli(*args)
     assert second.returncode == 0, second.stderr
@@ -150,16 +151,127 @@ def test_aggregate_and_markdown_table():
 
 @pytest.mark.parametrize("exp_id", sorted(experiments.EXPERIMENTS))
 def test_every_registered_experiment_is_runnable(exp_id: str):
-    """Each series at the extreme x values is accepted by its scenario (1 s runs)."""
+    """Each series (at the extreme x values of a sweep) is accepted by its scenario (1 s runs),
+    and a trace experiment's flow, bottleneck and sources are in the summary."""
     from westwood.api import run_raw
+    from westwood.traces import bottleneck_rate, flow_record
 
     exp = experiments.EXPERIMENTS[exp_id]
-    for x in (exp.x.values[0], exp.x.values[-1]):
+    xs = (exp.x.values[0], exp.x.values[-1]) if exp.kind == "sweep" else (0.0,)
+    for x in xs:
         for series in exp.series:
             overrides = exp.run_overrides(
                 x, series, quick=True, extra=[(exp.duration_parameter, "1s")]
             )
             summary = run_raw(exp.scenario, 1, overrides).summary
-            assert exp.metric.value(summary) >= 0
+            if exp.kind == "sweep":
+                assert exp.metric.value(summary) >= 0
+                flow = summary["flows"][exp.metric.flow]
+            else:
+                flow = flow_record(summary, exp.flow)
+                bottleneck_rate(summary, exp.bottleneck)
+                assert summary["sources"], "a trace experiment compares BWE with CBR sources"
             if "cc" in series.overrides:
-                assert summary["flows"][exp.metric.flow]["cc"] == series.overrides["cc"]
+                assert flow["cc"] == series.overrides["cc"]
+
+
+def test_claims_in_markdown_and_index(tmp_path: Path):
+    fig9 = experiments.EXPERIMENTS["fig9"]
+    exp = dataclasses.replace(
+        fig9,
+        x=dataclasses.replace(fig9.x, values=(0, 1), quick_values=(0, 1)),
+        series=(fig9.series[0], fig9.series[2]),  # Reno, TCPW
+        quick_duration="10s",
+    )
+    out = tmp_path / "r"
+    reproduce([exp], out, quick=True, seeds=1, jobs=2, progress_stream=io.StringIO())
+    md = (out / "fig9.md").read_text()
+    assert "## Claims" in md
+    for claim in fig9.claims:
+        assert claim.text in md
+    manifest = json.loads((out / "index.json").read_text())
+    claims = manifest["fig9"]["claims"]
+    assert [c["claim"] for c in claims] == [c.text for c in fig9.claims]
+    assert all(c["verdict"] in ("reproduced", "partly", "not reproduced") for c in claims)
+    # "all protocols" at 0% here means Reno and TCPW: one number from the table above.
+    assert claims[0]["value"] > 1  # TCPW beats Reno at 1% even in 10 s
+    html = (out / "index.html").read_text()
+    assert '<table class="claims">' in html and "TCPW/Reno throughput ratio" in html
+    assert "## fig9: claims" in (out / "index.md").read_text()
+
+
+def tiny_fig3() -> experiments.TraceExperiment:
+    fig3 = experiments.EXPERIMENTS["fig3"]
+    return dataclasses.replace(fig3, series=fig3.series[:2])  # TCPW, TCPW TR
+
+
+def test_trace_experiment_report_and_cache(tmp_path: Path):
+    exp = tiny_fig3()
+    out = tmp_path / "r"
+    written = reproduce([exp], out, quick=True, seeds=2, jobs=2, progress_stream=io.StringIO())
+    for name in ("fig3.csv", "fig3_trace.csv", "fig3.md", "fig3.png", "fig3.svg", "index.html"):
+        assert (out / name).is_file() and (out / name).stat().st_size > 0, name
+        assert out / name in written
+    rows = _rows(out / "fig3.csv")
+    assert len(rows) == 2 * 2 * 7  # series * seeds * steps
+    tcpw = [r for r in rows if r["series"] == "TCPW" and r["seed"] == "1"]
+    assert [float(r["available_mbps"]) for r in tcpw] == [5, 4, 3, 4, 3, 4, 5]
+    assert float(tcpw[0]["available_payload_mbps"]) == pytest.approx(5 * 400 / 440)
+    bwe = [float(r["mean_bwe_mbps"]) for r in tcpw]
+    assert bwe[2] < bwe[1] < bwe[6]  # BWE follows the 3, 4, 5 Mb/s steps
+    for r in tcpw:
+        assert int(r["samples"]) > 0
+        assert float(r["relative_error_percent"]) == pytest.approx(
+            100 * float(r["mae_mbps"]) / float(r["available_payload_mbps"])
+        )
+    trace = _rows(out / "fig3_trace.csv")
+    assert {r["series"] for r in trace} == {"TCPW", "TCPW TR"}
+    assert float(trace[-1]["time_seconds"]) == pytest.approx(250.0)
+    md = (out / "fig3.md").read_text()
+    assert "skipping the first 5 s" in md and "from summary.json" in md
+    assert "| 3 | 50–75 | udp1 udp2 | 3.00 | 2.73 |" in md
+    assert exp.claims[0].text in md
+    html = (out / "index.html").read_text()
+    assert 'href="fig3_trace.csv"' in html and '<table class="claims">' in html
+    svg = (out / "fig3.svg").read_text()
+    assert "BWE (Mb/s)" in svg and "available bandwidth" in svg
+
+    entries = [json.loads(p.read_text()) for p in (out / "runs").glob("*.json")]
+    assert len(entries) == 4
+    assert all(e["run"]["record"] is True and e["flow_series"]["bwe_bps"] for e in entries)
+    stderr = io.StringIO()
+    reproduce([exp], out, quick=True, seeds=2, jobs=2, progress_stream=stderr)
+    assert "(4 cached)" in stderr.getvalue()
+
+
+def test_recorded_run_without_series_in_cache_is_rerun(tmp_path: Path):
+    exp = dataclasses.replace(tiny_fig3(), series=tiny_fig3().series[:1])
+    out = tmp_path / "r"
+    reproduce([exp], out, quick=True, seeds=1, jobs=1, progress_stream=io.StringIO())
+    spec = runner.plan(exp, True, 1)[0]
+    assert spec.record
+    path = runner.cache_path(out / "runs", spec)
+    entry = json.loads(path.read_text())
+    del entry["flow_series"]
+    path.write_text(json.dumps(entry))
+    assert runner.load_cached(out / "runs", spec) is None
+    with pytest.raises(LookupError):
+        runner.load_series(out / "runs", spec)
+    stderr = io.StringIO()
+    reproduce([exp], out, quick=True, seeds=1, jobs=1, progress_stream=stderr)
+    assert "cached" not in stderr.getvalue().splitlines()[-1]
+    assert runner.load_series(out / "runs", spec)["bwe_bps"]
+
+
+def test_default_reproduce_runs_every_experiment(tmp_path: Path):
+    out = tmp_path / "all"
+    proc = cli("reproduce", "--quick", "--jobs", "2", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((out / "index.json").read_text())
+    assert sorted(manifest) == sorted(experiments.EXPERIMENTS)
+    html = (out / "index.html").read_text()
+    for exp_id in experiments.EXPERIMENTS:
+        assert f'<section id="{exp_id}">' in html
+        assert (out / f"{exp_id}.md").is_file()
+    listing = cli("reproduce", "--list")
+    assert "fig3" in listing.stdout and "trace" in listing.stdout and "fig9" in listing.stdout

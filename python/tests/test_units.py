@@ -83,13 +83,23 @@ def test_fig9_registry_entry():
     fig9 = experiments.EXPERIMENTS["fig9"]
     assert fig9.scenario == "wireless" and fig9.x.parameter == "loss"
     assert fig9.x.values == (0, 0.5, 1, 1.5, 2, 3, 4, 5)
-    assert [s.overrides["cc"] for s in fig9.series] == ["reno", "newreno"]
+    assert [s.overrides["cc"] for s in fig9.series] == [
+        "reno",
+        "newreno",
+        "westwood",
+        "westwood-tr",
+        "westwood-abse",
+        "westwood-plus",
+    ]
+    assert fig9.x.values_for(True) == fig9.x.values  # runs are cheap: the full axis in quick
+    assert fig9.seeds >= 3
     full = dict(fig9.run_overrides(1.5, fig9.series[1], quick=False))
     assert full == {"cc": "newreno", "loss": "1.5%"}
     quick = dict(fig9.run_overrides(1.5, fig9.series[0], quick=True, extra=[("cc", "x")]))
     assert quick == {"cc": "x", "loss": "1.5%", "duration": fig9.quick_duration}
     assert experiments.get([]) == list(experiments.EXPERIMENTS.values())
     assert experiments.get(["fig9", "fig9"]) == [fig9]
+    assert [e.id for e in experiments.get([])][:2] == ["fig3", "fig9"]
     with pytest.raises(UsageError, match="fig0"):
         experiments.get(["fig0"])
 
@@ -105,7 +115,7 @@ def test_cache_key():
 def test_plan_covers_grid():
     fig9 = experiments.EXPERIMENTS["fig9"]
     specs = runner.plan(fig9, quick=False, seeds=3)
-    assert len(specs) == 8 * 2 * 3
+    assert len(specs) == 8 * 6 * 3
     assert len({s.key for s in specs}) == len(specs)
     assert {s.seed for s in specs} == {1, 2, 3}
     assert Path(specs[0].scenario_path).name == "wireless.toml"

@@ -1,4 +1,4 @@
-"""The ``westwood`` command: ``run``, ``reproduce``, ``bench``.
+"""The ``westwood`` command: ``run``, ``plot``, ``reproduce``, ``bench``.
 
 Input errors (an invalid scenario or override, a missing file) are reported as
 ``westwood: error: <message>`` on stderr with exit status 2 and no traceback.
@@ -56,6 +56,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=cmd_run)
 
+    plot = sub.add_parser(
+        "plot",
+        help="draw the figures of a run directory",
+        description="Draw, per TCP flow of a run written by `westwood run --out DIR`, cwnd and "
+        "ssthresh vs. time (in segments) and, for Westwood flows, the bandwidth estimate (BWE) "
+        "vs. time; and the queue length of links that queue. Writes PNG and SVG files.",
+    )
+    plot.add_argument(
+        "run_dir", metavar="RUN_DIR", help="directory written by `westwood run --out`"
+    )
+    plot.add_argument("--out", metavar="DIR", help="where to write the figures (default: RUN_DIR)")
+    plot.add_argument(
+        "--flows", nargs="+", metavar="NAME", help="only these flows (default: every TCP flow)"
+    )
+    plot.add_argument(
+        "--segment-size",
+        metavar="SIZE",
+        help="segment size for the window axis (e.g. 400B) when summary.json lacks it",
+    )
+    plot.set_defaults(func=cmd_plot)
+
     rep = sub.add_parser(
         "reproduce",
         help="reproduce the paper's experiments",
@@ -66,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "--quick",
         action="store_true",
-        help="fewer x values, a shorter duration and by default 1 seed",
+        help="shorter runs (fewer x values where an experiment defines them) and by default 1 seed",
     )
     rep.add_argument("--seeds", type=int, help="seeds per point (default 3, or 1 with --quick)")
     rep.add_argument("--jobs", type=int, help="parallel processes (default: CPU count)")
@@ -155,6 +176,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- plot --------------------------------------------------------------------------------------
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from .runplot import parse_size, plot_run
+
+    size = parse_size(args.segment_size) if args.segment_size is not None else None
+    result = plot_run(args.run_dir, args.out, args.flows, size)
+    for note in result.notes:
+        print(f"westwood: note: {note}", file=sys.stderr)
+    if not result.paths:
+        print("westwood: note: nothing to plot (the run has no TCP flow series)", file=sys.stderr)
+    for path in result.paths:
+        print(path)
+    return 0
+
+
 # --- reproduce ---------------------------------------------------------------------------------
 
 
@@ -163,7 +201,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     if args.list:
         for e in experiments.EXPERIMENTS.values():
-            print(f"{e.id:8} {e.title} ({e.paper})")
+            print(f"{e.id:8} {e.kind:6} {e.title} ({e.paper})")
         return 0
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -204,7 +242,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     if not getattr(args, "func", None):
         parser.print_usage(sys.stderr)
-        print("westwood: error: a command is required (run, reproduce, bench)", file=sys.stderr)
+        print(
+            "westwood: error: a command is required (run, plot, reproduce, bench)",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     try:
         return args.func(args)

@@ -1,17 +1,28 @@
 """The registry of paper experiments that ``westwood reproduce`` runs, kept as data.
 
-An experiment sweeps one scenario parameter (the x axis) for several series (each a set of
-overrides, e.g. a congestion control) over several seeds, and reports one metric. Adding an
-experiment (a Westwood variant, another figure) means adding an ``Experiment`` to
-``EXPERIMENTS``; the runner, the cache and the reports need no change.
+Two kinds of experiment:
+
+* ``Experiment`` (kind ``sweep``) sweeps one scenario parameter (the x axis) for several series
+  (each a set of overrides, e.g. a congestion control) over several seeds, and reports one
+  metric: a figure such as seed 000's fig. 9 (throughput vs. packet error rate).
+* ``TraceExperiment`` (kind ``trace``) runs a scenario once per seed with its time series
+  recorded and compares a flow's bandwidth estimate with the bandwidth available to it over
+  time: a figure such as seed 000's fig. 3 (BWE under UDP ON/OFF traffic).
+
+Each carries the paper's ``claims`` (see ``claims.py``) judged on its results. Adding an
+experiment (a Westwood variant, another figure) means adding one to ``EXPERIMENTS``; the runner,
+the cache and the reports need no change.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from . import traces
+from .claims import Claim, ClaimUnavailable, Measurement, at_least, at_most, between
 from .errors import UsageError
+from .stats import MeanCI
 
 
 def format_number(value: float) -> str:
@@ -85,6 +96,19 @@ class Experiment:
     quick_duration: str = "60s"  # value of `duration_parameter` with --quick
     duration_parameter: str = "duration"  # scenario parameter (or field path) of the duration
     description: str = ""
+    claims: Tuple[Claim, ...] = ()  # judged on a ``SweepResults``
+    seeds: int = 3  # seeds per point in a full run (a quick run uses 1); --seeds overrides
+
+    kind: ClassVar[str] = "sweep"
+    record: ClassVar[bool] = False  # runs need no time series
+
+    def points(self, quick: bool) -> List[Tuple[float, Series]]:
+        """(x, series) of every point, in x then series order."""
+        return [(x, s) for x in self.x.values_for(quick) for s in self.series]
+
+    @property
+    def fewer_quick_values(self) -> bool:
+        return len(self.x.values_for(True)) < len(self.x.values)
 
     def run_overrides(
         self, x_value: float, series: Series, quick: bool, extra: Sequence[Tuple[str, str]] = ()
@@ -115,14 +139,167 @@ GOODPUT_MBPS = Metric(
     name="goodput_mbps", label="Throughput (Mbps)", field="goodput_bps", flow=0, divisor=1e6
 )
 
+
+# --- sweep results, as claims see them ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SweepResults:
+    """What claims of a sweep experiment are judged on: ``cells[series][x]``, mean and CI of the
+    metric over seeds, as ``report.aggregate`` computes them."""
+
+    experiment: "Experiment"
+    xs: Sequence[float]
+    cells: Sequence[Sequence[MeanCI]]
+
+    def mean(self, series: str, x: float) -> float:
+        labels = [s.label for s in self.experiment.series]
+        if series not in labels:
+            raise ClaimUnavailable(f"no {series} series")
+        if x not in self.xs:
+            raise ClaimUnavailable(
+                f"{self.experiment.x.parameter} = {format_number(x)}{self.experiment.x.unit} "
+                "was not run"
+            )
+        cell = self.cells[labels.index(series)][list(self.xs).index(x)]
+        if cell.n == 0:
+            raise ClaimUnavailable(f"no result for {series} at {format_number(x)}")
+        return cell.mean
+
+    def x_text(self, x: float) -> str:
+        return f"{format_number(x)}{self.experiment.x.unit}"
+
+
+def ratio_at(x: float, numerator: str, denominator: str):
+    """Claim measure: mean metric of ``numerator`` over ``denominator`` at ``x``."""
+
+    def measure(r: SweepResults) -> Measurement:
+        a, b = r.mean(numerator, x), r.mean(denominator, x)
+        if b <= 0:
+            raise ClaimUnavailable(f"{denominator} is 0 at {r.x_text(x)}")
+        return Measurement(a / b, f"{numerator} {a:.3f} / {denominator} {b:.3f}")
+
+    return measure
+
+
+def x_of_largest_ratio(numerator: str, denominator: str):
+    """Claim measure: the x value where ``numerator / denominator`` is largest."""
+
+    def measure(r: SweepResults) -> Measurement:
+        ratios = []
+        for x in r.xs:
+            b = r.mean(denominator, x)
+            if b > 0:
+                ratios.append((r.mean(numerator, x) / b, x))
+        if not ratios:
+            raise ClaimUnavailable(f"{denominator} is 0 everywhere")
+        best, at = max(ratios)
+        others = ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios)
+        return Measurement(at, f"largest {numerator}/{denominator} {best:.2f}; ratios {others}")
+
+    return measure
+
+
+def spread_at(x: float):
+    """Claim measure: (largest - smallest) / largest mean metric over all series at ``x``, %."""
+
+    def measure(r: SweepResults) -> Measurement:
+        values = [(r.mean(s.label, x), s.label) for s in r.experiment.series]
+        hi, lo = max(values), min(values)
+        if hi[0] <= 0:
+            raise ClaimUnavailable(f"every series is 0 at {r.x_text(x)}")
+        return Measurement(
+            100 * (hi[0] - lo[0]) / hi[0],
+            f"{lo[1]} {lo[0]:.3f} to {hi[1]} {hi[0]:.3f}",
+        )
+
+    return measure
+
+
+# --- time-trace experiments --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TraceExperiment:
+    """A time-trace figure: ``flow``'s bandwidth estimate against the bandwidth available to it
+    (bottleneck rate minus the active CBR sources, see ``traces.py``), one run per series and
+    seed, the time series recorded. Reports the per-step error of BWE."""
+
+    id: str
+    title: str
+    paper: str
+    scenario: str
+    series: Tuple[Series, ...]
+    flow: str  # the TCP flow whose BWE is traced
+    bottleneck: Optional[str] = None  # link name; None: the slowest link of the run
+    settle_seconds: float = traces.DEFAULT_SETTLE_SECONDS
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    quick_duration: Optional[str] = None  # None: the scenario's duration in quick mode too
+    duration_parameter: str = "duration"
+    description: str = ""
+    claims: Tuple[Claim, ...] = ()  # judged on a ``traces.TraceResults``
+    seeds: int = 1  # seeds in a full run; --seeds overrides
+
+    kind: ClassVar[str] = "trace"
+    record: ClassVar[bool] = True  # runs record their time series
+
+    def points(self, quick: bool) -> List[Tuple[float, Series]]:
+        return [(0.0, s) for s in self.series]
+
+    fewer_quick_values: ClassVar[bool] = False
+
+    def run_overrides(
+        self, x_value: float, series: Series, quick: bool, extra: Sequence[Tuple[str, str]] = ()
+    ) -> List[Tuple[str, str]]:
+        merged: Dict[str, str] = {}
+        merged.update({str(k): str(v) for k, v in self.overrides.items()})
+        merged.update({str(k): str(v) for k, v in series.overrides.items()})
+        if quick and self.quick_duration is not None:
+            merged[self.duration_parameter] = self.quick_duration
+        merged.update(dict(extra))
+        return list(merged.items())
+
+
+AnyExperiment = Union[Experiment, TraceExperiment]
+
 RENO_FAMILY = (
     Series("Reno", {"cc": "reno"}),
     Series("NewReno", {"cc": "newreno"}),
 )
+WESTWOOD_FAMILY = (
+    Series("TCPW", {"cc": "westwood"}),
+    Series("TCPW TR", {"cc": "westwood-tr"}),
+    Series("TCPW ABSE", {"cc": "westwood-abse"}),
+    Series("Westwood+", {"cc": "westwood-plus"}),
+)
 
-EXPERIMENTS: Dict[str, Experiment] = {
+EXPERIMENTS: Dict[str, AnyExperiment] = {
     e.id: e
     for e in [
+        TraceExperiment(
+            id="fig3",
+            title="Bandwidth estimate under UDP ON/OFF traffic",
+            paper="seed 000 §4.1, fig. 3",
+            scenario="udp_onoff",
+            series=WESTWOOD_FAMILY,
+            flow="tcp",
+            bottleneck="bottleneck",
+            description="One TCP flow shares a 5 Mbps / 30 ms bottleneck with two 1 Mbps UDP "
+            "ON/OFF sources; the flow's bandwidth estimate (BWE) is compared with the bandwidth "
+            "the UDP sources leave, step by step. The scenario has no random component, so "
+            "one seed is the default (every seed gives the same trace).",
+            claims=(
+                Claim(
+                    "BWE within 15% of the available bandwidth in every step (after settling)",
+                    traces.worst_step_error("TCPW"),
+                    target=at_most(15),
+                    partly=at_most(30),
+                    paper="fig. 3: BWE follows the 5, 4, 3, 4, 3, 4, 5 Mb/s steps",
+                    unit="%",
+                    digits=1,
+                ),
+            ),
+        ),
         Experiment(
             id="fig9",
             title="Throughput vs. wireless packet error rate",
@@ -133,18 +310,48 @@ EXPERIMENTS: Dict[str, Experiment] = {
                 values=(0, 0.5, 1, 1.5, 2, 3, 4, 5),
                 label="Packet error rate",
                 unit="%",
-                quick_values=(0, 1, 3, 5),
+                # Runs are cheap (~0.05 s of CPU for 60 s simulated): the full axis in quick too.
+                quick_values=(0, 0.5, 1, 1.5, 2, 3, 4, 5),
             ),
-            series=RENO_FAMILY,
+            series=RENO_FAMILY + WESTWOOD_FAMILY,
             metric=GOODPUT_MBPS,
+            seeds=10,
             description="Bulk transfer over a wired path with a lossy wireless last hop; "
             "goodput of the single flow as the wireless packet error rate grows.",
+            claims=(
+                Claim(
+                    "TCPW/Reno throughput ratio at 1% loss >= 3",
+                    ratio_at(1, "TCPW", "Reno"),
+                    target=at_least(3),
+                    partly=at_least(1.5),
+                    paper='4.94 ("TCPW gains up to 394% over Reno", at 1%)',
+                ),
+                Claim(
+                    "TCPW's largest gain over Reno (throughput ratio) lies between 0.5% and 2% "
+                    "loss",
+                    x_of_largest_ratio("TCPW", "Reno"),
+                    target=between(0.5, 2),
+                    partly=between(0, 3),
+                    paper='"This gain occurs at a realistic packet error probability of 1%"',
+                    unit="%",
+                    digits=1,
+                ),
+                Claim(
+                    "At 0% loss all protocols within 10% of each other",
+                    spread_at(0),
+                    target=at_most(10),
+                    partly=at_most(20),
+                    paper="fig. 9: the curves meet at 0% loss",
+                    unit="%",
+                    digits=1,
+                ),
+            ),
         ),
     ]
 }
 
 
-def get(ids: Sequence[str]) -> List[Experiment]:
+def get(ids: Sequence[str]) -> List[AnyExperiment]:
     """The experiments named (all of them, in registry order, when ``ids`` is empty)."""
     if not ids:
         return list(EXPERIMENTS.values())
@@ -152,7 +359,7 @@ def get(ids: Sequence[str]) -> List[Experiment]:
     if unknown:
         known = ", ".join(EXPERIMENTS)
         raise UsageError(f"unknown experiment {', '.join(unknown)} (known: {known})")
-    seen: List[Experiment] = []
+    seen: List[AnyExperiment] = []
     for i in ids:
         if EXPERIMENTS[i] not in seen:
             seen.append(EXPERIMENTS[i])

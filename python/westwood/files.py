@@ -16,12 +16,25 @@ from .tables import Columns, column_rows
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def make_readable(path: PathLike) -> None:
+    """Give a file made by ``tempfile.mkstemp`` (mode 0600) the mode ``open`` would have given
+    it (0666 minus the umask), so reports are readable like any other file."""
+    os.chmod(path, 0o666 & ~_umask())
+
+
 def write_text_atomic(path: PathLike, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path``, then rename it into place."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        make_readable(tmp)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
         os.replace(tmp, path)

@@ -7,10 +7,12 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import List, Sequence
+from typing import List, Mapping, Sequence, Tuple
 
 from .experiments import Experiment
+from .files import make_readable
 from .stats import MeanCI
+from .traces import Step
 
 MARKERS = ("o", "s", "^", "D", "v", "x", "P", "*")
 
@@ -19,6 +21,7 @@ def _save_atomic(fig, path: Path, **kwargs) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
     os.close(fd)
     try:
+        make_readable(tmp)
         fig.savefig(tmp, format=path.suffix.lstrip("."), **kwargs)
         os.replace(tmp, path)
     except BaseException:
@@ -61,10 +64,80 @@ def plot_experiment(
         ax.set_title(f"{experiment.title}\n({experiment.paper})", fontsize=10)
         ax.set_ylim(bottom=0)
         ax.grid(True, linestyle=":", linewidth=0.6)
-        ax.legend()
-        out_stem.parent.mkdir(parents=True, exist_ok=True)
-        png = out_stem.parent / f"{out_stem.name}.png"
-        svg = out_stem.parent / f"{out_stem.name}.svg"
-        _save_atomic(fig, png, dpi=150, metadata={"Software": None})
-        _save_atomic(fig, svg, metadata={"Date": None})
+        ax.legend(fontsize=8)
+        return _save_both(fig, out_stem)
+
+
+def plot_trace(
+    experiment,
+    bwe_by_series: Mapping[str, Tuple[Sequence[float], Sequence[float]]],
+    steps: Sequence[Step],
+    out_stem: Path,
+) -> List[Path]:
+    """Seed 000 fig. 3 style: per series, BWE (Mb/s) vs time with the available bandwidth (on
+    the wire and in TCP payload terms) as steps, the settling windows shaded. One panel per
+    series, shared time axis. Writes ``out_stem``.png and .svg."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    labels = list(bwe_by_series)
+    with matplotlib.rc_context({"svg.hashsalt": experiment.id, "font.size": 9}):
+        fig = Figure(figsize=(7.0, 1.2 + 2.0 * len(labels)), layout="constrained")
+        axes = fig.subplots(len(labels), 1, sharex=True, squeeze=False)[:, 0]
+        top = max([s.available_bps for s in steps] + [1.0]) / 1e6
+        edges = [steps[0].start] + [s.end for s in steps] if steps else []
+        wire = [s.available_bps / 1e6 for s in steps]
+        payload = [s.available_payload_bps / 1e6 for s in steps]
+        for i, (ax, label) in enumerate(zip(axes, labels)):
+            times, bwe = bwe_by_series[label]
+            for s in steps:
+                ax.axvspan(
+                    s.start,
+                    min(s.start + experiment.settle_seconds, s.end),
+                    color="0.9",
+                    linewidth=0,
+                    label="settling (not scored)" if s is steps[0] else None,
+                )
+            if steps:
+                ax.stairs(
+                    wire,
+                    edges,
+                    color="0.45",
+                    linestyle="--",
+                    linewidth=1.1,
+                    label="available bandwidth (wire)",
+                )
+                ax.stairs(
+                    payload,
+                    edges,
+                    color="black",
+                    linewidth=1.1,
+                    label="available bandwidth (TCP payload)",
+                )
+            ax.plot(
+                list(times),
+                [b / 1e6 for b in bwe],
+                color=f"C{i}",
+                linewidth=1.0,
+                label=f"{label} BWE",
+            )
+            ax.set_ylabel("BWE (Mb/s)")
+            ax.set_ylim(0, top * 1.25)
+            ax.grid(True, linestyle=":", linewidth=0.6)
+            ax.legend(loc="lower right", fontsize=7, ncol=2)
+        axes[-1].set_xlabel("Time (s)")
+        if steps:
+            axes[-1].set_xlim(steps[0].start, steps[-1].end)
+        axes[0].set_title(f"{experiment.title}\n({experiment.paper})", fontsize=10)
+        return _save_both(fig, out_stem)
+
+
+def _save_both(fig, out_stem: Path) -> List[Path]:
+    out_stem.parent.mkdir(parents=True, exist_ok=True)
+    png = out_stem.parent / f"{out_stem.name}.png"
+    svg = out_stem.parent / f"{out_stem.name}.svg"
+    _save_atomic(fig, png, dpi=150, metadata={"Software": None})
+    _save_atomic(fig, svg, metadata={"Date": None})
     return [png, svg]

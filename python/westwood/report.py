@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
+from .claims import claims_table, markdown_claims
 from .experiments import FLOW_FIELDS, Experiment, format_number
 from .files import write_json_atomic, write_text_atomic
 from .runner import RunSpec
@@ -102,22 +103,63 @@ def markdown_table(experiment: Experiment, xs: Sequence[float], cells) -> str:
     return "\n".join(lines)
 
 
-def html_table(table: Mapping[str, Any]) -> str:
+def html_table(table: Mapping[str, Any], verdict_column: bool = False) -> str:
+    """An HTML table; with ``verdict_column`` the last cell of each row is a claim verdict,
+    given a class (``verdict-reproduced``, ``verdict-partly``, ...) for colouring."""
     esc = html.escape
     head = "".join(f"<th>{esc(str(c))}</th>" for c in table.get("header", []))
-    body = "".join(
-        "<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>"
-        for row in table.get("rows", [])
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    rows = []
+    for row in table.get("rows", []):
+        cells = [f"<td>{esc(str(c))}</td>" for c in row]
+        if verdict_column and cells:
+            css = "verdict-" + "".join(ch if ch.isalnum() else "-" for ch in str(row[-1]))
+            cells[-1] = f'<td class="{esc(css)}"><strong>{esc(str(row[-1]))}</strong></td>'
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    cls = ' class="claims"' if verdict_column else ""
+    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+class _VerdictView:
+    """A verdict read back from index.json (a dict), with the attributes ``claims_table`` and
+    ``markdown_claims`` use."""
+
+    def __init__(self, d: Mapping[str, Any]):
+        self.claim = str(d.get("claim", ""))
+        self.paper = str(d.get("paper", ""))
+        self.measured = str(d.get("measured", ""))
+        self.target = str(d.get("target", ""))
+        self.partly = str(d.get("partly", ""))
+        self.verdict = str(d.get("verdict", ""))
+
+
+def claims_section(verdicts) -> str:
+    """The Markdown "Claims" section of an experiment ("" when it has none)."""
+    if not verdicts:
+        return ""
+    return f"""## Claims
+
+Each claim of the paper is a number computed from the results above, judged against a target
+(*reproduced*) and a looser range (*partly*); otherwise *not reproduced*, or *n/a* when the
+results lack what it needs.
+
+{markdown_claims(verdicts)}
+"""
 
 
 def write_markdown(
-    path: Path, experiment: Experiment, xs, cells, seeds: int, quick: bool, command: str
+    path: Path,
+    experiment: Experiment,
+    xs,
+    cells,
+    seeds: int,
+    quick: bool,
+    command: str,
+    verdicts=(),
 ) -> None:
     stem = experiment.id
+    fewer = ", fewer x values" if experiment.fewer_quick_values else ""
     mode = (
-        f"quick (duration {experiment.quick_duration}, fewer x values)"
+        f"quick (duration {experiment.quick_duration}{fewer})"
         if quick
         else "full (scenario duration)"
     )
@@ -142,6 +184,7 @@ Reproduces {experiment.paper}. {experiment.description}
 
 {markdown_table(experiment, xs, cells)}
 
+{claims_section(verdicts)}
 ![{experiment.id}]({stem}.png)
 
 Data: [{stem}.csv]({stem}.csv) (one row per run) ·
@@ -172,7 +215,7 @@ def update_manifest(out_dir: Path, entries: Mapping[str, Mapping[str, Any]]) -> 
     return manifest
 
 
-def _files(exp_id: str) -> List[Tuple[str, str]]:
+def default_files(exp_id: str) -> List[Tuple[str, str]]:
     return [
         ("table", f"{exp_id}.md"),
         ("csv", f"{exp_id}.csv"),
@@ -181,32 +224,61 @@ def _files(exp_id: str) -> List[Tuple[str, str]]:
     ]
 
 
+def _files(exp_id: str, entry: Mapping[str, Any]) -> List[Tuple[str, str]]:
+    files = entry.get("files")
+    if isinstance(files, list) and all(isinstance(f, (list, tuple)) for f in files):
+        return [(str(label), str(name)) for label, name in files]
+    return default_files(exp_id)
+
+
+def _verdict_counts(entry: Mapping[str, Any]) -> str:
+    claims = entry.get("claims") or []
+    if not claims:
+        return ""
+    counts: Dict[str, int] = {}
+    for c in claims:
+        counts[str(c.get("verdict"))] = counts.get(str(c.get("verdict")), 0) + 1
+    return ", ".join(f"{n} {v}" for v, n in counts.items())
+
+
 def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> None:
     md = [
         "# westwood reproductions",
         "",
-        "| Experiment | Paper | Runs | Files | Rerun |",
-        "|---|---|---|---|---|",
+        "| Experiment | Paper | Runs | Claims | Files | Rerun |",
+        "|---|---|---|---|---|---|",
     ]
     for exp_id, e in manifest.items():
-        files = " · ".join(f"[{label}]({name})" for label, name in _files(exp_id))
+        files = " · ".join(f"[{label}]({name})" for label, name in _files(exp_id, e))
         md.append(
             f"| {exp_id}: {e.get('title', '')} | {e.get('paper', '')} | {e.get('runs_text', '')} "
-            f"| {files} | `{e.get('command', '')}` |"
+            f"| {_verdict_counts(e)} | {files} | `{e.get('command', '')}` |"
         )
+    for exp_id, e in manifest.items():
+        if e.get("claims"):
+            md += ["", f"## {exp_id}: claims", ""]
+            md.append(markdown_claims([_VerdictView(c) for c in e["claims"]]))
     write_text_atomic(out_dir / "index.md", "\n".join(md) + "\n")
 
     esc = html.escape
     sections = []
     for exp_id, e in manifest.items():
         links = " · ".join(
-            f'<a href="{esc(name)}">{esc(label)}</a>' for label, name in _files(exp_id)
+            f'<a href="{esc(name)}">{esc(label)}</a>' for label, name in _files(exp_id, e)
+        )
+        claims = e.get("claims") or []
+        claims_html = (
+            "<h3>Claims</h3>"
+            + html_table(claims_table([_VerdictView(c) for c in claims]), verdict_column=True)
+            if claims
+            else ""
         )
         sections.append(
             f"""<section id="{esc(exp_id)}">
 <h2>{esc(exp_id)}: {esc(str(e.get("title", "")))}</h2>
 <p>{esc(str(e.get("paper", "")))} &mdash; {esc(str(e.get("runs_text", "")))}</p>
 {html_table(e.get("table", {})) if e.get("table") else ""}
+{claims_html}
 <p><a href="{esc(exp_id)}.svg"><img src="{esc(exp_id)}.png" alt="{esc(exp_id)}" width="640"></a></p>
 <p>{links}</p>
 <p>Rerun: <code>{esc(str(e.get("command", "")))}</code></p>
@@ -223,6 +295,10 @@ code {{ background: #f3f3f3; padding: 0.1rem 0.3rem; }}
 img {{ max-width: 100%; border: 1px solid #ddd; }}
 table {{ border-collapse: collapse; margin: 0.5rem 0; }}
 th, td {{ border: 1px solid #ccc; padding: 0.2rem 0.6rem; text-align: right; }}
+table.claims td {{ text-align: left; }}
+.verdict-reproduced {{ background: #dff0d8; }}
+.verdict-partly {{ background: #fcf8e3; }}
+.verdict-not-reproduced {{ background: #f2dede; }}
 </style>
 </head>
 <body>

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from . import report
+from .claims import judge
 from .errors import UsageError
-from .experiments import Experiment
+from .experiments import AnyExperiment, Experiment, SweepResults
 from .plot import plot_experiment
-from .runner import default_jobs, execute, plan
+from .runner import RunSpec, default_jobs, execute, plan
 
 DEFAULT_OUT = "results"
 
 
-def default_seeds(quick: bool) -> int:
-    return 1 if quick else 3
+def default_seeds(experiment: AnyExperiment, quick: bool) -> int:
+    """Seeds per point when --seeds is not given: 1 in quick mode, else the experiment's."""
+    return 1 if quick else experiment.seeds
 
 
 def rerun_command(
@@ -33,7 +35,7 @@ def rerun_command(
 
 
 def reproduce(
-    experiments: Sequence[Experiment],
+    experiments: Sequence[AnyExperiment],
     out_dir,
     *,
     quick: bool = False,
@@ -43,45 +45,89 @@ def reproduce(
     progress_stream: Optional[TextIO] = None,
 ) -> List[Path]:
     """Run every experiment's runs (cached ones are reused), then write per experiment
-    ``<id>.csv``, ``<id>.md``, ``<id>.png``, ``<id>.svg`` and the directory's index.
-    ``extra`` overrides apply to every run (and are part of each run's cache key)."""
+    ``<id>.csv``, ``<id>.md``, ``<id>.png``, ``<id>.svg`` (trace experiments also
+    ``<id>_trace.csv``) and the directory's index. ``extra`` overrides apply to every run (and
+    are part of each run's cache key). ``seeds`` (default: 1 with ``quick``, else each
+    experiment's own) is the number of seeds per point."""
     out = Path(out_dir)
-    seeds = seeds if seeds is not None else default_seeds(quick)
-    if seeds < 1:
+    if seeds is not None and seeds < 1:
         raise UsageError("--seeds must be at least 1")
     jobs = jobs if jobs is not None else default_jobs()
     extra = list(extra)
-    specs = {e.id: plan(e, quick, seeds, extra) for e in experiments}
+    n_seeds = {e.id: seeds if seeds is not None else default_seeds(e, quick) for e in experiments}
+    specs = {e.id: plan(e, quick, n_seeds[e.id], extra) for e in experiments}
     out.mkdir(parents=True, exist_ok=True)
     summaries = execute(
         [s for group in specs.values() for s in group], out / "runs", jobs, progress_stream
     )
 
     written: List[Path] = []
-    entries: Dict[str, Dict[str, object]] = {}
+    entries: Dict[str, Dict[str, Any]] = {}
     for experiment in experiments:
-        rows = report.experiment_rows(experiment, specs[experiment.id], summaries)
-        xs, cells = report.aggregate(experiment, rows)
+        command = rerun_command(experiment.id, quick, n_seeds[experiment.id], extra, out)
+        if experiment.kind == "trace":
+            from .trace_report import write_trace_experiment
+
+            paths, entry = write_trace_experiment(
+                experiment,
+                specs[experiment.id],
+                summaries,
+                out,
+                quick,
+                n_seeds[experiment.id],
+                command,
+            )
+        else:
+            paths, entry = _write_sweep(
+                experiment,
+                specs[experiment.id],
+                summaries,
+                out,
+                quick,
+                n_seeds[experiment.id],
+                command,
+            )
+        written += paths
         mode = "quick" if quick else "full"
-        command = rerun_command(experiment.id, quick, seeds, extra, out)
-        csv_path = out / f"{experiment.id}.csv"
-        md_path = out / f"{experiment.id}.md"
-        report.write_csv(csv_path, rows)
-        report.write_markdown(md_path, experiment, xs, cells, seeds, quick, command)
-        written += [csv_path, md_path]
-        written += plot_experiment(experiment, xs, cells, out / experiment.id)
         entries[experiment.id] = {
+            "kind": experiment.kind,
             "title": experiment.title,
             "paper": experiment.paper,
             "scenario": experiment.scenario,
             "quick": quick,
-            "seeds": seeds,
-            "runs": len(rows),
-            "runs_text": f"{mode}, {len(rows)} runs, {seeds} seed(s) per point",
+            "seeds": n_seeds[experiment.id],
+            "runs": len(specs[experiment.id]),
+            "runs_text": f"{mode}, {len(specs[experiment.id])} runs, "
+            f"{n_seeds[experiment.id]} seed(s) per point",
             "command": command,
-            "table": report.result_table(experiment, xs, cells),
+            **entry,
         }
     manifest = report.update_manifest(out, entries)
     report.write_index(out, manifest)
     written += [out / "index.md", out / "index.html"]
     return written
+
+
+def _write_sweep(
+    experiment: Experiment,
+    specs: Sequence[RunSpec],
+    summaries: Mapping[str, Mapping[str, Any]],
+    out: Path,
+    quick: bool,
+    seeds: int,
+    command: str,
+) -> Tuple[List[Path], Dict[str, Any]]:
+    rows = report.experiment_rows(experiment, specs, summaries)
+    xs, cells = report.aggregate(experiment, rows)
+    verdicts = [judge(c, SweepResults(experiment, xs, cells)) for c in experiment.claims]
+    csv_path = out / f"{experiment.id}.csv"
+    md_path = out / f"{experiment.id}.md"
+    report.write_csv(csv_path, rows)
+    report.write_markdown(md_path, experiment, xs, cells, seeds, quick, command, verdicts)
+    paths = [csv_path, md_path] + plot_experiment(experiment, xs, cells, out / experiment.id)
+    entry = {
+        "table": report.result_table(experiment, xs, cells),
+        "claims": [v.as_dict() for v in verdicts],
+        "files": report.default_files(experiment.id),
+    }
+    return paths, entry

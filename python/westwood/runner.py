@@ -2,7 +2,8 @@
 
 Every run is identified by its experiment id, overrides and seed; its summary is cached in
 ``DIR/runs/<key>.json`` (written atomically by the process that ran it), so an interrupted
-reproduction resumes where it stopped and a finished one is not recomputed.
+reproduction resumes where it stopped and a finished one is not recomputed. Runs of experiments
+that need time series (``experiment.record``) also cache their flow series there.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from .experiments import Experiment
+from .experiments import AnyExperiment
 from .files import write_json_atomic
 from .paths import resolve_scenario
 from .progress import Progress
@@ -37,20 +38,25 @@ def _engine_digest() -> str:
 
 
 def cache_key(
-    experiment_id: str, overrides: Iterable[Tuple[str, str]], seed: int, scenario_path: str = ""
+    experiment_id: str,
+    overrides: Iterable[Tuple[str, str]],
+    seed: int,
+    scenario_path: str = "",
+    record: bool = False,
 ) -> str:
-    """Key of one run: what was asked (experiment, overrides, seed) and what answers it (the
-    scenario file's content and the compiled engine), so edits to either invalidate the cache."""
-    payload = json.dumps(
-        {
-            "experiment": experiment_id,
-            "overrides": sorted([k, v] for k, v in overrides),
-            "seed": seed,
-            "scenario": _file_digest(scenario_path) if scenario_path else "",
-            "engine": _engine_digest(),
-        },
-        separators=(",", ":"),
-    )
+    """Key of one run: what was asked (experiment, overrides, seed, whether the time series are
+    kept) and what answers it (the scenario file's content and the compiled engine), so edits to
+    either invalidate the cache."""
+    asked: Dict[str, Any] = {
+        "experiment": experiment_id,
+        "overrides": sorted([k, v] for k, v in overrides),
+        "seed": seed,
+        "scenario": _file_digest(scenario_path) if scenario_path else "",
+        "engine": _engine_digest(),
+    }
+    if record:
+        asked["record"] = True
+    payload = json.dumps(asked, separators=(",", ":"))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:24]
 
 
@@ -62,17 +68,23 @@ class RunSpec:
     seed: int
     x: float
     series: str
+    record: bool = False  # keep the flow time series (in the cache entry)
 
     @cached_property
     def key(self) -> str:
-        return cache_key(self.experiment, self.overrides, self.seed, self.scenario_path)
+        return cache_key(
+            self.experiment, self.overrides, self.seed, self.scenario_path, self.record
+        )
 
     def identity(self) -> Dict[str, Any]:
-        return {
+        identity: Dict[str, Any] = {
             "experiment": self.experiment,
             "overrides": [list(p) for p in self.overrides],
             "seed": self.seed,
         }
+        if self.record:
+            identity["record"] = True
+        return identity
 
 
 def seed_values(count: int) -> List[int]:
@@ -81,7 +93,7 @@ def seed_values(count: int) -> List[int]:
 
 
 def plan(
-    experiment: Experiment, quick: bool, seeds: int, extra: Sequence[Tuple[str, str]] = ()
+    experiment: AnyExperiment, quick: bool, seeds: int, extra: Sequence[Tuple[str, str]] = ()
 ) -> List[RunSpec]:
     """Every run of an experiment, in x, series, seed order."""
     path = str(resolve_scenario(experiment.scenario))
@@ -93,9 +105,9 @@ def plan(
             seed=seed,
             x=x,
             series=series.label,
+            record=experiment.record,
         )
-        for x in experiment.x.values_for(quick)
-        for series in experiment.series
+        for x, series in experiment.points(quick)
         for seed in seed_values(seeds)
     ]
 
@@ -104,8 +116,8 @@ def cache_path(cache_dir: Path, spec: RunSpec) -> Path:
     return Path(cache_dir) / f"{spec.key}.json"
 
 
-def load_cached(cache_dir: Path, spec: RunSpec) -> Optional[Dict[str, Any]]:
-    """The cached summary of ``spec``, or None (missing, unreadable or for another run)."""
+def _load_entry(cache_dir: Path, spec: RunSpec) -> Optional[Dict[str, Any]]:
+    """The cache entry of ``spec``, or None (missing, unreadable, incomplete or another run's)."""
     try:
         with open(cache_path(cache_dir, spec), encoding="utf-8") as f:
             data = json.load(f)
@@ -113,21 +125,41 @@ def load_cached(cache_dir: Path, spec: RunSpec) -> Optional[Dict[str, Any]]:
         return None
     if not isinstance(data, dict) or data.get("run") != spec.identity():
         return None
-    summary = data.get("summary")
-    return summary if isinstance(summary, dict) else None
+    if not isinstance(data.get("summary"), dict):
+        return None
+    if spec.record and not isinstance(data.get("flow_series"), dict):
+        return None
+    return data
+
+
+def load_cached(cache_dir: Path, spec: RunSpec) -> Optional[Dict[str, Any]]:
+    """The cached summary of ``spec``, or None (missing, unreadable or for another run)."""
+    entry = _load_entry(cache_dir, spec)
+    return entry["summary"] if entry is not None else None
+
+
+def load_series(cache_dir: Path, spec: RunSpec) -> Dict[str, List[Any]]:
+    """The flow time series (columns, as ``tables.FLOW_SERIES_COLUMNS``) cached for a recorded
+    ``spec``; raises LookupError if the run has not been cached with them."""
+    entry = _load_entry(cache_dir, spec) if spec.record else None
+    if entry is None:
+        raise LookupError(f"no cached time series for run {spec.key}")
+    return entry["flow_series"]
 
 
 def run_spec(spec: RunSpec, cache_dir: str) -> Dict[str, Any]:
-    """Run one spec and cache its summary (top-level so worker processes can call it)."""
+    """Run one spec and cache its summary, and its flow series when ``spec.record`` (top-level
+    so worker processes can call it). Returns the summary; the series stay in the cache."""
     from . import _core
 
-    summary_json, _, _ = _core.run(
-        spec.scenario_path, list(spec.overrides), spec.seed, False, False
+    summary_json, flow_series, _ = _core.run(
+        spec.scenario_path, list(spec.overrides), spec.seed, spec.record, False
     )
     summary = json.loads(summary_json)
-    write_json_atomic(
-        cache_path(Path(cache_dir), spec), {"run": spec.identity(), "summary": summary}
-    )
+    entry: Dict[str, Any] = {"run": spec.identity(), "summary": summary}
+    if spec.record:
+        entry["flow_series"] = {k: list(v) for k, v in (flow_series or {}).items()}
+    write_json_atomic(cache_path(Path(cache_dir), spec), entry)
     return summary
 
 
