@@ -73,8 +73,9 @@ pub struct AckEvent {
 pub enum CongestionEvent {
     /// `dupthresh` duplicate ACKs: fast retransmit, about to enter fast recovery.
     DuplicateAcks { now_ns: u64, bytes_in_flight: u64 },
-    /// The retransmission timer expired.
-    Timeout { now_ns: u64, bytes_in_flight: u64 },
+    /// The retransmission timer expired. `repeated`: it expired again for a segment already
+    /// retransmitted by the timer (snd_una has not moved since the last timeout).
+    Timeout { now_ns: u64, bytes_in_flight: u64, repeated: bool },
 }
 
 /// A congestion control: owns `cwnd` and `ssthresh` (bytes), reacts to ACKs and loss signals.

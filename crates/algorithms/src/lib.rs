@@ -12,6 +12,7 @@
 
 pub mod congestion;
 pub mod reno;
+pub mod vectors;
 pub mod westwood;
 
 pub use congestion::{AckEvent, CongestionControl, CongestionEvent, Recovery, WindowConfig};

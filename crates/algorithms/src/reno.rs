@@ -92,6 +92,9 @@ impl CongestionControl for Reno {
                 let ssthresh = self.halved_ssthresh(bytes_in_flight);
                 self.set_window(ssthresh, ssthresh);
             }
+            // RFC 5681 §3.1: when the segment has already been retransmitted by the timer,
+            // ssthresh is held constant; the window still restarts from one segment.
+            CongestionEvent::Timeout { repeated: true, .. } => self.set_window(self.mss, self.ssthresh),
             CongestionEvent::Timeout { bytes_in_flight, .. } => {
                 let ssthresh = self.halved_ssthresh(bytes_in_flight);
                 self.set_window(self.mss, ssthresh);
@@ -182,14 +185,17 @@ mod tests {
     #[test]
     fn flight_size_above_cwnd_is_capped_at_cwnd() {
         let mut cc = reno(10 * MSS, 10 * MSS);
-        cc.on_congestion(CongestionEvent::Timeout { now_ns: 0, bytes_in_flight: 200 * MSS });
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: 0, bytes_in_flight: 200 * MSS, repeated: false });
         assert_eq!(cc.ssthresh(), 5 * MSS);
     }
 
     #[test]
     fn timeout_restarts_from_one_segment() {
         let mut cc = reno(20 * MSS, 10 * MSS);
-        cc.on_congestion(CongestionEvent::Timeout { now_ns: 0, bytes_in_flight: 20 * MSS });
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: 0, bytes_in_flight: 20 * MSS, repeated: false });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 10 * MSS));
+        // The same segment times out again: ssthresh is held (RFC 5681 §3.1), not halved to 2.
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: 0, bytes_in_flight: 20 * MSS, repeated: true });
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 10 * MSS));
     }
 

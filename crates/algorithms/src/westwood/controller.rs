@@ -95,6 +95,8 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
                 let ssthresh = self.bandwidth_threshold(now_ns, a);
                 self.window.set_window(cwnd.min(ssthresh), ssthresh);
             }
+            // Seed 000 §3.2 recomputes ssthresh at every coarse timeout, repeated or not (RFC
+            // 5681 would hold it): we follow the paper, so a long silence lowers it further.
             CongestionEvent::Timeout { now_ns, .. } => {
                 let a = self.estimator.reduction_factor(LossKind::Timeout, in_slow_start);
                 let ssthresh = self.bandwidth_threshold(now_ns, a);
@@ -202,7 +204,7 @@ mod tests {
         let ratio: f64 = 3.0 / 5.0;
         let bwe = (ratio * 2e6 + 2e6 / 5.0) * ratio * ratio;
         let expected_segments = (bwe * 0.1 / 8000.0).floor() as u64;
-        cc.on_congestion(CongestionEvent::Timeout { now_ns: rto_at, bytes_in_flight: 0 });
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: rto_at, bytes_in_flight: 0, repeated: false });
         assert_eq!(cc.cwnd(), MSS);
         assert_eq!(cc.ssthresh(), expected_segments * MSS);
         assert_eq!(expected_segments, 7); // 2e6 -> 0.576e6 bits/s; * 0.1 s / 8000 bits
@@ -212,7 +214,11 @@ mod tests {
     fn timeout_threshold_has_a_floor_of_two_segments() {
         let mut cc = Tcpw::new(config(4, 1000), TcpwEstimator::new(TcpwParams::default()));
         cc.on_ack(&ack(MS, MSS, MSS, Some(100)));
-        cc.on_congestion(CongestionEvent::Timeout { now_ns: 60_000 * MS, bytes_in_flight: 0 });
+        cc.on_congestion(CongestionEvent::Timeout {
+            now_ns: 60_000 * MS,
+            bytes_in_flight: 0,
+            repeated: false,
+        });
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 2 * MSS));
     }
 

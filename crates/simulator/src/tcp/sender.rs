@@ -67,6 +67,8 @@ pub struct Sender {
 
     outstanding: VecDeque<SentSegment>,
     rto_deadline: Option<Nanos>,
+    /// snd_una at the last timeout: a timeout with snd_una unchanged is a repeated one.
+    last_timeout_una: Option<u64>,
     pub stats: SenderStats,
 }
 
@@ -95,6 +97,7 @@ impl Sender {
             partial_ack_seen: false,
             outstanding: VecDeque::new(),
             rto_deadline: None,
+            last_timeout_una: None,
             stats: SenderStats::default(),
         }
     }
@@ -299,7 +302,9 @@ impl Sender {
         }
         self.stats.timeouts += 1;
         let bytes_in_flight = self.snd_max - self.snd_una;
-        self.cc.on_congestion(CongestionEvent::Timeout { now_ns: now, bytes_in_flight });
+        let repeated = self.last_timeout_una == Some(self.snd_una);
+        self.last_timeout_una = Some(self.snd_una);
+        self.cc.on_congestion(CongestionEvent::Timeout { now_ns: now, bytes_in_flight, repeated });
         self.rtt.back_off();
         self.in_recovery = false;
         self.inflation = 0;
