@@ -45,7 +45,8 @@ fn invariants_hold_for_every_variant_and_recovery() {
                     ..Line::default()
                 };
                 let options = RunOptions { record_series: false, check_invariants: true };
-                let summary = run(&line.scenario(), options).unwrap_or_else(|e| panic!("{cc_name}: {e}")).summary;
+                let summary =
+                    run(&line.scenario(), options).unwrap_or_else(|e| panic!("{cc_name}: {e}")).summary;
                 for f in &summary.flows {
                     assert!(
                         f.bytes_delivered > 0,

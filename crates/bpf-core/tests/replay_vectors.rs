@@ -1,0 +1,209 @@
+//! Replays every reference vector of TCPW (`vectors/westwood/*.jsonl`) and Westwood+
+//! (`vectors/westwood-plus/*.jsonl`) through the fixed-point C core (`kernel/westwood_core.h`)
+//! and checks the state after every event against the f64 Rust reference:
+//!
+//! * BWE within 1% of `bwe_bps`, or within 100 bit/s when the reference is near zero (see
+//!   [`bwe_tolerance`]);
+//! * `cwnd` and `ssthresh` (the core keeps segments, the vectors bytes) within one segment;
+//! * RTTmin exactly (both are whole microseconds).
+//!
+//! The format is described in `docs/vectors.md`: a header line, then one
+//! `{"event": {...}, "state": {...}}` line per event.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use westwood_bpf_core::{Ack, Core, Variant};
+
+/// `vectors/` at the repository root (`WESTWOOD_VECTORS_DIR` overrides it, e.g. to check a
+/// freshly generated set before it replaces the committed one).
+fn vectors_dir() -> PathBuf {
+    match std::env::var_os("WESTWOOD_VECTORS_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors"),
+    }
+}
+
+fn files(variant_dir: &str) -> Vec<PathBuf> {
+    let dir = vectors_dir().join(variant_dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no vector files in {}", dir.display());
+    files
+}
+
+fn u64_field(v: &Value, key: &str, line: usize) -> u64 {
+    v.get(key).and_then(Value::as_u64).unwrap_or_else(|| panic!("line {line}: no integer `{key}` in {v}"))
+}
+
+fn opt_u64_field(v: &Value, key: &str) -> Option<u64> {
+    v.get(key).and_then(Value::as_u64)
+}
+
+fn bool_field(v: &Value, key: &str, line: usize) -> bool {
+    v.get(key).and_then(Value::as_bool).unwrap_or_else(|| panic!("line {line}: no boolean `{key}` in {v}"))
+}
+
+/// Absolute BWE tolerance for a reference value `reference` (bits/s): 1% relative, with the
+/// absolute slack of 100 bit/s that `docs/vectors.md` allows near zero.
+///
+/// Why a floor: relative error is meaningless as the estimate approaches zero (the filter starts
+/// at 0, and TCPW's virtual samples decay it geometrically during a silence), where the two
+/// implementations differ by the last Q8 rounding (1/256 bit/s per step, a few units after the
+/// Q32 decay factor is applied) while the reference keeps ~16 significant digits. The floor does
+/// not matter to the window, the only thing BWE is used for: an error `e` in BWE moves
+/// BWE * RTTmin / (8 mss) by e * RTTmin / (8 mss) segments, i.e. 100 b/s * 1 s / 8000 bits =
+/// 0.0125 segments even at a 1 s RTTmin. (Measured errors are far below either bound: see the
+/// report this test prints.)
+fn bwe_tolerance(reference: f64) -> f64 {
+    (0.01 * reference.abs()).max(BWE_FLOOR_BPS)
+}
+
+const BWE_FLOOR_BPS: f64 = 100.0;
+
+#[derive(Debug, Default)]
+struct Report {
+    lines: usize,
+    /// Max |core - reference| / reference over lines where the reference exceeds the floor.
+    max_rel: f64,
+    max_rel_line: usize,
+    /// Max |core - reference| over all lines, bits/s.
+    max_abs: f64,
+    max_abs_line: usize,
+    peak: f64,
+    max_cwnd_diff_bytes: u64,
+    /// Not counting the initial ssthresh (2^31 - 1 bytes, not a whole number of segments).
+    max_ssthresh_diff_bytes: u64,
+}
+
+fn replay_file(path: &Path, expected_variant: &str) -> Report {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+    let (_, header_line) = lines.next().unwrap_or_else(|| panic!("{name}: empty file"));
+    let header: Value = serde_json::from_str(header_line).unwrap_or_else(|e| panic!("{name}: header: {e}"));
+    assert_eq!(header["variant"].as_str(), Some(expected_variant), "{name}: header {header}");
+    let mss = u64_field(&header, "mss", 1);
+    let params = &header["params"];
+    let variant = match expected_variant {
+        "westwood" => Variant::Tcpw {
+            tau_us: u64_field(params, "tau_us", 1) as u32,
+            m: u64_field(params, "m", 1) as u32,
+        },
+        "westwood-plus" => Variant::Plus { min_window_us: u64_field(params, "min_window_us", 1) as u32 },
+        other => panic!("unknown variant {other}"),
+    };
+    let initial_ssthresh = u64_field(&header, "initial_ssthresh", 1);
+    let mut core =
+        Core::new(variant, mss as u32, u64_field(&header, "initial_cwnd", 1) / mss, initial_ssthresh / mss);
+
+    let mut report = Report::default();
+    for (n, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}:{n}: {e}"));
+        let event = &record["event"];
+        let state = &record["state"];
+        let time_us = u64_field(event, "time_us", n);
+        let kind = event["kind"].as_str().unwrap_or_else(|| panic!("{name}:{n}: no kind"));
+        match kind {
+            "ack" => {
+                core.on_ack(&Ack {
+                    time_us,
+                    ack: u64_field(event, "ack", n),
+                    acked_bytes: u64_field(event, "acked_bytes", n),
+                    dupack: bool_field(event, "dupack", n),
+                    rtt_us: opt_u64_field(event, "rtt_us"),
+                    in_recovery: bool_field(event, "in_recovery", n),
+                });
+            }
+            "dupacks" => core.on_dupacks(time_us),
+            "timeout" => core.on_timeout(time_us),
+            "recovery_exit" => core.on_recovery_exit(time_us),
+            other => panic!("{name}:{n}: unknown event kind {other}"),
+        }
+        report.lines += 1;
+
+        // BWE.
+        let reference =
+            state["bwe_bps"].as_f64().unwrap_or_else(|| panic!("{name}:{n}: no bwe_bps in {state}"));
+        report.peak = report.peak.max(reference);
+        let got = core.bwe_bps();
+        let err = (got - reference).abs();
+        let tolerance = bwe_tolerance(reference);
+        assert!(
+            err <= tolerance,
+            "{name}:{n} ({kind} at {time_us} us): BWE core {got:.3} b/s vs reference {reference:.3} b/s \
+             (error {err:.3}, tolerance {tolerance:.3})"
+        );
+        if err > report.max_abs {
+            report.max_abs = err;
+            report.max_abs_line = n;
+        }
+        if reference > BWE_FLOOR_BPS {
+            let rel = err / reference;
+            if rel > report.max_rel {
+                report.max_rel = rel;
+                report.max_rel_line = n;
+            }
+        }
+
+        // Windows: the core works in segments, the reference in bytes.
+        for (field, segments) in [("cwnd", core.cwnd_segments()), ("ssthresh", core.ssthresh_segments())] {
+            let want = u64_field(state, field, n);
+            let have = u64::from(segments) * mss;
+            let diff = have.abs_diff(want);
+            if field == "cwnd" {
+                report.max_cwnd_diff_bytes = report.max_cwnd_diff_bytes.max(diff);
+            } else if want != initial_ssthresh {
+                report.max_ssthresh_diff_bytes = report.max_ssthresh_diff_bytes.max(diff);
+            }
+            assert!(
+                diff <= mss,
+                "{name}:{n} ({kind} at {time_us} us): {field} core {segments} segments = {have} bytes vs \
+                 reference {want} bytes (mss {mss})"
+            );
+        }
+
+        // RTTmin.
+        let want_rtt = opt_u64_field(state, "rtt_min_us");
+        let have_rtt = core.rtt_min_us().map(u64::from);
+        assert_eq!(have_rtt, want_rtt, "{name}:{n} ({kind} at {time_us} us): rtt_min_us");
+    }
+    assert_eq!(
+        Some(report.lines as u64),
+        opt_u64_field(&header, "events"),
+        "{name}: event count in the header"
+    );
+    eprintln!(
+        "{expected_variant}/{name}: {} events, max rel BWE error {:.3e} (line {}), max abs {:.3} b/s \
+         (line {}), peak {:.0} b/s, max cwnd diff {} bytes, max ssthresh diff {} bytes",
+        report.lines,
+        report.max_rel,
+        report.max_rel_line,
+        report.max_abs,
+        report.max_abs_line,
+        report.peak,
+        report.max_cwnd_diff_bytes,
+        report.max_ssthresh_diff_bytes
+    );
+    report
+}
+
+#[test]
+fn tcpw_vectors_replay_through_the_c_core() {
+    for path in files("westwood") {
+        replay_file(&path, "westwood");
+    }
+}
+
+#[test]
+fn westwood_plus_vectors_replay_through_the_c_core() {
+    for path in files("westwood-plus") {
+        replay_file(&path, "westwood-plus");
+    }
+}
