@@ -7,7 +7,22 @@ STAMP  := $(VENV)/.westwood-built
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock
 PY_SOURCES   := $(shell find python/westwood -name '*.py') pyproject.toml
 
-.PHONY: build reproduce test test-rust test-python bench clean
+# System packages: clang/llvm/bpftool/libbpf to build the eBPF program, libelf/zlib/pkg-config for
+# the vendored libbpf, iperf3 and iproute2 for the Linux tests. Installed when missing (as root).
+APT_PACKAGES := clang llvm libbpf-dev bpftool iperf3 iproute2 libelf-dev zlib1g-dev pkg-config
+
+.PHONY: deps build reproduce test test-rust test-python bench clean
+
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing system packages:" $$missing; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "missing system packages:" $$missing "- run: sudo apt-get install" $$missing; exit 1; \
+	  fi; \
+	fi
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
@@ -24,7 +39,7 @@ reproduce: build
 	$(VENV)/bin/westwood reproduce --quick --out results
 
 test-rust:
-	cargo test -p westwood-algorithms -p westwood-simulator
+	cargo test -p westwood-algorithms -p westwood-simulator -p westwood-bpf-core
 
 test-python: build
 	$(VENV)/bin/pytest -q python/tests
