@@ -4,14 +4,14 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.westwood-built
-RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock
+RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock $(wildcard kernel/*)
 PY_SOURCES   := $(shell find python/westwood -name '*.py') pyproject.toml
 
 # System packages: clang/llvm/bpftool/libbpf to build the eBPF program, libelf/zlib/pkg-config for
 # the vendored libbpf, iperf3 and iproute2 for the Linux tests. Installed when missing (as root).
 APT_PACKAGES := clang llvm libbpf-dev bpftool iperf3 iproute2 libelf-dev zlib1g-dev pkg-config
 
-.PHONY: deps build reproduce test test-rust test-python bench clean
+.PHONY: deps linux build reproduce test test-rust test-python bench clean
 
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -33,13 +33,18 @@ $(STAMP): $(VENV)/bin/python $(RUST_SOURCES) $(PY_SOURCES)
 	VIRTUAL_ENV=$(abspath $(VENV)) $(PY) -m maturin develop --release --quiet
 	touch $(STAMP)
 
-build: $(STAMP)
+# The eBPF loader (`westwood linux ...`): needs clang and bpftool from `deps`.
+linux: deps
+	cargo build --release -p westwood-linux
+
+build: $(STAMP) linux
 
 reproduce: build
 	$(VENV)/bin/westwood reproduce --quick --out results
 
-test-rust:
-	cargo test -p westwood-algorithms -p westwood-simulator -p westwood-bpf-core
+# westwood-linux's kernel tests need root (CI is root); without it they print SKIPPED and pass.
+test-rust: deps
+	cargo test -p westwood-algorithms -p westwood-simulator -p westwood-bpf-core -p westwood-linux
 
 test-python: build
 	$(VENV)/bin/pytest -q python/tests

@@ -106,6 +106,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_set(bench, "override a scenario parameter (repeatable), e.g. --set duration=5s")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=cmd_bench)
+
+    # `westwood linux ...` is forwarded whole to the westwood-linux binary (see linux.py); it is
+    # listed here so that `westwood --help` shows it.
+    sub.add_parser(
+        "linux",
+        help="TCPW on real Linux TCP (eBPF): status, load, unload, watch, bench",
+        description="Forwarded to the westwood-linux binary; see `westwood linux --help`.",
+        add_help=False,
+    )
     return parser
 
 
@@ -235,6 +244,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["linux"]:
+        from . import linux
+
+        return linux.main(arguments[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -243,7 +257,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not getattr(args, "func", None):
         parser.print_usage(sys.stderr)
         print(
-            "westwood: error: a command is required (run, plot, reproduce, bench)",
+            "westwood: error: a command is required (run, plot, reproduce, bench, linux)",
             file=sys.stderr,
         )
         return EXIT_USAGE

@@ -1,0 +1,560 @@
+//! The BPF congestion controls in the running kernel: load/unload, iperf3 over veth, watch,
+//! many connections. They need root and a kernel with BTF and BPF struct_ops; without them
+//! each test prints "SKIPPED: <reason>" and passes.
+//!
+//! Tests that touch the kernel take a global lock (a mutex in this binary and an flock, so
+//! two test runs on one machine do not interleave), and a guard puts back what was loaded
+//! before the test (if tcpw was pinned before, it is pinned again after). Namespaces, child
+//! processes and sockets are RAII guards: they go away also when an assertion fails.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::fs::MetadataExt;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use westwood_linux::loader::{self, Algo, LoadOptions};
+use westwood_linux::netns::{self, Iperf3Client, NetnsPair};
+use westwood_linux::prereq::{self, Status};
+
+const BIN: &str = env!("CARGO_BIN_EXE_westwood-linux");
+
+static LOCK: Mutex<()> = Mutex::new(());
+
+/// Serialises the kernel tests (in this process and across processes).
+struct Serial {
+    _guard: MutexGuard<'static, ()>,
+    _file: Option<File>,
+}
+
+fn serial() -> Serial {
+    let guard = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(std::env::temp_dir().join("westwood-linux-tests.lock"))
+        .ok();
+    if let Some(f) = &file {
+        unsafe {
+            libc::flock(f.as_raw_fd(), libc::LOCK_EX);
+        }
+    }
+    Serial { _guard: guard, _file: file }
+}
+
+/// Why this machine cannot run the kernel tests (None: it can).
+fn skip_reason() -> Option<String> {
+    let st = Status::gather();
+    if !st.caps.euid_root {
+        return Some("not root (the kernel tests load BPF programs and create network namespaces)".into());
+    }
+    let problems = st.kernel_problems();
+    if !problems.is_empty() {
+        return Some(problems.join("; "));
+    }
+    None
+}
+
+macro_rules! require_kernel {
+    () => {
+        if let Some(reason) = skip_reason() {
+            eprintln!("SKIPPED: {reason}");
+            return;
+        }
+    };
+}
+
+/// Puts back the pinned algorithms found at creation (unloading the rest) on drop.
+struct Restore {
+    before: Vec<Algo>,
+}
+
+impl Restore {
+    fn new() -> Restore {
+        let before = loader::pinned_algos();
+        for a in Algo::ALL {
+            if prereq::is_registered(a.name()) && !before.contains(&a) {
+                panic!("{} is registered by something other than westwood-linux: cannot test", a.name());
+            }
+        }
+        Restore { before }
+    }
+}
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        let others: Vec<Algo> = Algo::ALL.into_iter().filter(|a| !self.before.contains(a)).collect();
+        if let Err(e) = loader::unload(&others) {
+            eprintln!("warning: could not unload after the test: {e}");
+        }
+        let now = loader::pinned_algos();
+        let missing: Vec<Algo> = self.before.iter().copied().filter(|a| !now.contains(a)).collect();
+        if !missing.is_empty() {
+            if let Err(e) = loader::load(&LoadOptions { algos: missing, ..Default::default() }) {
+                eprintln!("warning: could not restore the algorithms loaded before the test: {e}");
+            }
+        }
+    }
+}
+
+fn cli(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("run westwood-linux")
+}
+
+fn cli_ok(args: &[&str]) -> String {
+    let out = cli(args);
+    assert!(
+        out.status.success(),
+        "westwood-linux {args:?} failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn available() -> Vec<String> {
+    prereq::available_congestion_controls()
+}
+
+fn registered(name: &str) -> bool {
+    available().iter().any(|n| n == name)
+}
+
+// ---------------------------------------------------------------- sockets with TCP_CONGESTION
+
+fn set_cc(fd: i32, cc: &str) -> std::io::Result<()> {
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            cc.as_ptr().cast(),
+            cc.len() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn get_cc(fd: i32) -> String {
+    let mut buf = [0u8; 16];
+    let mut len = buf.len() as libc::socklen_t;
+    let rc = unsafe {
+        libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, buf.as_mut_ptr().cast(), &mut len)
+    };
+    assert_eq!(rc, 0, "getsockopt(TCP_CONGESTION): {}", std::io::Error::last_os_error());
+    String::from_utf8_lossy(&buf[..len as usize]).trim_end_matches('\0').to_string()
+}
+
+fn sockaddr(addr: SocketAddrV4) -> libc::sockaddr_in {
+    libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: addr.port().to_be(),
+        sin_addr: libc::in_addr { s_addr: u32::from(*addr.ip()).to_be() },
+        sin_zero: [0; 8],
+    }
+}
+
+/// A TCP socket with TCP_CONGESTION = cc, connected to addr.
+fn connect_with_cc(addr: SocketAddrV4, cc: &str) -> std::io::Result<TcpStream> {
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let stream = TcpStream::from_raw_fd(fd); // closes fd on every path
+        set_cc(fd, cc)?;
+        let sa = sockaddr(addr);
+        if libc::connect(
+            fd,
+            (&sa as *const libc::sockaddr_in).cast(),
+            std::mem::size_of_val(&sa) as libc::socklen_t,
+        ) != 0
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(stream)
+    }
+}
+
+/// A loopback listener with TCP_CONGESTION = cc (inherited by accepted sockets).
+fn listen_with_cc(cc: &str, backlog: i32) -> TcpListener {
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0);
+        let listener = TcpListener::from_raw_fd(fd);
+        set_cc(fd, cc).expect("TCP_CONGESTION on the listener");
+        let sa = sockaddr(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0));
+        assert_eq!(
+            libc::bind(fd, (&sa as *const libc::sockaddr_in).cast(), std::mem::size_of_val(&sa) as u32),
+            0
+        );
+        assert_eq!(libc::listen(fd, backlog), 0);
+        listener
+    }
+}
+
+fn local_v4(l: &TcpListener) -> SocketAddrV4 {
+    match l.local_addr().unwrap() {
+        std::net::SocketAddr::V4(a) => a,
+        other => panic!("{other}"),
+    }
+}
+
+fn pattern(i: u64) -> u8 {
+    (i.wrapping_mul(2654435761) >> 13) as u8
+}
+
+fn watch_json() -> Vec<serde_json::Value> {
+    cli_ok(&["watch", "--json", "--count", "1"])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad watch line {l:?}: {e}")))
+        .collect()
+}
+
+// ---------------------------------------------------------------- tests
+
+#[test]
+fn status_runs_for_anyone() {
+    let out = cli_ok(&["status"]);
+    assert!(out.contains("kernel"), "{out}");
+    assert!(out.contains("tcpw_plus"), "{out}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["frobnicate"][..],
+        &[][..],
+        &["load", "westwood"][..],
+        &["watch", "--count", "0"][..],
+        &["watch", "--interval"][..],
+        &["watch", "--bogus"][..],
+        &["unload", "tcpw", "extra"][..],
+        &["bench", "--duration", "x"][..],
+    ] {
+        let out = cli(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!out.stderr.is_empty(), "{args:?} explains nothing");
+    }
+    assert!(cli_ok(&["--help"]).contains("usage"));
+}
+
+#[test]
+fn load_registers_and_unload_unregisters() {
+    require_kernel!();
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["unload"]);
+    assert!(!registered("tcpw") && !registered("tcpw_plus"));
+
+    let out = cli_ok(&["load", "tcpw"]);
+    assert!(out.contains("registered: tcpw"), "{out}");
+    assert!(registered("tcpw"), "{:?}", available());
+    assert!(!registered("tcpw_plus"));
+    assert!(
+        Algo::Tcpw.pin_path().exists() && loader::iter_pin_path().exists() && loader::map_pin_path().exists()
+    );
+
+    // The second algorithm, loaded later, shares the pinned map and iterator.
+    cli_ok(&["load", "tcpw_plus"]);
+    assert!(registered("tcpw") && registered("tcpw_plus"), "{:?}", available());
+
+    // Both carry traffic: 4 MB over loopback with each.
+    for cc in ["tcpw", "tcpw_plus"] {
+        let listener = listen_with_cc(cc, 16);
+        let addr = local_v4(&listener);
+        let server = thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut n = 0u64;
+            let mut buf = vec![0u8; 65536];
+            loop {
+                let k = s.read(&mut buf).unwrap();
+                if k == 0 {
+                    break n;
+                }
+                n += k as u64;
+            }
+        });
+        let mut c = connect_with_cc(addr, cc).unwrap();
+        assert_eq!(get_cc(c.as_raw_fd()), cc);
+        let chunk = vec![7u8; 1 << 20];
+        for _ in 0..4 {
+            c.write_all(&chunk).unwrap();
+        }
+        c.shutdown(std::net::Shutdown::Write).unwrap();
+        assert_eq!(server.join().unwrap(), 4 << 20);
+    }
+
+    let out = cli_ok(&["unload"]);
+    assert!(out.contains("tcpw") && out.contains("tcpw_plus"), "{out}");
+    assert!(!registered("tcpw") && !registered("tcpw_plus"), "{:?}", available());
+    assert!(!std::path::Path::new(loader::PIN_DIR).exists(), "pins left behind");
+}
+
+#[test]
+fn loading_twice_and_unloading_twice_are_harmless() {
+    require_kernel!();
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["load", "all"]);
+    let out = cli_ok(&["load", "all"]);
+    assert!(out.contains("already registered: tcpw, tcpw_plus"), "{out}");
+    let avail = available();
+    assert_eq!(avail.iter().filter(|n| *n == "tcpw").count(), 1, "{avail:?}");
+    assert_eq!(avail.iter().filter(|n| *n == "tcpw_plus").count(), 1, "{avail:?}");
+    cli_ok(&["unload", "tcpw"]);
+    assert!(!registered("tcpw") && registered("tcpw_plus"));
+    cli_ok(&["load"]); // puts tcpw back next to the running tcpw_plus
+    assert!(registered("tcpw") && registered("tcpw_plus"));
+    cli_ok(&["unload"]);
+    assert!(cli_ok(&["unload"]).contains("nothing to unload"));
+    assert!(!registered("tcpw") && !registered("tcpw_plus"));
+
+    // watch with nothing loaded explains what to do.
+    let out = cli(&["watch", "--count", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("westwood-linux load"));
+}
+
+#[test]
+fn unload_while_a_connection_uses_it_is_safe() {
+    require_kernel!();
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["load", "tcpw"]);
+
+    let listener = listen_with_cc("tcpw", 16);
+    let addr = local_v4(&listener);
+    let server = thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut n = 0u64;
+        let mut ok = true;
+        let mut buf = vec![0u8; 65536];
+        loop {
+            let k = s.read(&mut buf).unwrap();
+            if k == 0 {
+                break (n, ok);
+            }
+            for (i, b) in buf[..k].iter().enumerate() {
+                ok &= *b == pattern(n + i as u64);
+            }
+            n += k as u64;
+        }
+    });
+    let c = connect_with_cc(addr, "tcpw").unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let sent = Arc::new(AtomicU64::new(0));
+    let writer = {
+        let (stop, sent) = (stop.clone(), sent.clone());
+        let mut c = c.try_clone().unwrap();
+        thread::spawn(move || {
+            let mut off = 0u64;
+            let mut buf = vec![0u8; 16384];
+            while !stop.load(Ordering::SeqCst) {
+                for (i, b) in buf.iter_mut().enumerate() {
+                    *b = pattern(off + i as u64);
+                }
+                c.write_all(&buf).unwrap();
+                off += buf.len() as u64;
+                sent.store(off, Ordering::SeqCst);
+            }
+        })
+    };
+    thread::sleep(Duration::from_millis(400));
+    let before = sent.load(Ordering::SeqCst);
+    assert!(before > 0);
+
+    cli_ok(&["unload"]);
+    assert!(!registered("tcpw"), "{:?}", available());
+    // A new socket can no longer choose it ...
+    let err = connect_with_cc(addr, "tcpw").unwrap_err();
+    assert_eq!(err.raw_os_error(), Some(libc::ENOENT), "{err}");
+    // ... while the open connection keeps it and keeps transferring.
+    assert_eq!(get_cc(c.as_raw_fd()), "tcpw");
+    thread::sleep(Duration::from_millis(400));
+    stop.store(true, Ordering::SeqCst);
+    writer.join().unwrap();
+    let total = sent.load(Ordering::SeqCst);
+    assert!(total > before, "no progress after unload: {before} -> {total}");
+    c.shutdown(std::net::Shutdown::Write).unwrap();
+    let (received, ok) = server.join().unwrap();
+    assert_eq!(received, total);
+    assert!(ok, "data corrupted");
+}
+
+#[test]
+fn iperf3_over_veth_with_tcpw_and_watch_shows_its_bwe() {
+    require_kernel!();
+    if let Err(e) = netns::tool("iperf3", "iperf3") {
+        panic!("{e}"); // a test dependency: fail, do not skip
+    }
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["load", "tcpw"]);
+
+    let pair = NetnsPair::create("test").unwrap();
+    let port = 5201;
+    let _server = netns::start_iperf3_server(&pair, port).unwrap();
+    let started = Instant::now();
+    let client = Iperf3Client::start(&pair, port, "tcpw", 5).unwrap();
+    thread::sleep(Duration::from_secs(2));
+
+    let client_netns = std::fs::metadata(format!("/run/netns/{}", pair.client)).unwrap().ino();
+    let records = watch_json();
+    let ours: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|r| r["dst"] == netns::SERVER_ADDR && r["dport"] == port && r["algo"] == "tcpw")
+        .collect();
+    assert!(!ours.is_empty(), "watch does not show the iperf3 connection: {records:?}");
+    let data = ours.iter().max_by_key(|r| r["bytes_acked"].as_u64().unwrap()).unwrap();
+    assert_eq!(data["netns"].as_u64().unwrap(), client_netns, "{data}");
+    assert!(data["bwe_bps"].as_u64().unwrap() > 0, "BWE is 0: {data}");
+    assert!(data["rtt_min_ms"].as_f64().unwrap() > 0.0, "{data}");
+    assert!(data["cwnd"].as_u64().unwrap() >= 2, "{data}");
+    eprintln!("watch: {data}");
+
+    let r = client.finish().unwrap();
+    assert!(started.elapsed() >= Duration::from_secs(5));
+    assert_eq!(r.congestion, "tcpw");
+    assert!(r.sent_bytes > 10_000_000, "{r:?}");
+    // iperf3 counts what the client wrote in 5 s and what the server had read when the test
+    // ended: the difference can only be data still in the socket buffers at that moment.
+    let max_mem = |path: &str| -> u64 {
+        std::fs::read_to_string(path).unwrap().split_whitespace().last().unwrap().parse().unwrap()
+    };
+    let in_buffers = max_mem("/proc/sys/net/ipv4/tcp_wmem") + max_mem("/proc/sys/net/ipv4/tcp_rmem");
+    assert!(r.received_bytes <= r.sent_bytes, "{r:?}");
+    assert!(
+        r.sent_bytes - r.received_bytes <= in_buffers,
+        "{r:?}: more missing than the socket buffers hold"
+    );
+    eprintln!(
+        "iperf3: {:.2} Gb/s, sent {} B, received {} B",
+        r.received_bps / 1e9,
+        r.sent_bytes,
+        r.received_bytes
+    );
+}
+
+#[test]
+fn two_hundred_concurrent_connections() {
+    require_kernel!();
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["load", "tcpw"]);
+
+    const CONNS: usize = 200;
+    const BYTES: usize = 64 * 1024;
+    let listener = listen_with_cc("tcpw", 1024);
+    let addr = local_v4(&listener);
+    let server = thread::spawn(move || {
+        let mut handlers = Vec::new();
+        for _ in 0..CONNS {
+            let (mut s, _) = listener.accept().unwrap();
+            handlers.push(thread::spawn(move || {
+                assert_eq!(get_cc(s.as_raw_fd()), "tcpw");
+                let mut data = Vec::with_capacity(BYTES);
+                s.read_to_end(&mut data).unwrap();
+                let ok = data.iter().enumerate().all(|(i, b)| *b == pattern(i as u64));
+                s.write_all(&(data.len() as u64).to_be_bytes()).unwrap();
+                (data.len(), ok)
+            }));
+        }
+        handlers.into_iter().map(|h| h.join().unwrap()).collect::<Vec<_>>()
+    });
+
+    // All connect, then (while all are open) watch lists them, then all send at once.
+    let connected = Arc::new(Barrier::new(CONNS + 1));
+    let go = Arc::new(Barrier::new(CONNS + 1));
+    let clients: Vec<_> = (0..CONNS)
+        .map(|_| {
+            let (connected, go) = (connected.clone(), go.clone());
+            thread::spawn(move || {
+                let mut c = connect_with_cc(addr, "tcpw").expect("connect");
+                assert_eq!(get_cc(c.as_raw_fd()), "tcpw");
+                connected.wait();
+                go.wait();
+                let data: Vec<u8> = (0..BYTES as u64).map(pattern).collect();
+                c.write_all(&data).unwrap();
+                c.shutdown(std::net::Shutdown::Write).unwrap();
+                let mut reply = [0u8; 8];
+                c.read_exact(&mut reply).unwrap();
+                u64::from_be_bytes(reply)
+            })
+        })
+        .collect();
+    connected.wait();
+    let seen = watch_json().iter().filter(|r| r["dport"] == addr.port() && r["algo"] == "tcpw").count();
+    go.wait();
+    let replies: Vec<u64> = clients.into_iter().map(|h| h.join().unwrap()).collect();
+    let served = server.join().unwrap();
+    assert_eq!(seen, CONNS, "watch lists {seen} of {CONNS} client sockets");
+    assert!(replies.iter().all(|&n| n == BYTES as u64), "short transfers: {replies:?}");
+    assert_eq!(served.len(), CONNS);
+    assert!(served.iter().all(|&(n, ok)| n == BYTES && ok), "corrupted or short data at the server");
+}
+
+#[test]
+fn loss_rules_hold_in_the_kernel_under_random_loss() {
+    require_kernel!();
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["load", "all"]);
+
+    let pair = NetnsPair::create("loss").unwrap();
+    pair.add_loss(1.0).unwrap();
+    let port = 5202;
+    let _server = netns::start_iperf3_server(&pair, port).unwrap();
+    for cc in ["tcpw", "tcpw_plus"] {
+        let client = Iperf3Client::start(&pair, port, cc, 3).unwrap();
+        thread::sleep(Duration::from_millis(2000));
+        let records = watch_json();
+        let data = records
+            .iter()
+            .filter(|r| r["dst"] == netns::SERVER_ADDR && r["dport"] == port && r["algo"] == cc)
+            .max_by_key(|r| r["bytes_acked"].as_u64().unwrap())
+            .unwrap_or_else(|| panic!("watch does not show the {cc} connection: {records:?}"))
+            .clone();
+        let r = client.finish().unwrap();
+        assert_eq!(r.congestion, cc);
+        assert!(r.retransmits > 0, "1% loss but no retransmissions: {r:?}");
+        eprintln!(
+            "{cc} with 1% loss: {:.2} Gb/s, {} retransmits; watch: {data}",
+            r.received_bps / 1e9,
+            r.retransmits
+        );
+
+        assert!(data["losses"].as_u64().unwrap() > 0, "{data}");
+        let loss = &data["last_loss"];
+        let (bwe_q8, rtt, mss) = (
+            loss["bwe_q8"].as_u64().unwrap(),
+            loss["rtt_min_us"].as_u64().unwrap(),
+            loss["mss"].as_u64().unwrap(),
+        );
+        let (ssthresh, before, after) = (
+            loss["ssthresh"].as_u64().unwrap(),
+            loss["cwnd_before"].as_u64().unwrap(),
+            loss["cwnd_after"].as_u64().unwrap(),
+        );
+        assert!(bwe_q8 > 0 && rtt > 0 && mss > 0, "{loss}");
+        // ssthresh = max(2, floor(BWE * RTTmin / (8 * mss))), exactly (BWE in bits/s Q8).
+        let expected = ((bwe_q8 as u128 * rtt as u128 / 1_000_000) / ((mss as u128) << 11)).max(2) as u64;
+        assert_eq!(ssthresh, expected, "{loss}");
+        if loss["kind"] == "rto" {
+            assert_eq!(after, 1, "{loss}");
+        } else {
+            assert_eq!(after, before.min(ssthresh).max(1), "cwnd above the threshold after the loss: {loss}");
+        }
+    }
+}
