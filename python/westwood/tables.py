@@ -35,6 +35,9 @@ LINK_COLUMNS = (
     "drops_overflow",
     "drops_error",
     "utilization",
+    "queue_type",
+    "drops_red",
+    "drops_outage",
 )
 FLOW_SERIES_COLUMNS = (
     "time_seconds",
@@ -45,8 +48,19 @@ FLOW_SERIES_COLUMNS = (
     "bwe_bps",
     "bytes_delivered",
     "snd_max",
+    "snd_una",
 )
-LINK_SERIES_COLUMNS = ("time_seconds", "link", "queue_packets", "queue_bytes")
+LINK_SERIES_COLUMNS = (
+    "time_seconds",
+    "link",
+    "queue_packets",
+    "queue_bytes",
+    "queue_avg_packets",
+    "drops_overflow",
+    "drops_red",
+    "drops_error",
+    "drops_outage",
+)
 
 Columns = Dict[str, List[Any]]
 

@@ -18,14 +18,32 @@ pub enum Recovery {
     /// RFC 6582: stay in recovery until everything outstanding at loss detection is acknowledged;
     /// each partial ACK retransmits the next hole.
     NewReno,
+    /// RFC 6675 with RFC 2018 SACK blocks: a scoreboard of what the receiver holds decides what
+    /// is lost and what to resend; during recovery the sender keeps `pipe` (its estimate of the
+    /// bytes in the network) below `cwnd`, with no window inflation.
+    Sack,
+    /// Jacobson's 1988 Tahoe: fast retransmit without fast recovery. On the `dupthresh`-th DUPACK
+    /// the sender resends from `snd_una` in slow start from one segment (go-back-N), reporting
+    /// [`CongestionEvent::DuplicateAcksSlowStart`].
+    Tahoe,
 }
 
 impl Recovery {
+    /// Every recovery, in the order the documentation lists them.
+    pub const ALL: [Recovery; 4] = [Recovery::Reno, Recovery::NewReno, Recovery::Sack, Recovery::Tahoe];
+
     pub fn name(self) -> &'static str {
         match self {
             Recovery::Reno => "reno",
             Recovery::NewReno => "newreno",
+            Recovery::Sack => "sack",
+            Recovery::Tahoe => "tahoe",
         }
+    }
+
+    /// The recovery named `name` (as [`Recovery::name`] spells it, case-insensitive).
+    pub fn from_name(name: &str) -> Option<Recovery> {
+        Recovery::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
     }
 }
 
@@ -73,6 +91,10 @@ pub struct AckEvent {
 pub enum CongestionEvent {
     /// `dupthresh` duplicate ACKs: fast retransmit, about to enter fast recovery.
     DuplicateAcks { now_ns: u64, bytes_in_flight: u64 },
+    /// `dupthresh` duplicate ACKs seen by a sender without fast recovery ([`Recovery::Tahoe`]):
+    /// it retransmits and goes back to `snd_una` in slow start. `ssthresh` follows the control's
+    /// DUPACK rule; `cwnd` restarts from the loss window, one segment (as after a timeout).
+    DuplicateAcksSlowStart { now_ns: u64, bytes_in_flight: u64 },
     /// The retransmission timer expired. `repeated`: it expired again for a segment already
     /// retransmitted by the timer (snd_una has not moved since the last timeout).
     Timeout { now_ns: u64, bytes_in_flight: u64, repeated: bool },

@@ -6,14 +6,18 @@
 //! Linux eBPF implementation is checked against.
 //!
 //! * [`congestion`] — the narrow [`CongestionControl`] trait the TCP sender calls.
-//! * [`reno`] — RFC 5681 slow start / congestion avoidance / multiplicative decrease (Reno and
-//!   NewReno share it; they differ only in the sender's loss recovery, see [`Recovery`]).
+//! * [`reno`] — RFC 5681 slow start / congestion avoidance / multiplicative decrease (Reno,
+//!   NewReno, SACK and Tahoe share it; they differ only in the sender's loss recovery, see
+//!   [`Recovery`]).
 //! * [`westwood`] — the TCP Westwood family: TCPW, TCPW-TR, TCPW ABSE, Westwood+.
+//! * [`cubic`] — CUBIC (RFC 9438), for comparison with today's default.
 
 pub mod congestion;
+pub mod cubic;
 pub mod reno;
 pub mod vectors;
 pub mod westwood;
 
 pub use congestion::{AckEvent, CongestionControl, CongestionEvent, Recovery, WindowConfig};
+pub use cubic::{Cubic, CubicParams};
 pub use reno::Reno;

@@ -13,7 +13,9 @@
 //! both halve the congestion window instead; the cap keeps RFC 5681's intent for application-
 //! limited senders (FlightSize < cwnd) and their behaviour otherwise.
 //!
-//! NewReno (RFC 6582) uses these same rules: it changes only the sender's loss recovery.
+//! NewReno (RFC 6582), SACK (RFC 6675) and Tahoe use these same rules: they change only the
+//! sender's loss recovery (Tahoe's 3-DUPACK event restarts cwnd from one segment, like a timeout
+//! that keeps RFC 5681's DUPACK threshold).
 
 use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig};
 
@@ -91,6 +93,11 @@ impl CongestionControl for Reno {
             CongestionEvent::DuplicateAcks { bytes_in_flight, .. } => {
                 let ssthresh = self.halved_ssthresh(bytes_in_flight);
                 self.set_window(ssthresh, ssthresh);
+            }
+            // Tahoe: the same threshold, then slow start from one segment.
+            CongestionEvent::DuplicateAcksSlowStart { bytes_in_flight, .. } => {
+                let ssthresh = self.halved_ssthresh(bytes_in_flight);
+                self.set_window(self.mss, ssthresh);
             }
             // RFC 5681 §3.1: when the segment has already been retransmitted by the timer,
             // ssthresh is held constant; the window still restarts from one segment.
@@ -180,6 +187,16 @@ mod tests {
         assert_eq!((cc.cwnd(), cc.ssthresh()), (8 * MSS, 8 * MSS));
         cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 0, bytes_in_flight: 3 * MSS });
         assert_eq!(cc.ssthresh(), 2 * MSS);
+    }
+
+    #[test]
+    fn tahoe_duplicate_acks_halve_ssthresh_and_restart_from_one_segment() {
+        let mut cc = reno(20 * MSS, 100 * MSS);
+        cc.on_congestion(CongestionEvent::DuplicateAcksSlowStart { now_ns: 0, bytes_in_flight: 16 * MSS });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 8 * MSS));
+        // Slow start again up to ssthresh.
+        cc.on_ack(&ack(MSS));
+        assert_eq!(cc.cwnd(), 2 * MSS);
     }
 
     #[test]

@@ -35,6 +35,7 @@ fn flow_series_dict<'py>(py: Python<'py>, s: &FlowSeries) -> PyResult<Bound<'py,
     d.set_item("bwe_bps", &s.bwe_bps)?;
     d.set_item("bytes_delivered", &s.bytes_delivered)?;
     d.set_item("snd_max", &s.snd_max)?;
+    d.set_item("snd_una", &s.snd_una)?;
     Ok(d)
 }
 
@@ -44,6 +45,11 @@ fn link_series_dict<'py>(py: Python<'py>, s: &LinkSeries) -> PyResult<Bound<'py,
     d.set_item("link", &s.link)?;
     d.set_item("queue_packets", &s.queue_packets)?;
     d.set_item("queue_bytes", &s.queue_bytes)?;
+    d.set_item("queue_avg_packets", &s.queue_avg_packets)?;
+    d.set_item("drops_overflow", &s.drops_overflow)?;
+    d.set_item("drops_red", &s.drops_red)?;
+    d.set_item("drops_error", &s.drops_error)?;
+    d.set_item("drops_outage", &s.drops_outage)?;
     Ok(d)
 }
 

@@ -2,7 +2,9 @@
 //!
 //! * every byte reaches the application exactly once and in order, and only bytes that were sent;
 //! * the congestion window never drops below one segment;
-//! * sequence numbers only move forward (snd_una, snd_max, cumulative ACKs).
+//! * sequence numbers only move forward (snd_una, snd_max, cumulative ACKs);
+//! * with SACK, the blocks received cover only data that was sent, and the scoreboard and `pipe`
+//!   stay consistent ([`Sender::check_sack_state`]).
 
 use crate::tcp::Sender;
 
@@ -23,6 +25,11 @@ pub struct InvariantMonitor {
 impl InvariantMonitor {
     pub fn new(flows: usize) -> Self {
         InvariantMonitor { flows: vec![FlowState::default(); flows], violation: None }
+    }
+
+    /// Watch one more flow (a flow created during the run gets the next id).
+    pub fn add_flow(&mut self) {
+        self.flows.push(FlowState::default());
     }
 
     pub fn violation(&self) -> Option<&str> {
@@ -71,6 +78,9 @@ impl InvariantMonitor {
         let state = self.flows[flow as usize];
         if sender.cwnd() < sender.mss() {
             self.fail(format!("flow {flow}: cwnd {} below one segment ({})", sender.cwnd(), sender.mss()));
+        }
+        if let Err(problem) = sender.check_sack_state() {
+            self.fail(format!("flow {flow}: {problem}"));
         }
         if sender.snd_una() < state.snd_una || sender.snd_max() < state.snd_max {
             self.fail(format!(

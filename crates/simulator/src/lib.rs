@@ -6,16 +6,20 @@
 //! * [`network`] — packets, links, queues, channel error models, routing.
 //! * [`tcp`] — TCP sender and receiver.
 //! * [`sim`] — builds a network from a scenario, runs it, collects [`results`].
+//! * [`traffic`] — flows arriving during the run.
+//! * [`metrics`] — Jain's fairness index, per-protocol shares.
 //! * [`invariants`] — TCP invariant checks enabled in tests.
 
 pub mod engine;
 pub mod invariants;
+pub mod metrics;
 pub mod model;
 pub mod network;
 pub mod results;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod traffic;
 
 pub use results::{RunOptions, RunResult};
 pub use sim::run;

@@ -32,6 +32,8 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// Non-TCP traffic sources (UDP constant bit rate, ...).
     pub sources: Vec<SourceSpec>,
+    /// TCP flows created during the run (`[flows.NAME] arrivals = {...}`).
+    pub arrivals: Vec<ArrivalsSpec>,
     /// Interval between time-series samples when time series are recorded.
     pub sample_interval: Nanos,
 }
@@ -59,6 +61,42 @@ pub struct LinkSpec {
 pub enum QueueSpec {
     /// Drop-tail FIFO; the limit counts packets waiting, not the one being transmitted.
     DropTail(QueueLimit),
+    /// Random Early Detection (Floyd & Jacobson 1993) in front of a FIFO with a hard limit.
+    Red(RedSpec),
+}
+
+/// RED parameters (`network::red`). Thresholds and the average count packets waiting.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RedSpec {
+    /// Hard limit of the FIFO behind RED (an arrival that does not fit is an overflow drop).
+    pub limit: QueueLimit,
+    /// Below `min_th` packets of average queue nothing is dropped early.
+    pub min_th: f64,
+    /// At `max_th` the early-drop probability reaches `max_p`; above it every arrival is dropped
+    /// (or, with `gentle`, the probability rises linearly to 1 at `2 * max_th`).
+    pub max_th: f64,
+    pub max_p: f64,
+    /// Weight of the EWMA of the queue length, in (0, 1].
+    pub w_q: f64,
+    pub gentle: bool,
+    /// Bytes of the "typical small packet" whose transmission time `s` scales the idle-time
+    /// correction (`m = idle / s`); `None`: the largest data packet crossing the link.
+    pub mean_packet_size: Option<u64>,
+}
+
+impl RedSpec {
+    /// min_th 5, max_th 15 packets, max_p 0.1, w_q 0.002, gentle off.
+    pub fn with_limit(limit: QueueLimit) -> Self {
+        RedSpec {
+            limit,
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: false,
+            mean_packet_size: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,13 +111,54 @@ pub enum QueueLimit {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ErrorSpec {
     /// Each packet is lost independently with this probability.
     PacketErrorRate(f64),
     /// Each bit is in error independently with this probability; a packet of `n` bytes is lost
     /// with probability `1 - (1 - ber)^(8n)`.
     BitErrorRate(f64),
+    /// Two-state (Good/Bad) continuous-time Markov channel, seed 000 §5.2.
+    GilbertElliott(GilbertElliottSpec),
+    /// Every packet is lost during periodic outages (LEO handoffs, seed 000 §5.3).
+    Outage(OutageSpec),
+    /// Several models on one link: a packet is lost if any of them loses it.
+    Any(Vec<ErrorSpec>),
+    /// Scripted drops of chosen data segments of one flow (`network::drop_list`).
+    DropList(DropListSpec),
+}
+
+/// Drop the first transmission of data segments `segments` (numbered from 0, segment `n`
+/// starting at byte `n * segment_size`) of flow `flow`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DropListSpec {
+    /// The flow's name, as the scenario gave it.
+    pub flow_name: String,
+    /// Index of the flow in `Scenario::flows` (resolved from the name once flows are known).
+    pub flow: usize,
+    /// The flow's segment size, bytes (resolved with the index).
+    pub segment_size: u64,
+    pub segments: Vec<u64>,
+}
+
+/// Gilbert-Elliott channel: sojourns in Good and Bad are exponential with the given means; in
+/// each state packets are lost independently with that state's probability.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GilbertElliottSpec {
+    pub mean_good: Nanos,
+    pub mean_bad: Nanos,
+    pub loss_good: f64,
+    pub loss_bad: f64,
+    /// Start in a state drawn from the stationary distribution instead of in Good.
+    pub start_stationary: bool,
+}
+
+/// Outages of `duration` starting at `offset + k * period`, k = 0, 1, ... (`duration < period`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutageSpec {
+    pub period: Nanos,
+    pub duration: Nanos,
+    pub offset: Nanos,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -92,6 +171,8 @@ pub struct FlowSpec {
     /// When the application stops handing data to TCP (`None`: runs to the end).
     pub stop: Option<Nanos>,
     pub tcp: TcpSpec,
+    /// Per-packet round robin over several paths (seed 002); `None`: ordinary routing.
+    pub multipath: Option<MultipathSpec>,
 }
 
 /// A traffic source that does not react to congestion.
@@ -114,8 +195,11 @@ pub enum SourceKind {
 /// Which congestion control a flow runs, with its parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CcSpec {
-    /// RFC 5681 window rules (`reno` and `newreno`; they differ in `TcpSpec::recovery`).
+    /// RFC 5681 window rules (`reno`, `newreno`, `tahoe`, `sack`; they differ in
+    /// `TcpSpec::recovery`).
     Reno,
+    /// CUBIC, RFC 9438 (default constants).
+    Cubic,
     /// TCPW, seed 000.
     Westwood(TcpwParams),
     /// TCPW with the threshold reduction factor, seed 001.
@@ -183,4 +267,55 @@ impl Default for DelayedAckSpec {
     fn default() -> Self {
         DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2 }
     }
+}
+
+/// Per-packet round robin over the first `paths` paths between a flow's endpoints (seed 002).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MultipathSpec {
+    /// How many paths to use (at most this many exist in some topologies; see `network::multipath`).
+    pub paths: u8,
+    pub mode: MultipathMode,
+    pub select: PathSelection,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MultipathMode {
+    /// Data and ACKs are both spread over the paths ("full multiple path", seed 002 §II-B).
+    Full,
+    /// Data is spread; ACKs take the single shortest path ("simple multiple path").
+    Simple,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PathSelection {
+    /// Edge-disjoint paths of least total hop count, shortest first.
+    Disjoint,
+    /// The k shortest loop-free paths by hop count (Yen), which may share links.
+    Shortest,
+}
+
+/// Finite TCP transfers arriving during the run: a Poisson process of flows, each lasting an
+/// exponentially distributed time (seed 002 §IV-B).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrivalsSpec {
+    pub name: String,
+    pub endpoints: ArrivalEndpoints,
+    /// Arrivals happen in `[start, stop)`; the first comes one inter-arrival time after `start`.
+    pub start: Nanos,
+    pub stop: Option<Nanos>,
+    pub mean_interarrival: Nanos,
+    pub mean_duration: Nanos,
+    /// Most flows this table creates (a guard against runaway tables).
+    pub max_flows: u64,
+    pub tcp: TcpSpec,
+    pub multipath: Option<MultipathSpec>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArrivalEndpoints {
+    /// Every flow from `src` to `dst` (node indices).
+    Fixed { src: usize, dst: usize },
+    /// Each flow picks a sender uniformly among these nodes and a different receiver uniformly
+    /// among the rest.
+    Among(Vec<usize>),
 }

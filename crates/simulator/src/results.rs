@@ -14,7 +14,7 @@ pub struct RunOptions {
     pub check_invariants: bool,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Summary {
     pub scenario: String,
     pub seed: u64,
@@ -27,6 +27,12 @@ pub struct Summary {
     /// Packets (data and ACK) that started a link transmission.
     pub packets: u64,
     pub flows: Vec<FlowSummary>,
+    /// Jain's fairness index over the goodput of every flow in `flows` (`crate::metrics`).
+    pub fairness: crate::metrics::Fairness,
+    /// Per congestion control: flows, mean and total goodput (friendliness), fairness among them.
+    pub per_cc: std::collections::BTreeMap<String, crate::metrics::CcShare>,
+    /// Flows created during the run by `[flows.NAME] arrivals`, aggregated per table.
+    pub arrivals: Vec<crate::traffic::ArrivalsSummary>,
     pub sources: Vec<SourceSummary>,
     pub links: Vec<LinkSummary>,
 }
@@ -47,12 +53,12 @@ pub struct SourceSummary {
     pub packets_received: u64,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct FlowSummary {
     pub name: String,
     /// Congestion control as named in the scenario.
     pub cc: String,
-    /// Loss recovery the sender used (`reno`, `newreno`).
+    /// Loss recovery the sender used (`reno`, `newreno`, `sack`, `tahoe`).
     pub recovery: String,
     /// Payload bytes per segment and header bytes per packet.
     pub segment_size: u64,
@@ -74,6 +80,8 @@ pub struct FlowSummary {
     pub active_seconds: f64,
     /// Smallest RTT sample seen, seconds (0 if none).
     pub min_rtt_seconds: f64,
+    /// Paths the data is spread over (1: ordinary routing; see `multipath`).
+    pub paths: usize,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -83,14 +91,20 @@ pub struct LinkSummary {
     pub to: String,
     pub rate_bps: u64,
     pub delay_seconds: f64,
-    /// Queue limit after resolving `bdp`.
+    /// Queue discipline: `droptail` or `red`.
+    pub queue_type: String,
+    /// Queue limit after resolving `bdp` (RED's hard limit).
     pub queue_limit: String,
     pub packets_sent: u64,
     pub bytes_sent: u64,
     /// Packets dropped because the queue was full.
     pub drops_overflow: u64,
-    /// Packets lost to the channel error model.
+    /// Packets RED dropped early (before the queue was full).
+    pub drops_red: u64,
+    /// Packets lost to random channel errors (Bernoulli, bit errors, Gilbert-Elliott).
     pub drops_error: u64,
+    /// Packets lost in scheduled outages.
+    pub drops_outage: u64,
     /// Fraction of the run the link was transmitting.
     pub utilization: f64,
 }
@@ -108,6 +122,8 @@ pub struct FlowSeries {
     pub bytes_delivered: Vec<u64>,
     /// Highest sequence number sent so far (for sequence-number-vs-time plots).
     pub snd_max: Vec<u64>,
+    /// Oldest unacknowledged sequence number (everything below it is acknowledged).
+    pub snd_una: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -116,6 +132,13 @@ pub struct LinkSeries {
     pub link: Vec<String>,
     pub queue_packets: Vec<u64>,
     pub queue_bytes: Vec<u64>,
+    /// RED's average queue, packets (NaN on drop-tail links).
+    pub queue_avg_packets: Vec<f64>,
+    /// Cumulative drops by cause since the start of the run.
+    pub drops_overflow: Vec<u64>,
+    pub drops_red: Vec<u64>,
+    pub drops_error: Vec<u64>,
+    pub drops_outage: Vec<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -3,15 +3,17 @@
 use crate::engine::rng::RngStream;
 use crate::engine::EventQueue;
 use crate::invariants::InvariantMonitor;
-use crate::model::{CcSpec, ErrorSpec, Nanos, QueueLimit, QueueSpec, Scenario, SourceKind, NANOS_PER_SECOND};
+use crate::model::{CcSpec, Nanos, QueueLimit, QueueSpec, Scenario, SourceKind, NANOS_PER_SECOND};
 use crate::network::link::Capacity;
-use crate::network::{Enqueue, ErrorModel, Link, Packet, PacketKind, Routes};
+use crate::network::red::Red;
+use crate::network::{Enqueue, ErrorModel, Link, Multipath, Packet, PacketKind, Routes, SackBlocks};
 use crate::results::{
     FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOptions, RunResult, SourceSummary, Summary,
 };
 use crate::scenario::ScenarioError;
 use crate::tcp::{Receiver, Sender};
-use westwood_algorithms::{westwood, CongestionControl, Reno, WindowConfig};
+use crate::traffic::Arrivals;
+use westwood_algorithms::{westwood, CongestionControl, Cubic, Recovery, Reno, WindowConfig};
 
 #[derive(Debug, Clone, Copy)]
 enum Event {
@@ -35,6 +37,10 @@ enum Event {
     },
     FlowStop {
         flow: u32,
+    },
+    /// The next flow of arrivals table `table` arrives.
+    FlowArrival {
+        table: u32,
     },
     /// A CBR source sends its next packet (if ON) or wakes at its next ON interval.
     SourceSend {
@@ -67,11 +73,19 @@ impl CbrSource {
     /// start of the next ON interval.
     fn next_send(&self, now: Nanos) -> Option<Nanos> {
         let next = now + self.interval;
-        self.on.iter().find(|&&(_, stop)| next < stop).map(|&(start, _)| next.max(start))
+        let i = self.on.partition_point(|&(_, stop)| stop <= next);
+        self.on.get(i).map(|&(start, _)| next.max(start))
     }
 
     fn is_on(&self, now: Nanos) -> bool {
-        self.on.iter().any(|&(start, stop)| start <= now && now < stop)
+        let i = self.on.partition_point(|&(_, stop)| stop <= now);
+        self.on.get(i).is_some_and(|&(start, _)| start <= now)
+    }
+
+    /// The start of the first ON interval after `now`.
+    fn next_on(&self, now: Nanos) -> Option<Nanos> {
+        let i = self.on.partition_point(|&(start, _)| start <= now);
+        self.on.get(i).map(|&(start, _)| start)
     }
 }
 
@@ -83,6 +97,50 @@ struct Flow {
     bytes_delivered: u64,
 }
 
+impl Flow {
+    fn new(id: u32, src: u32, dst: u32, tcp: &crate::model::TcpSpec) -> Self {
+        Flow {
+            sender: Sender::new(id, src, dst, tcp, congestion_control(tcp)),
+            receiver: Receiver::new(
+                id,
+                dst,
+                src,
+                tcp.header_size as u32,
+                tcp.receiver_window,
+                tcp.delayed_ack,
+            )
+            .with_sack(tcp.recovery == Recovery::Sack),
+            sender_timer: TimerSlot::default(),
+            receiver_timer: TimerSlot::default(),
+            bytes_delivered: 0,
+        }
+    }
+}
+
+/// Flow `id`: a scenario flow (ids below `flows.len()`) or one created during the run, `None`
+/// once that one has closed.
+#[inline]
+fn flow_mut<'f>(
+    flows: &'f mut [Flow],
+    generated: &'f mut [Option<Box<Flow>>],
+    id: u32,
+) -> Option<&'f mut Flow> {
+    let n = flows.len();
+    if (id as usize) < n {
+        Some(&mut flows[id as usize])
+    } else {
+        generated.get_mut(id as usize - n)?.as_deref_mut()
+    }
+}
+
+/// One of a flow's data paths with the ACK path that goes with it (multipath flows have
+/// several), and the flow's data-packet size: what `bdp` queues are sized from.
+struct RoutePair {
+    packet_size: u64,
+    data: Vec<u32>,
+    acks: Vec<u32>,
+}
+
 fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionControl> {
     let config = WindowConfig {
         mss: spec.segment_size,
@@ -91,6 +149,7 @@ fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionControl
     };
     match spec.cc {
         CcSpec::Reno => Box::new(Reno::new(config)),
+        CcSpec::Cubic => Box::new(Cubic::new(config)),
         CcSpec::Westwood(p) => Box::new(westwood::Tcpw::new(config, westwood::TcpwEstimator::new(p))),
         CcSpec::WestwoodTr => Box::new(westwood::TcpwTr::new(config, westwood::TrEstimator::new())),
         CcSpec::WestwoodAbse(p) => Box::new(westwood::TcpwAbse::new(config, westwood::AbseEstimator::new(p))),
@@ -123,6 +182,12 @@ struct Simulation<'a> {
     links: Vec<Link>,
     routes: Routes,
     flows: Vec<Flow>,
+    /// Flows created during the run (ids from `flows.len()` on), `None` once closed.
+    generated: Vec<Option<Box<Flow>>>,
+    arrivals: Arrivals,
+    multipath: Multipath,
+    /// Data paths of each scenario flow (1: ordinary routing).
+    paths: Vec<usize>,
     sources: Vec<CbrSource>,
     monitor: Option<InvariantMonitor>,
     outbox: Vec<Packet>,
@@ -140,8 +205,10 @@ impl<'a> Simulation<'a> {
         let routes = Routes::shortest_paths(scenario.nodes.len(), &endpoints);
 
         // Paths of every flow, both directions, to check reachability and resolve `bdp` queues.
-        let mut flow_paths = Vec::with_capacity(scenario.flows.len());
-        for flow in &scenario.flows {
+        let mut flow_paths: Vec<RoutePair> = Vec::with_capacity(scenario.flows.len());
+        let mut multipath = Multipath::new(scenario.nodes.len(), endpoints.clone());
+        let mut paths = Vec::with_capacity(scenario.flows.len());
+        for (i, flow) in scenario.flows.iter().enumerate() {
             let (src, dst) = (flow.src as u32, flow.dst as u32);
             let node = |i: u32| scenario.nodes[i as usize].name.as_str();
             let data = routes.path(src, dst, &endpoints).ok_or_else(|| {
@@ -164,7 +231,59 @@ impl<'a> Simulation<'a> {
                     ),
                 )
             })?;
-            flow_paths.push((data, acks));
+            let packet_size = flow.tcp.segment_size + flow.tcp.header_size;
+            let (multi_data, multi_acks) = match &flow.multipath {
+                Some(spec) => multipath.add_flow(i as u32, src, dst, spec),
+                None => (Vec::new().into(), Vec::new().into()),
+            };
+            paths.push(multi_data.len().max(1));
+            // Pair the i-th data path with the i-th ACK path (or the shortest one).
+            for j in 0..multi_data.len().max(multi_acks.len()).max(1) {
+                let pick = |multi: &[Vec<u32>], single: &Vec<u32>| {
+                    if multi.is_empty() {
+                        single.clone()
+                    } else {
+                        multi[j % multi.len()].clone()
+                    }
+                };
+                flow_paths.push(RoutePair {
+                    packet_size,
+                    data: pick(&multi_data, &data),
+                    acks: pick(&multi_acks, &acks),
+                });
+            }
+        }
+        // Flows arriving during the run: their endpoints must reach each other both ways; a fixed
+        // pair's paths also size `bdp` queues (random pairs do not: give those links a size).
+        for spec in &scenario.arrivals {
+            let unreachable = |a: usize, b: usize| {
+                error(
+                    format!("flows.{}", spec.name),
+                    format!(
+                        "no route from '{}' to '{}' (and back): flows with arrivals need every pair \
+                         of their nodes connected both ways",
+                        scenario.nodes[a].name, scenario.nodes[b].name
+                    ),
+                )
+            };
+            match &spec.endpoints {
+                crate::model::ArrivalEndpoints::Fixed { src, dst } => {
+                    let (s, d) = (*src as u32, *dst as u32);
+                    let data = routes.path(s, d, &endpoints).ok_or_else(|| unreachable(*src, *dst))?;
+                    let acks = routes.path(d, s, &endpoints).ok_or_else(|| unreachable(*src, *dst))?;
+                    let packet_size = spec.tcp.segment_size + spec.tcp.header_size;
+                    flow_paths.push(RoutePair { packet_size, data, acks });
+                }
+                crate::model::ArrivalEndpoints::Among(nodes) => {
+                    let first = nodes[0];
+                    for &other in &nodes[1..] {
+                        let (a, b) = (first as u32, other as u32);
+                        if routes.next_link(a, b).is_none() || routes.next_link(b, a).is_none() {
+                            return Err(unreachable(first, other));
+                        }
+                    }
+                }
+            }
         }
         for source in &scenario.sources {
             if routes.path(source.src as u32, source.dst as u32, &endpoints).is_none() {
@@ -180,7 +299,10 @@ impl<'a> Simulation<'a> {
 
         let mut links = Vec::with_capacity(scenario.links.len());
         for (index, spec) in scenario.links.iter().enumerate() {
-            let QueueSpec::DropTail(limit) = spec.queue;
+            let (limit, red) = match spec.queue {
+                QueueSpec::DropTail(limit) => (limit, None),
+                QueueSpec::Red(red) => (red.limit, Some(red)),
+            };
             let capacity = match limit {
                 QueueLimit::Packets(n) => Capacity::Packets(n),
                 QueueLimit::Bytes(n) => Capacity::Bytes(n),
@@ -193,45 +315,29 @@ impl<'a> Simulation<'a> {
                     &flow_paths,
                 )),
             };
-            let errors = spec.errors.and_then(|e| match e {
-                ErrorSpec::PacketErrorRate(p) | ErrorSpec::BitErrorRate(p) if p <= 0.0 => None,
-                e => Some(ErrorModel::new(
-                    e,
-                    RngStream::new(scenario.seed, &format!("link:{}:errors", spec.name)),
-                )),
+            let errors =
+                spec.errors.as_ref().and_then(|e| ErrorModel::for_link(scenario.seed, &spec.name, e));
+            let link =
+                Link::new(spec.from as u32, spec.to as u32, spec.rate_bps, spec.delay, capacity, errors);
+            links.push(match red {
+                None => link,
+                Some(red) => {
+                    // RED's idle correction counts the transmissions of a typical packet.
+                    let size = red
+                        .mean_packet_size
+                        .unwrap_or_else(|| largest_data_packet(index as u32, &flow_paths));
+                    let typical = size as f64 * 8.0 * NANOS_PER_SECOND as f64 / spec.rate_bps as f64;
+                    let rng = RngStream::new(scenario.seed, &format!("link:{}:red", spec.name));
+                    link.with_red(Red::new(&red, typical, rng))
+                }
             });
-            links.push(Link::new(
-                spec.from as u32,
-                spec.to as u32,
-                spec.rate_bps,
-                spec.delay,
-                capacity,
-                errors,
-            ));
         }
 
         let flows = scenario
             .flows
             .iter()
             .enumerate()
-            .map(|(i, spec)| {
-                let (src, dst) = (spec.src as u32, spec.dst as u32);
-                let tcp = &spec.tcp;
-                Flow {
-                    sender: Sender::new(i as u32, src, dst, tcp, congestion_control(tcp)),
-                    receiver: Receiver::new(
-                        i as u32,
-                        dst,
-                        src,
-                        tcp.header_size as u32,
-                        tcp.receiver_window,
-                        tcp.delayed_ack,
-                    ),
-                    sender_timer: TimerSlot::default(),
-                    receiver_timer: TimerSlot::default(),
-                    bytes_delivered: 0,
-                }
-            })
+            .map(|(i, spec)| Flow::new(i as u32, spec.src as u32, spec.dst as u32, &spec.tcp))
             .collect();
 
         let sources: Vec<CbrSource> = scenario
@@ -265,6 +371,12 @@ impl<'a> Simulation<'a> {
                 queue.schedule(stop, Event::FlowStop { flow: i as u32 });
             }
         }
+        let mut arrivals = Arrivals::new(scenario);
+        for (i, spec) in scenario.arrivals.iter().enumerate() {
+            if let Some(at) = arrivals.first(spec, i as u32, scenario.duration) {
+                queue.schedule(at, Event::FlowArrival { table: i as u32 });
+            }
+        }
         if options.record_series {
             queue.schedule(0, Event::Sample);
         }
@@ -276,6 +388,10 @@ impl<'a> Simulation<'a> {
             links,
             routes,
             flows,
+            generated: Vec::new(),
+            arrivals,
+            multipath,
+            paths,
             sources,
             monitor,
             outbox: Vec::with_capacity(64),
@@ -312,7 +428,7 @@ impl<'a> Simulation<'a> {
             }
             Event::Arrival { link, packet } => {
                 let l = &mut self.links[link as usize];
-                if l.corrupts(&packet) {
+                if l.corrupts(&packet, now) {
                     return;
                 }
                 let node = l.to;
@@ -323,7 +439,7 @@ impl<'a> Simulation<'a> {
                 }
             }
             Event::SenderTimer { flow } => {
-                let f = &mut self.flows[flow as usize];
+                let Some(f) = flow_mut(&mut self.flows, &mut self.generated, flow) else { return };
                 if f.sender_timer.scheduled_at != Some(now) {
                     return;
                 }
@@ -332,7 +448,7 @@ impl<'a> Simulation<'a> {
                 self.after_sender(flow, now);
             }
             Event::ReceiverTimer { flow } => {
-                let f = &mut self.flows[flow as usize];
+                let Some(f) = flow_mut(&mut self.flows, &mut self.generated, flow) else { return };
                 if f.receiver_timer.scheduled_at != Some(now) {
                     return;
                 }
@@ -344,7 +460,11 @@ impl<'a> Simulation<'a> {
                 self.flows[flow as usize].sender.start(now, &mut self.outbox);
                 self.after_sender(flow, now);
             }
-            Event::FlowStop { flow } => self.flows[flow as usize].sender.stop(),
+            Event::FlowStop { flow } => match self.flows.get_mut(flow as usize) {
+                Some(f) => f.sender.stop(),
+                None => self.close_generated(flow, now),
+            },
+            Event::FlowArrival { table } => self.flow_arrival(table, now),
             Event::SourceSend { source } => {
                 let s = &mut self.sources[source as usize];
                 if s.is_on(now) {
@@ -359,12 +479,14 @@ impl<'a> Simulation<'a> {
                         ack: 0,
                         window: 0,
                         size: s.packet_size,
+                        sack: SackBlocks::NONE,
+                        path: 0,
                     };
                     if let Some(next) = s.next_send(now) {
                         self.queue.schedule(next, Event::SourceSend { source });
                     }
                     self.forward(packet.src, packet, now);
-                } else if let Some(&(start, _)) = s.on.iter().find(|&&(start, _)| start > now) {
+                } else if let Some(start) = s.next_on(now) {
                     self.queue.schedule(start, Event::SourceSend { source });
                 }
             }
@@ -385,7 +507,8 @@ impl<'a> Simulation<'a> {
             return;
         }
         let flow = packet.flow;
-        let f = &mut self.flows[flow as usize];
+        // A closed flow's packets find no endpoint.
+        let Some(f) = flow_mut(&mut self.flows, &mut self.generated, flow) else { return };
         match packet.kind {
             PacketKind::Data => {
                 let delivery = f.receiver.on_data(&packet, now, &mut self.outbox);
@@ -409,8 +532,14 @@ impl<'a> Simulation<'a> {
     }
 
     fn forward(&mut self, node: u32, packet: Packet, now: Nanos) {
-        // Reachability was checked for every flow when the network was built.
-        let link = self.routes.next_link(node, packet.dst).expect("route checked at build time");
+        let link = if packet.path == 0 {
+            // Reachability was checked for every flow when the network was built.
+            self.routes.next_link(node, packet.dst).expect("route checked at build time")
+        } else {
+            // Source-routed along its flow's path; dropped if the flow has closed.
+            let Some(link) = self.multipath.next_link(&packet, node) else { return };
+            link
+        };
         if let Enqueue::Transmitting { done_at } = self.links[link as usize].enqueue(packet, now) {
             self.queue.schedule(done_at, Event::TransmissionDone { link });
         }
@@ -418,6 +547,9 @@ impl<'a> Simulation<'a> {
 
     fn flush_outbox(&mut self, now: Nanos) {
         let mut outbox = std::mem::take(&mut self.outbox);
+        if !self.multipath.is_empty() {
+            outbox.iter_mut().for_each(|packet| self.multipath.assign(packet));
+        }
         for packet in outbox.drain(..) {
             self.forward(packet.src, packet, now);
         }
@@ -426,7 +558,7 @@ impl<'a> Simulation<'a> {
 
     fn after_sender(&mut self, flow: u32, now: Nanos) {
         self.flush_outbox(now);
-        let f = &mut self.flows[flow as usize];
+        let Some(f) = flow_mut(&mut self.flows, &mut self.generated, flow) else { return };
         if let Some(monitor) = self.monitor.as_mut() {
             monitor.on_sender(flow, &f.sender);
         }
@@ -439,11 +571,49 @@ impl<'a> Simulation<'a> {
 
     fn after_receiver(&mut self, flow: u32, now: Nanos) {
         self.flush_outbox(now);
-        let f = &mut self.flows[flow as usize];
+        let Some(f) = flow_mut(&mut self.flows, &mut self.generated, flow) else { return };
         if let Some(deadline) = f.receiver.timer_deadline() {
             if arm(&mut f.receiver_timer, deadline) {
                 self.queue.schedule(deadline, Event::ReceiverTimer { flow });
             }
+        }
+    }
+
+    /// A flow of arrivals table `table` arrives: create it, start it, schedule its close and
+    /// the next arrival.
+    fn flow_arrival(&mut self, table: u32, now: Nanos) {
+        let scenario = self.scenario;
+        let spec = &scenario.arrivals[table as usize];
+        let (new, next) = self.arrivals.arrive(spec, table, now, scenario.duration);
+        if let Some(at) = next {
+            self.queue.schedule(at, Event::FlowArrival { table });
+        }
+        let id = u32::try_from(self.flows.len() + self.generated.len()).expect("fewer than 2^32 flows");
+        let (src, dst) = (new.src as u32, new.dst as u32);
+        let paths = match &spec.multipath {
+            Some(mp) => self.multipath.add_flow(id, src, dst, mp).0.len().max(1),
+            None => 1,
+        };
+        self.generated.push(Some(Box::new(Flow::new(id, src, dst, &spec.tcp))));
+        if let Some(monitor) = self.monitor.as_mut() {
+            monitor.add_flow();
+        }
+        self.arrivals.opened(id, table, now, paths);
+        if new.stop <= scenario.duration {
+            self.queue.schedule(new.stop, Event::FlowStop { flow: id });
+        }
+        if let Some(f) = flow_mut(&mut self.flows, &mut self.generated, id) {
+            f.sender.start(now, &mut self.outbox);
+        }
+        self.after_sender(id, now);
+    }
+
+    /// A generated flow's time is up: add it to its table's totals and free it.
+    fn close_generated(&mut self, flow: u32, now: Nanos) {
+        let index = flow as usize - self.flows.len();
+        if let Some(f) = self.generated.get_mut(index).and_then(Option::take) {
+            self.arrivals.closed(flow, now, false, f.bytes_delivered, f.sender.stats);
+            self.multipath.remove_flow(flow);
         }
     }
 
@@ -459,6 +629,7 @@ impl<'a> Simulation<'a> {
             s.bwe_bps.push(f.sender.bandwidth_estimate_bps().unwrap_or(f64::NAN));
             s.bytes_delivered.push(f.bytes_delivered);
             s.snd_max.push(f.sender.snd_max());
+            s.snd_una.push(f.sender.snd_una());
         }
         for (spec, link) in self.scenario.links.iter().zip(&self.links) {
             let s = &mut self.link_series;
@@ -466,18 +637,29 @@ impl<'a> Simulation<'a> {
             s.link.push(spec.name.clone());
             s.queue_packets.push(link.queue_packets());
             s.queue_bytes.push(link.queue_bytes());
+            s.queue_avg_packets.push(link.red().map_or(f64::NAN, Red::average));
+            s.drops_overflow.push(link.stats.drops_overflow);
+            s.drops_red.push(link.stats.drops_red);
+            s.drops_error.push(link.stats.drops_error);
+            s.drops_outage.push(link.stats.drops_outage);
         }
     }
 
-    fn finish(self, wall_seconds: f64) -> RunResult {
+    fn finish(mut self, wall_seconds: f64) -> RunResult {
         let scenario = self.scenario;
+        for id in self.arrivals.open_flows() {
+            if let Some(f) = flow_mut(&mut self.flows, &mut self.generated, id) {
+                self.arrivals.closed(id, scenario.duration, true, f.bytes_delivered, f.sender.stats);
+            }
+        }
         let seconds = |ns: Nanos| ns as f64 / NANOS_PER_SECOND as f64;
         let node = |i: usize| scenario.nodes[i].name.clone();
-        let flows = scenario
+        let flows: Vec<FlowSummary> = scenario
             .flows
             .iter()
             .zip(&self.flows)
-            .map(|(spec, f)| {
+            .zip(&self.paths)
+            .map(|((spec, f), &paths)| {
                 let end = spec.stop.unwrap_or(scenario.duration).min(scenario.duration);
                 let active = seconds(end.saturating_sub(spec.start));
                 let rate = |bytes: u64| {
@@ -505,6 +687,7 @@ impl<'a> Simulation<'a> {
                     fast_retransmits: stats.fast_retransmits,
                     active_seconds: active,
                     min_rtt_seconds: f.sender.min_rtt().map_or(0.0, seconds),
+                    paths,
                 }
             })
             .collect();
@@ -518,11 +701,14 @@ impl<'a> Simulation<'a> {
                 to: node(spec.to),
                 rate_bps: spec.rate_bps,
                 delay_seconds: seconds(spec.delay),
+                queue_type: if l.red().is_some() { "red" } else { "droptail" }.to_string(),
                 queue_limit: l.capacity.to_string(),
                 packets_sent: l.stats.packets_sent,
                 bytes_sent: l.stats.bytes_sent,
                 drops_overflow: l.stats.drops_overflow,
+                drops_red: l.stats.drops_red,
                 drops_error: l.stats.drops_error,
+                drops_outage: l.stats.drops_outage,
                 utilization: (seconds(l.stats.busy_time) / seconds(scenario.duration).max(f64::MIN_POSITIVE))
                     .min(1.0),
             })
@@ -554,6 +740,9 @@ impl<'a> Simulation<'a> {
             wall_seconds,
             events: self.events,
             packets,
+            fairness: crate::metrics::fairness_of(&flows),
+            per_cc: crate::metrics::per_cc(&flows),
+            arrivals: self.arrivals.summaries(scenario),
             flows,
             sources,
             links,
@@ -588,19 +777,26 @@ fn bdp_packets(
     rate_bps: u64,
     own_delay: Nanos,
     rtt: Option<Nanos>,
-    flow_paths: &[(Vec<u32>, Vec<u32>)],
+    flow_paths: &[RoutePair],
 ) -> u64 {
     let mut largest_rtt = 0;
     let mut packet_size = 0;
-    for (flow, (data, acks)) in scenario.flows.iter().zip(flow_paths) {
+    for RoutePair { packet_size: size, data, acks } in flow_paths {
         if data.contains(&link) || acks.contains(&link) {
             let round_trip: Nanos = data.iter().chain(acks).map(|&l| scenario.links[l as usize].delay).sum();
             largest_rtt = largest_rtt.max(round_trip);
-            packet_size = packet_size.max(flow.tcp.segment_size + flow.tcp.header_size);
+            packet_size = packet_size.max(*size);
         }
     }
     let rtt = rtt.unwrap_or(if largest_rtt > 0 { largest_rtt } else { 2 * own_delay });
     let packet_size = if packet_size > 0 { packet_size } else { 1500 };
     let bytes = u128::from(rate_bps) * u128::from(rtt) / 8 / u128::from(NANOS_PER_SECOND);
     (bytes.div_ceil(u128::from(packet_size)) as u64).max(1)
+}
+
+/// Bytes of the largest data packet of the flows crossing `link` (1500 when none does): RED's
+/// default "typical packet".
+fn largest_data_packet(link: u32, flow_paths: &[RoutePair]) -> u64 {
+    let crossing = flow_paths.iter().filter(|p| p.data.contains(&link) || p.acks.contains(&link));
+    crossing.map(|p| p.packet_size).max().unwrap_or(1500)
 }

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use westwood_algorithms::Recovery;
-use westwood_simulator::model::QueueLimit;
+use westwood_simulator::model::{CcSpec, QueueLimit};
 use westwood_simulator::results::{FlowSummary, Summary};
 use westwood_simulator::{run, RunOptions};
 
@@ -24,28 +24,34 @@ fn flow(summary: &Summary) -> &FlowSummary {
 #[test]
 fn invariants_hold_across_losses_queues_and_recoveries() {
     // The monitor fails the run on the first violation of in-order exactly-once delivery,
-    // cwnd >= 1 segment or monotone sequence numbers.
-    for recovery in [Recovery::Reno, Recovery::NewReno] {
-        for (data_loss, ack_loss) in [(0.0, 0.0), (0.01, 0.0), (0.05, 0.05), (0.2, 0.0)] {
-            for queue in [QueueLimit::Packets(3), QueueLimit::BandwidthDelayProduct { rtt: None }] {
-                for delayed_ack in [true, false] {
-                    let line = Line {
-                        recovery,
-                        data_loss,
-                        ack_loss,
-                        queue,
-                        delayed_ack,
-                        flows: 3,
-                        duration: 20 * SECOND,
-                        ..Line::default()
-                    };
-                    let summary = simulate(&line);
-                    for f in &summary.flows {
-                        assert!(
-                            f.bytes_delivered > 0,
-                            "{recovery:?} loss {data_loss}: {} delivered nothing",
-                            f.name
-                        );
+    // cwnd >= 1 segment, monotone sequence numbers or (SACK) a consistent scoreboard. Every
+    // recovery, under Reno's window rules and CUBIC's.
+    for (cc_name, cc) in [("reno", CcSpec::Reno), ("cubic", CcSpec::Cubic)] {
+        for recovery in Recovery::ALL {
+            for (data_loss, ack_loss) in [(0.0, 0.0), (0.01, 0.0), (0.05, 0.05), (0.2, 0.0)] {
+                for queue in [QueueLimit::Packets(3), QueueLimit::BandwidthDelayProduct { rtt: None }] {
+                    for delayed_ack in [true, false] {
+                        let line = Line {
+                            cc_name,
+                            cc,
+                            recovery,
+                            data_loss,
+                            ack_loss,
+                            queue,
+                            delayed_ack,
+                            flows: 3,
+                            duration: 20 * SECOND,
+                            ..Line::default()
+                        };
+                        let summary = simulate(&line);
+                        for f in &summary.flows {
+                            assert!(
+                                f.bytes_delivered > 0,
+                                "{cc_name} {recovery:?} loss {data_loss}: {} delivered nothing",
+                                f.name
+                            );
+                            assert_eq!(f.recovery, recovery.name());
+                        }
                     }
                 }
             }
@@ -56,7 +62,7 @@ fn invariants_hold_across_losses_queues_and_recoveries() {
 #[test]
 fn a_finished_transfer_loses_no_byte() {
     // The application stops at 10 s; by 60 s every byte it wrote must have been delivered.
-    for recovery in [Recovery::Reno, Recovery::NewReno] {
+    for recovery in Recovery::ALL {
         let line =
             Line { recovery, data_loss: 0.03, ack_loss: 0.03, stop: Some(10 * SECOND), ..Line::default() };
         let summary = simulate(&line);

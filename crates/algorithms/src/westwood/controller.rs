@@ -95,6 +95,12 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
                 let ssthresh = self.bandwidth_threshold(now_ns, a);
                 self.window.set_window(cwnd.min(ssthresh), ssthresh);
             }
+            // Over Tahoe (no fast recovery): the same threshold, cwin restarts from one segment.
+            CongestionEvent::DuplicateAcksSlowStart { now_ns, .. } => {
+                let a = self.estimator.reduction_factor(LossKind::DuplicateAcks, in_slow_start);
+                let ssthresh = self.bandwidth_threshold(now_ns, a);
+                self.window.set_window(self.window.mss(), ssthresh);
+            }
             // Seed 000 §3.2 recomputes ssthresh at every coarse timeout, repeated or not (RFC
             // 5681 would hold it): we follow the paper, so a long silence lowers it further.
             CongestionEvent::Timeout { now_ns, .. } => {

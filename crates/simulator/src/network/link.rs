@@ -1,8 +1,9 @@
-//! A unidirectional link: a drop-tail output queue, a transmitter of fixed rate, a propagation
-//! delay and an optional channel error model.
+//! A unidirectional link: an output queue (drop-tail, optionally behind RED), a transmitter of
+//! fixed rate, a propagation delay and an optional channel error model.
 
-use super::channel::ErrorModel;
+use super::channel::{ErrorModel, LossCause};
 use super::packet::Packet;
+use super::red::Red;
 use crate::model::{Nanos, NANOS_PER_SECOND};
 use std::collections::VecDeque;
 
@@ -29,7 +30,7 @@ pub enum Enqueue {
     Transmitting { done_at: Nanos },
     /// Waiting in the queue.
     Queued,
-    /// The queue was full: dropped.
+    /// Dropped: the queue was full, or RED dropped it early.
     Dropped,
 }
 
@@ -37,8 +38,14 @@ pub enum Enqueue {
 pub struct LinkStats {
     pub packets_sent: u64,
     pub bytes_sent: u64,
+    /// Arrivals that did not fit in the queue.
     pub drops_overflow: u64,
+    /// Arrivals RED dropped early (before the queue was full).
+    pub drops_red: u64,
+    /// Packets lost to random channel errors.
     pub drops_error: u64,
+    /// Packets lost in a scheduled outage.
+    pub drops_outage: u64,
     pub busy_time: Nanos,
 }
 
@@ -50,6 +57,8 @@ pub struct Link {
     pub delay: Nanos,
     pub capacity: Capacity,
     pub errors: Option<ErrorModel>,
+    /// RED in front of the queue (`None`: plain drop-tail).
+    red: Option<Box<Red>>,
     queue: VecDeque<Packet>,
     queued_bytes: u64,
     transmitting: Option<Packet>,
@@ -73,6 +82,7 @@ impl Link {
             delay,
             capacity,
             errors,
+            red: None,
             queue: VecDeque::new(),
             queued_bytes: 0,
             transmitting: None,
@@ -94,13 +104,32 @@ impl Link {
         }
     }
 
+    /// Put RED in front of the queue (the capacity stays as the hard limit).
+    pub fn with_red(mut self, red: Red) -> Self {
+        self.red = Some(Box::new(red));
+        self
+    }
+
+    pub fn red(&self) -> Option<&Red> {
+        self.red.as_deref()
+    }
+
     /// Offer a packet to the link at time `now`.
     pub fn enqueue(&mut self, packet: Packet, now: Nanos) -> Enqueue {
+        if let Some(red) = self.red.as_deref_mut() {
+            if red.on_arrival(now, self.queue.len() as u64, self.transmitting.is_none()) {
+                self.stats.drops_red += 1;
+                return Enqueue::Dropped;
+            }
+        }
         if self.transmitting.is_none() {
             return Enqueue::Transmitting { done_at: self.start_transmission(packet, now) };
         }
         if !self.has_room_for(&packet) {
             self.stats.drops_overflow += 1;
+            if let Some(red) = self.red.as_deref_mut() {
+                red.on_overflow();
+            }
             return Enqueue::Dropped;
         }
         self.queued_bytes += u64::from(packet.size);
@@ -125,6 +154,11 @@ impl Link {
             self.queued_bytes -= u64::from(packet.size);
             self.start_transmission(packet, now)
         });
+        if next.is_none() {
+            if let Some(red) = self.red.as_deref_mut() {
+                red.on_idle(now);
+            }
+        }
         (sent, next)
     }
 
@@ -137,23 +171,46 @@ impl Link {
         self.queued_bytes
     }
 
-    /// Whether the channel corrupts a packet that finished crossing the link.
-    pub fn corrupts(&mut self, packet: &Packet) -> bool {
-        let lost = self.errors.as_mut().is_some_and(|model| model.corrupts(packet.size));
-        if lost {
+    /// Whether the channel corrupts a packet that finished crossing the link at `now`.
+    pub fn corrupts(&mut self, packet: &Packet, now: Nanos) -> bool {
+        let Some(model) = self.errors.as_mut() else { return false };
+        if model.drops_scripted(packet) {
             self.stats.drops_error += 1;
+            return true;
         }
-        lost
+        match model.loss(packet.size, now) {
+            None => false,
+            Some(LossCause::Error) => {
+                self.stats.drops_error += 1;
+                true
+            }
+            Some(LossCause::Outage) => {
+                self.stats.drops_outage += 1;
+                true
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::PacketKind;
+    use crate::network::{PacketKind, SackBlocks};
 
     fn packet(size: u32) -> Packet {
-        Packet { kind: PacketKind::Data, flow: 0, src: 0, dst: 1, seq: 0, len: size, ack: 0, window: 0, size }
+        Packet {
+            kind: PacketKind::Data,
+            flow: 0,
+            src: 0,
+            dst: 1,
+            seq: 0,
+            len: size,
+            ack: 0,
+            window: 0,
+            size,
+            sack: SackBlocks::NONE,
+            path: 0,
+        }
     }
 
     #[test]
@@ -196,5 +253,53 @@ mod tests {
         let (sent, next) = link.finish_transmission(1_500_000);
         assert_eq!((sent.size, next), (500, None));
         assert_eq!(link.stats.busy_time, 1_500_000);
+    }
+
+    fn red_link(min_th: f64, max_th: f64, w_q: f64, limit: u64) -> Link {
+        use crate::engine::rng::RngStream;
+        use crate::model::{QueueLimit, RedSpec};
+        let spec = RedSpec { min_th, max_th, w_q, ..RedSpec::with_limit(QueueLimit::Packets(limit)) };
+        // 1000-byte packets at 8 Mb/s: 1 ms each, also RED's typical transmission time.
+        let red = Red::new(&spec, 1_000_000.0, RngStream::new(1, "link:l:red"));
+        Link::new(0, 1, 8_000_000, 0, Capacity::Packets(limit), None).with_red(red)
+    }
+
+    #[test]
+    fn red_averages_the_waiting_queue_and_decays_it_over_idle_time() {
+        let mut link = red_link(100.0, 200.0, 0.5, 2);
+        let avg = |l: &Link| l.red().unwrap().average();
+        assert!(matches!(link.enqueue(packet(1000), 0), Enqueue::Transmitting { .. })); // idle: 0
+        assert_eq!(link.enqueue(packet(1000), 0), Enqueue::Queued); // q = 0
+        assert_eq!(avg(&link), 0.0);
+        assert_eq!(link.enqueue(packet(1000), 0), Enqueue::Queued); // q = 1
+        assert_eq!(avg(&link), 0.5);
+        assert_eq!(link.enqueue(packet(1000), 0), Enqueue::Dropped); // q = 2: full
+        assert_eq!(avg(&link), 1.25);
+        assert_eq!((link.stats.drops_overflow, link.stats.drops_red), (1, 0));
+        assert_eq!(link.red().unwrap().count(), 0, "an overflow is a drop: the count restarts");
+        assert_eq!(link.finish_transmission(1_000_000).1, Some(2_000_000));
+        assert_eq!(link.finish_transmission(2_000_000).1, Some(3_000_000));
+        assert_eq!(link.finish_transmission(3_000_000).1, None);
+        // Idle from 3 ms. 10 ms idle = 10 typical transmissions: avg * (1 - w_q)^10 (no extra
+        // ordinary step with q = 0).
+        assert!(matches!(link.enqueue(packet(1000), 13_000_000), Enqueue::Transmitting { .. }));
+        assert!((avg(&link) - 1.25 * 0.5f64.powi(10)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn red_drops_are_counted_apart_from_overflow_even_on_an_idle_link() {
+        let mut link = red_link(0.5, 1.0, 1.0, 100);
+        assert!(matches!(link.enqueue(packet(1000), 0), Enqueue::Transmitting { .. }));
+        assert_eq!(link.enqueue(packet(1000), 0), Enqueue::Queued); // avg = q = 0
+        assert_eq!(link.enqueue(packet(1000), 0), Enqueue::Dropped); // avg = q = 1 = max_th
+        assert_eq!((link.stats.drops_red, link.stats.drops_overflow), (1, 0));
+        link.finish_transmission(1_000_000);
+        link.finish_transmission(2_000_000);
+        // Idle now. An arrival right away finds avg = 1 * (1 - 1)^0 = 1 >= max_th: dropped,
+        // although the link is idle.
+        assert_eq!(link.enqueue(packet(1000), 2_000_000), Enqueue::Dropped);
+        assert_eq!(link.stats.drops_red, 2);
+        // After any idle time the average is 0 again (w_q = 1).
+        assert!(matches!(link.enqueue(packet(1000), 2_000_001), Enqueue::Transmitting { .. }));
     }
 }

@@ -2,11 +2,17 @@
 //! and static routing between nodes.
 
 pub mod channel;
+pub mod drop_list;
+pub mod gilbert_elliott;
 pub mod link;
+pub mod multipath;
+pub mod outage;
 pub mod packet;
+pub mod red;
 pub mod routing;
 
-pub use channel::ErrorModel;
+pub use channel::{ErrorModel, LossCause};
 pub use link::{Enqueue, Link};
-pub use packet::{Packet, PacketKind};
+pub use multipath::Multipath;
+pub use packet::{Packet, PacketKind, SackBlocks};
 pub use routing::Routes;

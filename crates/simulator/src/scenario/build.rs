@@ -1,24 +1,22 @@
 //! Checks every field of a substituted scenario document and builds the typed model.
 
 use toml::{Table, Value};
-use westwood_algorithms::{Recovery, WindowConfig};
+use westwood_algorithms::WindowConfig;
 
 use super::congestion;
 use super::fields::{self, describe, join, Section};
+use super::links;
 use super::sources;
-use super::units::{self, format_duration};
+use super::traffic;
+use super::units::format_duration;
 use super::{FieldError, Res};
-use crate::model::{
-    DelayedAckSpec, ErrorSpec, FlowSpec, LinkSpec, NodeSpec, QueueLimit, QueueSpec, RtoSpec, Scenario,
-    TcpSpec,
-};
+use crate::model::{DelayedAckSpec, FlowSpec, LinkSpec, NodeSpec, RtoSpec, Scenario, TcpSpec};
 
-const TOP_KEYS: &[&str] = &["scenario", "parameters", "topology", "links", "tcp", "flows", "sources"];
+const TOP_KEYS: &[&str] =
+    &["scenario", "parameters", "topology", "links", "tcp", "flows", "sources", "routing"];
 const SCENARIO_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_interval"];
-const TOPOLOGY_KEYS: &[&str] = &["nodes"];
+const TOPOLOGY_KEYS: &[&str] = &["nodes", "groups"];
 const LINK_KEYS: &[&str] = &["from", "to", "rate", "delay", "duplex", "queue", "errors"];
-const QUEUE_KEYS: &[&str] = &["type", "limit", "rtt"];
-const ERROR_KEYS: &[&str] = &["model", "rate", "direction"];
 const FLOW_KEYS: &[&str] = &["from", "to", "start", "stop", "count"];
 pub(crate) const TCP_KEYS: &[&str] = &[
     "cc",
@@ -92,6 +90,7 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
     })?;
     let topology = Section::new("topology", fields::table(v, &f)?, TOPOLOGY_KEYS)?;
     let nodes = nodes(topology)?;
+    let groups = traffic::groups(topology, &nodes)?;
 
     // [links.NAME]
     let mut links: Vec<LinkSpec> = Vec::new();
@@ -113,16 +112,31 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
         resolve_tcp(&[tcp])?;
     }
 
+    // [routing]
+    let routing = match top.get("routing") {
+        Some((v, f)) => Some(Section::new("routing", fields::table(v, &f)?, traffic::ROUTING_KEYS)?),
+        None => None,
+    };
+    let ctx = traffic::FlowContext { groups, default_multipath: traffic::routing(routing)? };
+
     // [flows.NAME]
     let mut flows: Vec<FlowSpec> = Vec::new();
+    let mut arrivals = Vec::new();
     if let Some((v, f)) = top.get("flows") {
-        let allowed: Vec<&str> = FLOW_KEYS.iter().chain(TCP_KEYS).copied().collect();
+        let allowed: Vec<&str> =
+            FLOW_KEYS.iter().chain(TCP_KEYS).chain(traffic::FLOW_EXTRA_KEYS).copied().collect();
         for (flow_name, fv) in fields::table(v, &f)? {
             let path = join("flows", flow_name);
             let section = Section::new(&path, fields::table(fv, &path)?, &allowed)?;
-            flow(section, flow_name, tcp_section, &nodes, duration, &mut flows)?;
+            if section.get("arrivals").is_some() {
+                arrivals.push(traffic::arrivals(section, flow_name, tcp_section, &nodes, &ctx, duration)?);
+                continue;
+            }
+            flow(section, flow_name, tcp_section, &nodes, &ctx, duration, &mut flows)?;
         }
     }
+
+    super::drop_list::resolve(&mut links, &flows)?;
 
     // [sources.NAME]
     let mut traffic_sources = Vec::new();
@@ -130,11 +144,11 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
         for (source_name, sv) in fields::table(v, &f)? {
             let path = join("sources", source_name);
             let section = Section::new(&path, fields::table(sv, &path)?, sources::SOURCE_KEYS)?;
-            traffic_sources.push(sources::source(section, source_name, &nodes, duration)?);
+            traffic_sources.push(sources::source(section, source_name, &nodes, duration, seed)?);
         }
     }
     for source in &traffic_sources {
-        if flows.iter().any(|f| f.name == source.name) {
+        if flows.iter().any(|f| f.name == source.name) || arrivals.iter().any(|a| a.name == source.name) {
             return Err(FieldError::new(
                 join("sources", &source.name),
                 format!("the name {:?} is already used by a flow; names must be unique", source.name),
@@ -153,6 +167,7 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
         links,
         flows,
         sources: traffic_sources,
+        arrivals,
         sample_interval,
     })
 }
@@ -194,13 +209,6 @@ pub(crate) fn node_index(nodes: &[NodeSpec], v: &Value, field: &str) -> Res<usiz
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Direction {
-    Forward,
-    Reverse,
-    Both,
-}
-
 fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSpec>) -> Res<()> {
     if name.trim().is_empty() {
         return Err(FieldError::new(section.path, "a link name must not be empty"));
@@ -224,21 +232,13 @@ fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSp
         None => true,
     };
     let queue = match section.get("queue") {
-        Some((v, f)) => queue(v, &f)?,
-        None => QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None }),
+        Some((v, f)) => links::queue(v, &f)?,
+        None => links::default_queue(),
     };
-    let (errors, direction) = match section.get("errors") {
-        Some((v, f)) => error_model(v, &f)?,
-        None => (None, Direction::Both),
+    let (forward_errors, reverse_errors) = match section.get("errors") {
+        Some((v, f)) => links::errors(v, &f, duplex)?,
+        None => (None, None),
     };
-    if direction == Direction::Reverse && !duplex {
-        return Err(FieldError::new(
-            section.field("errors.direction"),
-            "direction \"reverse\" needs a duplex link, but this link has duplex = false",
-        ));
-    }
-    let forward_errors = if direction == Direction::Reverse { None } else { errors };
-    let reverse_errors = if direction == Direction::Forward { None } else { errors };
     let mut push = |link: LinkSpec| {
         if links.iter().any(|l| l.name == link.name) {
             return Err(FieldError::new(
@@ -268,145 +268,20 @@ fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSp
     Ok(())
 }
 
-const QUEUE_LIMIT_EXPECTED: &str =
-    "expected \"bdp\", a number of packets like 100 or \"100pkt\", or a size like \"64KB\"";
-
-fn queue(v: &Value, field: &str) -> Res<QueueSpec> {
-    let Value::Table(t) = v else {
-        return Ok(QueueSpec::DropTail(queue_limit(v, field)?));
-    };
-    let section = Section::new(field, t, QUEUE_KEYS)?;
-    if let Some((v, f)) = section.get("type") {
-        let kind = fields::string(v, &f, "a queue type like \"droptail\"")?;
-        if !kind.trim().eq_ignore_ascii_case("droptail") {
-            return Err(FieldError::new(f, format!("unknown queue type {kind:?}; expected \"droptail\"")));
-        }
-    }
-    let mut limit = match section.get("limit") {
-        Some((v, f)) => queue_limit(v, &f)?,
-        None => QueueLimit::BandwidthDelayProduct { rtt: None },
-    };
-    if let Some((v, f)) = section.get("rtt") {
-        let rtt = fields::positive_duration(v, &f)?;
-        match limit {
-            QueueLimit::BandwidthDelayProduct { .. } => {
-                limit = QueueLimit::BandwidthDelayProduct { rtt: Some(rtt) }
-            }
-            _ => {
-                return Err(FieldError::new(
-                    f,
-                    "rtt only applies when the limit is \"bdp\" (it fixes the RTT of the \
-                     bandwidth-delay product)",
-                ))
-            }
-        }
-    }
-    Ok(QueueSpec::DropTail(limit))
-}
-
-fn queue_limit(v: &Value, field: &str) -> Res<QueueLimit> {
-    if let Value::String(s) = v {
-        if s.trim().eq_ignore_ascii_case("bdp") {
-            return Ok(QueueLimit::BandwidthDelayProduct { rtt: None });
-        }
-    }
-    match fields::packet_count(v) {
-        Some(Ok(n)) => return Ok(QueueLimit::Packets(n)),
-        Some(Err(m)) => {
-            return Err(FieldError::new(
-                field,
-                format!("{m}: not a valid queue limit; {QUEUE_LIMIT_EXPECTED}"),
-            ))
-        }
-        None => {}
-    }
-    match v {
-        Value::String(s) => units::parse_size(s).map(QueueLimit::Bytes).map_err(|_| {
-            FieldError::new(field, format!("{s:?} is not a valid queue limit: {QUEUE_LIMIT_EXPECTED}"))
-        }),
-        other => Err(FieldError::new(
-            field,
-            format!(
-                "{QUEUE_LIMIT_EXPECTED} (or a table {{ type = \"droptail\", limit = ... }}), found {}",
-                describe(other)
-            ),
-        )),
-    }
-}
-
-fn error_model(v: &Value, field: &str) -> Res<(Option<ErrorSpec>, Direction)> {
-    let t = match v {
-        Value::Table(t) => t,
-        other => {
-            return Err(FieldError::new(
-                field,
-                format!(
-                    "expected a table like {{ model = \"bernoulli\", rate = \"1%\" }}, found {}",
-                    describe(other)
-                ),
-            ))
-        }
-    };
-    let section = Section::new(field, t, ERROR_KEYS)?;
-    let (v, f) = section.required("model", "\"bernoulli\" (packet errors) or \"ber\" (bit errors)")?;
-    let model = fields::string(v, &f, "\"bernoulli\" or \"ber\"")?;
-    let (rv, rf) = section.required("rate", "the error probability, like \"1%\"")?;
-    let spec = match model.trim().to_ascii_lowercase().as_str() {
-        "bernoulli" => {
-            let p = fields::probability(rv, &rf)?;
-            (p > 0.0).then_some(ErrorSpec::PacketErrorRate(p))
-        }
-        "ber" => {
-            let p = fields::bit_error_rate(rv, &rf)?;
-            (p > 0.0).then_some(ErrorSpec::BitErrorRate(p))
-        }
-        _ => {
-            return Err(FieldError::new(
-                f,
-                format!("unknown error model {model:?}; expected \"bernoulli\" or \"ber\""),
-            ))
-        }
-    };
-    const DIRECTIONS: &str = "\"forward\", \"reverse\" or \"both\"";
-    let direction = match section.get("direction") {
-        None => Direction::Both,
-        Some((v, f)) => {
-            let d = fields::string(v, &f, DIRECTIONS)?;
-            match d.trim().to_ascii_lowercase().as_str() {
-                "forward" => Direction::Forward,
-                "reverse" => Direction::Reverse,
-                "both" => Direction::Both,
-                _ => {
-                    let message = format!("unknown direction {d:?}; expected {DIRECTIONS}");
-                    return Err(FieldError::new(f, message));
-                }
-            }
-        }
-    };
-    Ok((spec, direction))
-}
-
 fn flow(
     section: Section,
     name: &str,
     tcp_section: Option<Section>,
     nodes: &[NodeSpec],
+    ctx: &traffic::FlowContext,
     duration: u64,
     flows: &mut Vec<FlowSpec>,
 ) -> Res<()> {
     if name.trim().is_empty() {
         return Err(FieldError::new(section.path, "a flow name must not be empty"));
     }
-    let (v, f) = section.required("from", "the name of the sending node")?;
-    let src = node_index(nodes, v, &f)?;
-    let (v, f) = section.required("to", "the name of the receiving node")?;
-    let dst = node_index(nodes, v, &f)?;
-    if src == dst {
-        return Err(FieldError::new(
-            f,
-            format!("a flow needs two different nodes (from and to are both {:?})", nodes[src].name),
-        ));
-    }
+    let pairs = traffic::endpoints(section, nodes, ctx)?;
+    let multipath = traffic::flow_multipath(section, ctx)?;
     let start = match section.get("start") {
         Some((v, f)) => {
             let start = fields::duration(v, &f)?;
@@ -453,12 +328,21 @@ fn flow(
     let mut layers = vec![section];
     layers.extend(tcp_section);
     let tcp = resolve_tcp(&layers)?;
-    let names: Vec<String> = if count == 1 {
+    let total = count * pairs.len() as u64;
+    if total > MAX_COUNT {
+        return Err(FieldError::new(
+            section.field("count"),
+            format!("{total} flows is too many for one table (at most {MAX_COUNT})"),
+        ));
+    }
+    let names: Vec<String> = if total == 1 {
         vec![name.to_string()]
     } else {
-        (1..=count).map(|i| format!("{name}.{i}")).collect()
+        (1..=total).map(|i| format!("{name}.{i}")).collect()
     };
-    for flow_name in names {
+    // Each pair gets `count` consecutive flows.
+    let endpoints = pairs.iter().flat_map(|&pair| std::iter::repeat_n(pair, count as usize));
+    for (flow_name, (src, dst)) in names.into_iter().zip(endpoints) {
         if flows.iter().any(|fl| fl.name == flow_name) {
             return Err(FieldError::new(
                 section.path,
@@ -468,14 +352,14 @@ fn flow(
                 ),
             ));
         }
-        flows.push(FlowSpec { name: flow_name, src, dst, start, stop, tcp: tcp.clone() });
+        flows.push(FlowSpec { name: flow_name, src, dst, start, stop, tcp: tcp.clone(), multipath });
     }
     Ok(())
 }
 
 /// Builds a flow's TCP settings; `layers` are searched most specific first (the flow's table,
 /// then `[tcp]`), defaults fill the rest.
-fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
+pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
     let get = |key: &str| layers.iter().find_map(|s| s.get(key));
     // Where to report a problem with a defaulted key.
     let field_of = |key: &str| get(key).map(|(_, f)| f).unwrap_or_else(|| layers[0].field(key));
@@ -483,19 +367,7 @@ fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
     let resolved = congestion::resolve(get("cc"), &get)?;
     let (cc_name, cc) = (resolved.name.clone(), resolved.spec);
     let recovery = match get("recovery") {
-        Some((v, f)) => {
-            let s = fields::string(v, &f, "\"reno\" or \"newreno\"")?;
-            match s.trim().to_ascii_lowercase().as_str() {
-                "reno" => Recovery::Reno,
-                "newreno" => Recovery::NewReno,
-                _ => {
-                    return Err(FieldError::new(
-                        f,
-                        format!("unknown loss recovery {s:?}; expected \"reno\" or \"newreno\""),
-                    ))
-                }
-            }
-        }
+        Some((v, f)) => congestion::recovery(v, &f)?,
         None => resolved.default_recovery,
     };
     let segment_size = match get("segment_size") {

@@ -2,7 +2,8 @@
 //!
 //! ```toml
 //! [tcp]
-//! cc = "westwood"                       # reno | newreno | westwood | westwood-tr | westwood-abse | westwood-plus
+//! cc = "westwood"                       # reno | newreno | tahoe | sack | cubic | westwood | westwood-tr | westwood-abse | westwood-plus
+//! recovery = "sack"                     # reno | newreno | sack | tahoe (default: the variant's own)
 //! westwood = { tau = "500ms", m = 2 }   # only with cc = "westwood"
 //! westwood_abse = { t_min = "50ms", n = 10, u_max = "auto", epsilon = 0.6, beta = 0.6 }
 //! westwood_plus = { min_window = "50ms" }
@@ -17,8 +18,17 @@ use super::{FieldError, Res};
 use crate::model::CcSpec;
 
 /// Congestion controls a scenario may name (case-insensitive).
-pub(crate) const CC_NAMES: &[&str] =
-    &["reno", "newreno", "westwood", "westwood-tr", "westwood-abse", "westwood-plus"];
+pub(crate) const CC_NAMES: &[&str] = &[
+    "reno",
+    "newreno",
+    "tahoe",
+    "sack",
+    "cubic",
+    "westwood",
+    "westwood-tr",
+    "westwood-abse",
+    "westwood-plus",
+];
 
 /// Keys holding variant parameters, and the `cc` each belongs to.
 pub(crate) const PARAMETER_TABLES: &[(&str, &str)] =
@@ -72,6 +82,14 @@ pub(crate) fn resolve<'a>(
     let (spec, default_recovery) = match name.as_str() {
         "reno" => (CcSpec::Reno, Recovery::Reno),
         "newreno" => (CcSpec::Reno, Recovery::NewReno),
+        // The "TCP Tahoe" and "TCP SACK" of the papers (Fall & Floyd 1996): Reno's window rules,
+        // Tahoe's or RFC 6675's loss recovery.
+        "tahoe" => (CcSpec::Reno, Recovery::Tahoe),
+        "sack" => (CcSpec::Reno, Recovery::Sack),
+        // RFC 9438 leaves loss recovery to the sender. CUBIC stands for today's Linux default,
+        // which recovers with SACK (RFC 6675); with NewReno, its slow-start overshoot costs one
+        // RTT per hole.
+        "cubic" => (CcSpec::Cubic, Recovery::Sack),
         "westwood" => {
             let mut p = TcpwParams::default();
             if let Some(s) = table("westwood", &["tau", "m"])? {
@@ -130,6 +148,17 @@ pub(crate) fn resolve<'a>(
         _ => unreachable!("checked against CC_NAMES"),
     };
     Ok(Resolved { name, spec, default_recovery })
+}
+
+/// The loss recoveries a scenario may name, as the error message lists them.
+const RECOVERY_EXPECTED: &str = "\"reno\", \"newreno\", \"sack\" or \"tahoe\"";
+
+/// Parse a `recovery` value.
+pub(crate) fn recovery(v: &Value, field: &str) -> Res<Recovery> {
+    let s = fields::string(v, field, RECOVERY_EXPECTED)?;
+    Recovery::from_name(s).ok_or_else(|| {
+        FieldError::new(field, format!("unknown loss recovery {s:?}; expected {RECOVERY_EXPECTED}"))
+    })
 }
 
 /// A variant's parameter table, keys already checked.
@@ -198,6 +227,9 @@ to = "b"
             ("Westwood-TR", Recovery::Reno),
             ("westwood-abse", Recovery::NewReno),
             ("westwood-plus", Recovery::NewReno),
+            ("tahoe", Recovery::Tahoe),
+            ("SACK", Recovery::Sack),
+            ("cubic", Recovery::Sack),
         ];
         for (cc, recovery) in cases {
             let t = tcp(&format!("cc = \"{cc}\"\n")).unwrap();
@@ -206,6 +238,17 @@ to = "b"
         }
         let t = tcp("cc = \"westwood\"\nrecovery = \"newreno\"\n").unwrap();
         assert_eq!(t.recovery, Recovery::NewReno);
+        // Any control composes with any recovery.
+        for (cc, recovery, expected) in [
+            ("westwood", "sack", Recovery::Sack),
+            ("westwood-plus", "Tahoe", Recovery::Tahoe),
+            ("cubic", "sack", Recovery::Sack),
+            ("reno", "sack", Recovery::Sack),
+        ] {
+            let t = tcp(&format!("cc = \"{cc}\"\nrecovery = \"{recovery}\"\n")).unwrap();
+            assert_eq!(t.recovery, expected, "{cc} + {recovery}");
+        }
+        assert_eq!(tcp("cc = \"cubic\"\n").unwrap().cc, CcSpec::Cubic);
     }
 
     #[test]
@@ -226,6 +269,7 @@ to = "b"
     fn bad_variant_settings_name_the_field() {
         let cases = [
             ("cc = \"vegas\"\n", "flows.f.cc"),
+            ("recovery = \"fack\"\n", "flows.f.recovery"),
             ("cc = \"westwood\"\nwestwood = { m = 1 }\n", "flows.f.westwood.m"),
             ("cc = \"westwood\"\nwestwood = { tau = \"0s\" }\n", "flows.f.westwood.tau"),
             ("cc = \"westwood\"\nwestwood = { alpha = 0.9 }\n", "flows.f.westwood.alpha"),

@@ -1,21 +1,26 @@
 //! TOML scenario files: parameters, command-line overrides, units and validation.
 //!
-//! A scenario file (format: `docs/scenarios.md`) goes through four steps:
+//! A scenario file (format: `docs/scenarios.md`) goes through five steps:
 //!
 //! 1. parse the TOML ([`load_str`] / [`load_file`]);
 //! 2. apply the user's `--set KEY=VALUE` overrides, in order ([`overrides`]);
 //! 3. substitute `${name}` parameter references everywhere outside `[parameters]` ([`params`]);
-//! 4. check every field and convert it to the typed [`crate::model::Scenario`] ([`build`]).
+//! 4. expand topology generators and link presets into plain nodes and links ([`topology`]);
+//! 5. check every field and convert it to the typed [`crate::model::Scenario`] ([`build`]).
 //!
 //! Every problem is reported as a [`ScenarioError`] naming the file, the field path (e.g.
 //! `links.wired.rate`) and what was expected; nothing here panics on bad input.
 
 mod build;
 mod congestion;
+mod drop_list;
 mod fields;
+mod links;
 mod overrides;
 mod params;
 mod sources;
+mod topology;
+mod traffic;
 pub mod units;
 
 use std::fmt;
@@ -87,6 +92,7 @@ pub fn load_str(text: &str, origin: &str, overrides: &[(String, String)]) -> Res
     overrides::apply(&mut doc, overrides).map_err(attach)?;
     let parameters = params::declared(&doc).map_err(attach)?;
     params::substitute(&mut doc, &parameters).map_err(attach)?;
+    topology::expand(&mut doc).map_err(attach)?;
     let resolved = parameters.iter().map(|(k, v)| (k.clone(), params::value_text(v))).collect();
     let default_name = Path::new(origin)
         .file_stem()

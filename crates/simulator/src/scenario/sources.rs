@@ -8,6 +8,8 @@
 //! rate = "1Mbps"                # while ON
 //! packet_size = "1000B"         # on the wire; default 1000B
 //! on = [["25s", "200s"]]        # ON intervals [start, stop); default: the whole run
+//! # or exponential ON/OFF periods, drawn from the stream "source:udp1" of the scenario seed:
+//! # on = { mean_on = "1s", mean_off = "1s" }
 //! ```
 
 use toml::Value;
@@ -16,11 +18,18 @@ use super::build::node_index;
 use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{FieldError, Res};
+use crate::engine::rng::RngStream;
 use crate::model::{Nanos, NodeSpec, SourceKind, SourceSpec};
 
 pub(crate) const SOURCE_KEYS: &[&str] = &["kind", "from", "to", "rate", "packet_size", "on"];
 
-pub(crate) fn source(section: Section, name: &str, nodes: &[NodeSpec], duration: Nanos) -> Res<SourceSpec> {
+pub(crate) fn source(
+    section: Section,
+    name: &str,
+    nodes: &[NodeSpec],
+    duration: Nanos,
+    seed: u64,
+) -> Res<SourceSpec> {
     let (v, f) = section.required("kind", "the kind of source: \"cbr\"")?;
     let kind = fields::string(v, &f, "the kind of source: \"cbr\"")?;
     if !kind.trim().eq_ignore_ascii_case("cbr") {
@@ -47,9 +56,51 @@ pub(crate) fn source(section: Section, name: &str, nodes: &[NodeSpec], duration:
     };
     let on = match section.get("on") {
         None => vec![(0, duration)],
+        Some((Value::Table(t), f)) => {
+            exponential_on_off(Section::new(&f, t, ON_OFF_KEYS)?, name, duration, seed)?
+        }
         Some((v, f)) => intervals(v, &f, duration)?,
     };
     Ok(SourceSpec { name: name.to_string(), src, dst, kind: SourceKind::Cbr { rate_bps, packet_size, on } })
+}
+
+const ON_OFF_KEYS: &[&str] = &["mean_on", "mean_off"];
+
+/// Most ON periods an exponential ON/OFF source may have in one run (they are drawn up front).
+const MAX_ON_PERIODS: usize = 1_000_000;
+
+/// `{ mean_on, mean_off }`: alternating ON and OFF periods with exponentially distributed lengths
+/// (means `mean_on`, `mean_off`), starting with an ON period at time 0, drawn from the source's
+/// own stream `RngStream::new(seed, "source:NAME")` and clipped to the run.
+fn exponential_on_off(section: Section, name: &str, duration: Nanos, seed: u64) -> Res<Vec<(Nanos, Nanos)>> {
+    let (v, f) = section.required("mean_on", "the mean ON period, like \"1s\"")?;
+    let mean_on = fields::positive_duration(v, &f)?;
+    let (v, f) = section.required("mean_off", "the mean OFF period, like \"1s\"")?;
+    let mean_off = fields::positive_duration(v, &f)?;
+    let mut rng = RngStream::new(seed, &format!("source:{name}"));
+    // Rounded to whole nanoseconds; an ON period that rounds to 0 is dropped.
+    let mut draw = |mean: Nanos| rng.exponential(mean as f64).round() as Nanos;
+    let mut out = Vec::new();
+    let mut t: Nanos = 0;
+    while t < duration {
+        let on = draw(mean_on);
+        let off = draw(mean_off);
+        let stop = t.saturating_add(on).min(duration);
+        if stop > t {
+            if out.len() == MAX_ON_PERIODS {
+                return Err(FieldError::new(
+                    section.path,
+                    format!(
+                        "more than {MAX_ON_PERIODS} ON periods in the run: mean_on + mean_off is too \
+                         small for scenario.duration"
+                    ),
+                ));
+            }
+            out.push((t, stop));
+        }
+        t = t.saturating_add(on).saturating_add(off);
+    }
+    Ok(out)
 }
 
 /// `[["25s", "200s"], ["300s", "400s"]]`: sorted, non-overlapping, each start < stop.

@@ -6,8 +6,10 @@
 
 pub mod receiver;
 pub mod rtt;
+pub mod sack;
 pub mod sender;
 
 pub use receiver::Receiver;
 pub use rtt::RttEstimator;
+pub use sack::Scoreboard;
 pub use sender::{Sender, SenderStats};

@@ -6,9 +6,18 @@
 //! fills all or part of a gap. Out-of-order data waits in a reassembly buffer; the application
 //! reads in-order data as soon as it arrives, so the advertised window stays at its configured
 //! size (a simplification: real stacks shrink it by the bytes held out of order).
+//!
+//! With SACK on (the flow's recovery is `sack`; both ends are assumed to have agreed on it), every
+//! ACK sent while data is held out of order carries up to three RFC 2018 blocks, built as §4
+//! says: the first block is the contiguous range holding the segment that triggered the ACK
+//! (unless that segment advanced the cumulative ACK), then the most recently reported blocks that
+//! are not subsets of one already included. The receiver keeps every held range in the order it
+//! last changed, so older ranges fill the option when fewer than three are recent. The buffer is
+//! never purged (no reneging) and no D-SACK (RFC 2883) is sent. An ACK's size stays `header_size`:
+//! the option's bytes (up to 28 with padding) are not counted.
 
 use crate::model::{DelayedAckSpec, Nanos};
-use crate::network::{Packet, PacketKind};
+use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::BTreeMap;
 
 #[derive(Debug)]
@@ -22,8 +31,12 @@ pub struct Receiver {
     delayed_ack: DelayedAckSpec,
     /// Next in-order byte expected (the cumulative ACK number).
     rcv_nxt: u64,
-    /// Out-of-order segments: start -> end.
+    /// Out-of-order data as disjoint, non-adjacent ranges: start -> end.
     reassembly: BTreeMap<u64, u64>,
+    /// Send SACK blocks (RFC 2018).
+    sack: bool,
+    /// With SACK: the ranges of `reassembly`, most recently changed first.
+    sack_order: Vec<(u64, u64)>,
     /// Segments received in order and not yet acknowledged.
     unacked_segments: u32,
     delayed_ack_deadline: Option<Nanos>,
@@ -57,10 +70,44 @@ impl Receiver {
             delayed_ack,
             rcv_nxt: 0,
             reassembly: BTreeMap::new(),
+            sack: false,
+            sack_order: Vec::new(),
             unacked_segments: 0,
             delayed_ack_deadline: None,
             wire_bytes_received: 0,
             acks_sent: 0,
+        }
+    }
+
+    /// Attach RFC 2018 SACK blocks to the ACKs.
+    pub fn with_sack(mut self, enabled: bool) -> Self {
+        self.sack = enabled;
+        self
+    }
+
+    /// Hold `[start, end)` out of order, merged with the ranges it overlaps or touches.
+    fn hold(&mut self, start: u64, end: u64) {
+        let (mut s, mut e) = (start, end);
+        if let Some((&ps, &pe)) = self.reassembly.range(..=s).next_back() {
+            if pe >= s {
+                s = ps;
+                e = e.max(pe);
+                self.reassembly.remove(&ps);
+            }
+        }
+        while let Some((&ns, &ne)) = self.reassembly.range(s..).next() {
+            if ns > e {
+                break;
+            }
+            e = e.max(ne);
+            self.reassembly.remove(&ns);
+        }
+        self.reassembly.insert(s, e);
+        if self.sack {
+            // RFC 2018 §4: this range first, then the others most recent first; ranges it
+            // swallowed are subsets of it and go.
+            self.sack_order.retain(|&(rs, re)| !(s <= rs && re <= e));
+            self.sack_order.insert(0, (s, e));
         }
     }
 
@@ -75,8 +122,7 @@ impl Receiver {
             return None;
         }
         if start > self.rcv_nxt {
-            let stored = self.reassembly.entry(start).or_insert(end);
-            *stored = (*stored).max(end);
+            self.hold(start, end);
             self.send_ack(now, out);
             return None;
         }
@@ -89,6 +135,10 @@ impl Receiver {
             }
             self.rcv_nxt = self.rcv_nxt.max(e);
             self.reassembly.remove(&s);
+        }
+        if filled_gap && self.sack {
+            let rcv_nxt = self.rcv_nxt;
+            self.sack_order.retain(|&(s, _)| s > rcv_nxt);
         }
         if filled_gap || !self.delayed_ack.enabled {
             self.send_ack(now, out);
@@ -114,6 +164,12 @@ impl Receiver {
         self.unacked_segments = 0;
         self.delayed_ack_deadline = None;
         self.acks_sent += 1;
+        let mut sack = SackBlocks::NONE;
+        if self.sack {
+            for &(s, e) in self.sack_order.iter().take(SackBlocks::MAX) {
+                sack.push(self.rcv_nxt, s, e);
+            }
+        }
         out.push(Packet {
             kind: PacketKind::Ack,
             flow: self.flow,
@@ -124,6 +180,8 @@ impl Receiver {
             ack: self.rcv_nxt,
             window: self.window,
             size: self.header_size,
+            sack,
+            path: 0,
         });
     }
 
@@ -158,6 +216,8 @@ mod tests {
             ack: 0,
             window: 0,
             size: MSS + 40,
+            sack: SackBlocks::NONE,
+            path: 0,
         }
     }
 
@@ -211,5 +271,78 @@ mod tests {
         assert_eq!(rx.on_data(&segment(0), 0, &mut out), None);
         assert_eq!(acks(&out), vec![1, 1]);
         assert_eq!(rx.rcv_nxt(), 1000);
+    }
+}
+
+#[cfg(test)]
+mod sack_tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn receiver() -> Receiver {
+        let spec = DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2 };
+        Receiver::new(0, 1, 0, 40, 1 << 20, spec).with_sack(true)
+    }
+
+    fn segment(index: u64) -> Packet {
+        Packet {
+            kind: PacketKind::Data,
+            flow: 0,
+            src: 0,
+            dst: 1,
+            seq: index * MSS,
+            len: MSS as u32,
+            ack: 0,
+            window: 0,
+            size: MSS as u32 + 40,
+            sack: SackBlocks::NONE,
+            path: 0,
+        }
+    }
+
+    /// Deliver segments; return the SACK blocks (in segments) of the last ACK sent.
+    fn blocks_after(rx: &mut Receiver, segments: &[u64]) -> (u64, Vec<(u64, u64)>) {
+        let mut out = Vec::new();
+        for &i in segments {
+            rx.on_data(&segment(i), 0, &mut out);
+        }
+        let ack = out.last().expect("an ACK");
+        (ack.ack / MSS, ack.sack.iter(ack.ack).map(|(s, e)| (s / MSS, e / MSS)).collect())
+    }
+
+    #[test]
+    fn the_first_block_holds_the_segment_that_triggered_the_ack() {
+        let mut rx = receiver();
+        // 0 arrives, 1 is lost, 2 and 3 arrive: one block [2, 4).
+        assert_eq!(blocks_after(&mut rx, &[0, 2, 3]), (1, vec![(2, 4)]));
+        // 5 lost, 6 arrives: its block first, the older one after.
+        assert_eq!(blocks_after(&mut rx, &[6]), (1, vec![(6, 7), (2, 4)]));
+        // 8 arrives, then 4 fills between [2, 4) and 5's hole: [2, 5) first.
+        assert_eq!(blocks_after(&mut rx, &[8]), (1, vec![(8, 9), (6, 7), (2, 4)]));
+        assert_eq!(blocks_after(&mut rx, &[4]), (1, vec![(2, 5), (8, 9), (6, 7)]));
+        // At most three blocks: a fourth range drops the least recent from the option.
+        assert_eq!(blocks_after(&mut rx, &[10]), (1, vec![(10, 11), (2, 5), (8, 9)]));
+        // The least recent range is still held, and reported again once a block goes away.
+        // 1 arrives: the ACK advances to 5 (1 and [2, 5)); that segment is not reported.
+        assert_eq!(blocks_after(&mut rx, &[1]), (5, vec![(10, 11), (8, 9), (6, 7)]));
+        // 7 merges [6, 7) and [8, 9) into [6, 9).
+        assert_eq!(blocks_after(&mut rx, &[7]), (5, vec![(6, 9), (10, 11)]));
+        // Filling everything: no more blocks.
+        assert_eq!(blocks_after(&mut rx, &[5, 9]), (11, vec![]));
+    }
+
+    #[test]
+    fn a_duplicate_of_held_data_reports_its_range_first() {
+        let mut rx = receiver();
+        assert_eq!(blocks_after(&mut rx, &[0, 2, 4]), (1, vec![(4, 5), (2, 3)]));
+        assert_eq!(blocks_after(&mut rx, &[2]), (1, vec![(2, 3), (4, 5)]));
+    }
+
+    #[test]
+    fn without_sack_no_blocks_are_sent() {
+        let spec = DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2 };
+        let mut rx = Receiver::new(0, 1, 0, 40, 1 << 20, spec);
+        assert_eq!(blocks_after(&mut rx, &[0, 2, 3]), (1, vec![]));
     }
 }

@@ -2,18 +2,51 @@
 //!
 //! Implements what RFC 5681 leaves to the sender — sending within min(cwnd, rwnd), fast
 //! retransmit on the `dupack_threshold`-th duplicate ACK, fast recovery with window inflation —
-//! plus RFC 6582 NewReno partial-ACK handling and the RFC 6298 retransmission timer with Karn's
-//! rule and exponential backoff. The congestion window itself belongs to the
-//! [`CongestionControl`], which sees every ACK; recovery keeps its temporary window inflation
-//! separately (like ns-2's `dupwnd_`), so any congestion control composes with any recovery.
+//! plus RFC 6582 NewReno partial-ACK handling, RFC 6675 SACK-based loss recovery, Tahoe's fast
+//! retransmit without fast recovery, and the RFC 6298 retransmission timer with Karn's rule and
+//! exponential backoff. The congestion window itself belongs to the [`CongestionControl`], which
+//! sees every ACK; recovery keeps its temporary window inflation separately (like ns-2's
+//! `dupwnd_`), so any congestion control composes with any recovery.
 //!
-//! Deviations: no limited transmit (RFC 3042), as in the ns-2 agents of the seed papers; after a
-//! timeout the sender goes back to `snd_una` and resends everything outstanding as the window
-//! allows (go-back-N), since without SACK it cannot know what the receiver holds.
+//! The recoveries ([`Recovery`]):
+//! * `reno` (RFC 5681 §3.2): leave recovery on the first ACK of new data.
+//! * `newreno` (RFC 6582): stay until `recover` is acknowledged, one hole per partial ACK, the
+//!   timer restarted on the first partial ACK only ("Impatient").
+//! * `tahoe`: on the `dupthresh`-th DUPACK, retransmit and go back to `snd_una` with cwnd = 1 SMSS
+//!   (the control gets [`CongestionEvent::DuplicateAcksSlowStart`]); no fast recovery. DUPACKs
+//!   for data sent before that loss was detected do not trigger another fast retransmit (ns-2's
+//!   `bug_fix_`, the same test as NewReno's RFC 6582 §3.2 step 2).
+//! * `sack` (RFC 6675, with the receiver's RFC 2018 blocks): see below.
+//!
+//! SACK (RFC 6675). A [`Scoreboard`] records the SACKed ranges above `snd_una`. An ACK counts as
+//! a DUPACK for recovery only if it SACKs new data (§2). Recovery starts at `dupthresh` such
+//! DUPACKs or as soon as `IsLost(snd_una)` holds (§5 steps 1-2); `RecoveryPoint` is `snd_max`
+//! then, the control reduces the window as for any 3-DUPACK loss, the first un-acknowledged
+//! segment is resent at once (§5 (4.3)) and from then on, on every ACK, segments chosen by
+//! `NextSeg` (§4 rules 1-4: lost holes above `HighRxt`, then new data, then un-SACKed data below
+//! the highest SACK, then one rescue retransmission) are sent while `cwnd - pipe >= SMSS`, where
+//! `pipe` is RFC 6675's `SetPipe` and `cwnd` the control's (no inflation). Recovery ends on the
+//! cumulative ACK of `RecoveryPoint`; partial ACKs change nothing else, and restart the timer.
+//!
+//! SACK after a timeout (§5.1): the scoreboard is kept. RFC 2018 §8 asked senders to clear it
+//! because a receiver may renege (drop data it SACKed); RFC 6675 §5.1 lets senders keep it,
+//! since reneging is rare, and that is what Linux and FreeBSD do, falling back to clearing only
+//! when reneging is detected. Our receiver never reneges (its buffer is unbounded), so clearing
+//! would only resend data the receiver holds. On the RTO the sender marks everything un-SACKed
+//! as lost (`RecoveryPoint = snd_max`), restarts from `snd_una` with the control's loss window and
+//! resends the un-SACKed holes in order, still by `pipe < cwnd` and `NextSeg` (Linux's "loss"
+//! state), so SACKed segments are skipped; no new SACK recovery starts until `RecoveryPoint` is
+//! cumulatively acknowledged, as §5.1 requires.
+//!
+//! Deviations: no limited transmit (RFC 3042; RFC 6675 §5 step 3 makes it optional), as in the
+//! ns-2 agents of the seed papers; after a timeout a sender without SACK goes back to `snd_una`
+//! and resends everything outstanding as the window allows (go-back-N), since it cannot know
+//! what the receiver holds.
 
 use super::rtt::RttEstimator;
+use super::sack::Scoreboard;
 use crate::model::{Nanos, TcpSpec};
-use crate::network::{Packet, PacketKind};
+use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
 use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, Recovery};
 
@@ -32,7 +65,21 @@ pub struct SenderStats {
     pub segments_sent: u64,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// Loss detections by DUPACKs (fast retransmits; with SACK, entries into loss recovery).
     pub fast_retransmits: u64,
+}
+
+/// Which `NextSeg` rule (RFC 6675 §4) chose a segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NextSegRule {
+    /// (1) a lost hole above `HighRxt`.
+    Lost,
+    /// (2) new data.
+    New,
+    /// (3) un-SACKed data above `HighRxt` below the highest SACKed byte.
+    Unsacked,
+    /// (4) the rescue retransmission of the highest un-SACKed data.
+    Rescue,
 }
 
 pub struct Sender {
@@ -48,7 +95,7 @@ pub struct Sender {
 
     /// Oldest unacknowledged byte.
     snd_una: u64,
-    /// Next byte to send (moves back to `snd_una` after a timeout).
+    /// Next byte to send (moves back to `snd_una` after a timeout or a Tahoe fast retransmit).
     snd_nxt: u64,
     /// Highest byte sent + 1.
     snd_max: u64,
@@ -59,11 +106,24 @@ pub struct Sender {
 
     dupacks: u32,
     in_recovery: bool,
-    /// RFC 6582 `recover`: highest sequence number sent when the last loss was detected.
+    /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: `snd_max` when the last loss was detected.
     recover: Option<u64>,
     /// Window inflation during fast recovery, bytes (may go negative after partial ACKs).
     inflation: i64,
     partial_ack_seen: bool,
+
+    /// SACK: what the receiver holds above `snd_una`.
+    scoreboard: Scoreboard,
+    /// SACK: un-SACKed bytes below this are lost (`IsLost`; only ever moves forward).
+    lost_to: u64,
+    /// SACK: one past the highest byte retransmitted in this recovery (RFC 6675 `HighRxt` + 1).
+    high_rxt: u64,
+    /// SACK: RFC 6675 `RescueRxt` + 1 (`None`: undefined).
+    rescue_rxt: Option<u64>,
+    /// SACK: resending after a timeout, driven by the scoreboard, until `recover` is acknowledged.
+    sack_timeout_recovery: bool,
+    /// SACK: the first block received that reached beyond `snd_max` (an invariant violation).
+    bad_sack_block: Option<(u64, u64)>,
 
     outstanding: VecDeque<SentSegment>,
     rto_deadline: Option<Nanos>,
@@ -95,6 +155,12 @@ impl Sender {
             recover: None,
             inflation: 0,
             partial_ack_seen: false,
+            scoreboard: Scoreboard::new(),
+            lost_to: 0,
+            high_rxt: 0,
+            rescue_rxt: None,
+            sack_timeout_recovery: false,
+            bad_sack_block: None,
             outstanding: VecDeque::new(),
             rto_deadline: None,
             last_timeout_una: None,
@@ -119,8 +185,17 @@ impl Sender {
         (inflated.max(self.mss as i64) as u64).min(self.peer_window.max(self.mss))
     }
 
+    /// Sending is chosen by RFC 6675 `NextSeg` and limited by `pipe` (SACK loss recovery).
+    fn scoreboard_driven(&self) -> bool {
+        self.recovery_style == Recovery::Sack && (self.in_recovery || self.sack_timeout_recovery)
+    }
+
     fn send_available(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         if !self.started {
+            return;
+        }
+        if self.scoreboard_driven() {
+            self.send_by_scoreboard(now, out);
             return;
         }
         let window = self.window();
@@ -133,6 +208,63 @@ impl Sender {
             self.transmit(self.snd_nxt, len, now, out);
             self.snd_nxt += len;
         }
+    }
+
+    /// RFC 6675 `SetPipe()`.
+    pub fn pipe(&self) -> u64 {
+        self.scoreboard.pipe(self.snd_una, self.snd_max, self.lost_to, self.high_rxt)
+    }
+
+    /// RFC 6675 §5 step (C): send while `cwnd - pipe >= SMSS`.
+    fn send_by_scoreboard(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        let cwnd = self.cc.cwnd();
+        let mut pipe = self.pipe();
+        while pipe + self.mss <= cwnd {
+            let Some((seq, len, rule)) = self.next_seg() else { break };
+            self.transmit(seq, len, now, out);
+            match rule {
+                NextSegRule::Lost | NextSegRule::Unsacked => self.high_rxt = self.high_rxt.max(seq + len),
+                NextSegRule::New => self.snd_nxt = self.snd_max,
+                NextSegRule::Rescue => self.rescue_rxt = self.recover,
+            }
+            // (C.4)
+            pipe += len;
+        }
+    }
+
+    /// RFC 6675 §4 `NextSeg()`: the next segment to send, `(seq, len, rule)`.
+    fn next_seg(&self) -> Option<(u64, u64, NextSegRule)> {
+        let from = self.high_rxt.max(self.snd_una);
+        let segment = |(s, e): (u64, u64)| (s, (e - s).min(self.mss));
+        // (1) The first un-SACKed byte above HighRxt that IsLost (so below the highest SACK).
+        if let Some(hole) = self.scoreboard.first_hole(from, self.lost_to.min(self.snd_max)) {
+            let (s, len) = segment(hole);
+            return Some((s, len, NextSegRule::Lost));
+        }
+        // (2) New data, if the application has some and the receiver's window allows.
+        let limit = self.data_limit.unwrap_or(u64::MAX);
+        if self.snd_max < limit {
+            let len = self.mss.min(limit - self.snd_max);
+            if self.snd_max + len <= self.snd_una + self.peer_window.max(self.mss) {
+                return Some((self.snd_max, len, NextSegRule::New));
+            }
+        }
+        // (3) Un-SACKed data above HighRxt and below the highest SACKed byte.
+        if let Some(highest) = self.scoreboard.highest_sacked() {
+            if let Some(hole) = self.scoreboard.first_hole(from, highest) {
+                let (s, len) = segment(hole);
+                return Some((s, len, NextSegRule::Unsacked));
+            }
+        }
+        // (4) Once per recovery, after the first retransmission is acknowledged: the segment
+        // holding the highest un-SACKed byte.
+        if self.in_recovery && self.rescue_rxt.is_none_or(|rescue| self.snd_una > rescue) {
+            if let Some((s, e)) = self.scoreboard.last_hole(self.snd_una, self.snd_max) {
+                let start = s.max(e.saturating_sub(self.mss));
+                return Some((start, e - start, NextSegRule::Rescue));
+            }
+        }
+        None
     }
 
     fn transmit(&mut self, seq: u64, len: u64, now: Nanos, out: &mut Vec<Packet>) {
@@ -161,6 +293,8 @@ impl Sender {
             ack: 0,
             window: 0,
             size: (len + self.header_size) as u32,
+            sack: SackBlocks::NONE,
+            path: 0,
         });
     }
 
@@ -184,12 +318,29 @@ impl Sender {
         }
         self.peer_window = ack.window;
         let bytes_in_flight = self.snd_max - self.snd_una;
+        let mut newly_sacked = 0;
+        if self.recovery_style == Recovery::Sack {
+            // RFC 6675 §5: update the scoreboard from every ACK.
+            for (start, end) in ack.sack.iter(ack_seq) {
+                if end > self.snd_max && self.bad_sack_block.is_none() {
+                    self.bad_sack_block = Some((start, end));
+                }
+                newly_sacked += self.scoreboard.update(ack_seq, self.snd_max, start, end);
+            }
+        }
         if ack_seq > self.snd_una {
             self.on_new_ack(ack_seq, bytes_in_flight, now, out);
         } else if bytes_in_flight > 0 {
-            self.on_duplicate_ack(ack_seq, bytes_in_flight, now, out);
+            self.on_duplicate_ack(ack_seq, bytes_in_flight, newly_sacked > 0, now, out);
         }
         self.send_available(now, out);
+    }
+
+    /// SACK: move the `IsLost` boundary up to what the scoreboard now implies.
+    fn update_lost_boundary(&mut self) {
+        if let Some(boundary) = self.scoreboard.lost_boundary(self.dupack_threshold, self.mss) {
+            self.lost_to = self.lost_to.max(boundary);
+        }
     }
 
     fn on_new_ack(&mut self, ack_seq: u64, bytes_in_flight: u64, now: Nanos, out: &mut Vec<Packet>) {
@@ -212,6 +363,15 @@ impl Sender {
         self.snd_una = ack_seq;
         self.snd_nxt = self.snd_nxt.max(ack_seq);
         self.dupacks = 0;
+        let recovered = self.recover.is_none_or(|recover| ack_seq >= recover);
+        if self.recovery_style == Recovery::Sack {
+            self.scoreboard.advance(ack_seq);
+            self.update_lost_boundary();
+            if recovered {
+                // RFC 6675 §5.1: the recovery after a timeout ends with RecoveryPoint.
+                self.sack_timeout_recovery = false;
+            }
+        }
 
         self.cc.on_ack(&AckEvent {
             now_ns: now,
@@ -226,12 +386,13 @@ impl Sender {
         let mut restart = true;
         if self.in_recovery {
             let full_ack = match self.recovery_style {
-                Recovery::Reno => true,
-                Recovery::NewReno => self.recover.is_none_or(|recover| ack_seq >= recover),
+                Recovery::Reno | Recovery::Tahoe => true,
+                // RFC 6582 §3.2 step 3; RFC 6675 §5 (A).
+                Recovery::NewReno | Recovery::Sack => recovered,
             };
             if full_ack {
                 self.exit_recovery(now);
-            } else {
+            } else if self.recovery_style == Recovery::NewReno {
                 // RFC 6582 §3.2 step 3, partial ACK: retransmit the next hole, deflate by the
                 // amount acked and add back one SMSS; restart the timer on the first one only
                 // ("Impatient" variant) so a long train of holes falls back on the RTO.
@@ -243,14 +404,21 @@ impl Sender {
                 restart = !self.partial_ack_seen;
                 self.partial_ack_seen = true;
             }
+            // SACK partial ACKs: the scoreboard was updated; sending follows from pipe.
         }
         if restart || self.snd_una == self.snd_max {
             self.restart_timer(now);
         }
     }
 
-    fn on_duplicate_ack(&mut self, ack_seq: u64, bytes_in_flight: u64, now: Nanos, out: &mut Vec<Packet>) {
-        self.dupacks += 1;
+    fn on_duplicate_ack(
+        &mut self,
+        ack_seq: u64,
+        bytes_in_flight: u64,
+        sacked_new_data: bool,
+        now: Nanos,
+        out: &mut Vec<Packet>,
+    ) {
         self.cc.on_ack(&AckEvent {
             now_ns: now,
             ack_seq,
@@ -260,6 +428,25 @@ impl Sender {
             in_recovery: self.in_recovery,
             bytes_in_flight,
         });
+        if self.recovery_style == Recovery::Sack {
+            self.update_lost_boundary();
+            if self.in_recovery {
+                return;
+            }
+            // RFC 6675 §2: with SACK, a duplicate ACK counts if it SACKs new data.
+            if sacked_new_data {
+                self.dupacks += 1;
+            }
+            // §5 steps 1-2: DupThresh DUPACKs, or IsLost(HighACK + 1).
+            let lost = self.lost_to > self.snd_una;
+            // §5.1: no new recovery before the RecoveryPoint of a timeout is acknowledged.
+            let blocked = self.recover.is_some_and(|recover| ack_seq < recover);
+            if (self.dupacks >= self.dupack_threshold || lost) && !blocked {
+                self.enter_sack_recovery(bytes_in_flight, now, out);
+            }
+            return;
+        }
+        self.dupacks += 1;
         if self.in_recovery {
             // RFC 5681 §3.2 step 4: each further DUPACK means a segment left the network.
             self.inflation += self.mss as i64;
@@ -269,19 +456,47 @@ impl Sender {
             return;
         }
         // RFC 6582 §3.2 step 2: DUPACKs for data sent before the last loss detection (e.g. the
-        // go-back-N resend after a timeout) must not trigger a second reduction.
-        if self.recovery_style == Recovery::NewReno && self.recover.is_some_and(|recover| ack_seq <= recover)
-        {
+        // go-back-N resend after a timeout) must not trigger a second reduction. Tahoe applies
+        // the same test (ns-2's `bug_fix_`): its go-back-N resend makes such DUPACKs after every
+        // fast retransmit.
+        let guarded = matches!(self.recovery_style, Recovery::NewReno | Recovery::Tahoe);
+        if guarded && self.recover.is_some_and(|recover| ack_seq <= recover) {
             return;
         }
         self.stats.fast_retransmits += 1;
         self.recover = Some(self.snd_max);
+        if self.recovery_style == Recovery::Tahoe {
+            // Fast retransmit, then slow start from snd_una: send_available resends snd_una
+            // first, with cwnd = 1 SMSS.
+            self.cc.on_congestion(CongestionEvent::DuplicateAcksSlowStart { now_ns: now, bytes_in_flight });
+            self.snd_nxt = self.snd_una;
+            return;
+        }
         self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight });
         self.in_recovery = true;
         self.partial_ack_seen = false;
         // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS, the inflation being ours.
         self.inflation = i64::from(self.dupack_threshold) * self.mss as i64;
         self.retransmit_first_unacked(now, out);
+    }
+
+    /// RFC 6675 §5 step (4).
+    fn enter_sack_recovery(&mut self, bytes_in_flight: u64, now: Nanos, out: &mut Vec<Packet>) {
+        self.stats.fast_retransmits += 1;
+        // (4.1) RecoveryPoint = HighData.
+        self.recover = Some(self.snd_max);
+        // (4.2) the control sets ssthresh and cwnd.
+        self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight });
+        self.in_recovery = true;
+        self.inflation = 0;
+        // (4.3) Retransmit the segment at HighACK + 1; HighRxt and RescueRxt are its end.
+        let (start, end) =
+            self.scoreboard.first_hole(self.snd_una, self.snd_max).expect("snd_una is not SACKed");
+        let len = (end - start).min(self.mss);
+        self.transmit(start, len, now, out);
+        self.high_rxt = start + len;
+        self.rescue_rxt = Some(start + len);
+        // (4.4)-(4.5): pipe and step (C) run in send_available.
     }
 
     fn exit_recovery(&mut self, now: Nanos) {
@@ -313,7 +528,16 @@ impl Sender {
         for segment in &mut self.outstanding {
             segment.retransmitted = true;
         }
-        self.snd_nxt = self.snd_una;
+        if self.recovery_style == Recovery::Sack {
+            // RFC 6675 §5.1 (see the module notes): keep the scoreboard, everything un-SACKed
+            // is lost, resend it from snd_una by the scoreboard.
+            self.sack_timeout_recovery = true;
+            self.lost_to = self.snd_max;
+            self.high_rxt = self.snd_una;
+            self.rescue_rxt = None;
+        } else {
+            self.snd_nxt = self.snd_una;
+        }
         self.rto_deadline = Some(now + self.rtt.rto());
         self.send_available(now, out);
     }
@@ -356,6 +580,51 @@ impl Sender {
 
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
+    }
+
+    pub fn recovery_style(&self) -> Recovery {
+        self.recovery_style
+    }
+
+    /// The SACK scoreboard (empty unless the recovery is `sack`).
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.scoreboard
+    }
+
+    /// Consistency of the SACK state, for the invariant monitor: the scoreboard lies within
+    /// `[snd_una, snd_max)`, sorted, disjoint and non-adjacent, its byte count matches, and
+    /// `pipe` never exceeds twice the flight (each un-SACKed byte counts at most twice).
+    pub fn check_sack_state(&self) -> Result<(), String> {
+        if let Some((s, e)) = self.bad_sack_block {
+            return Err(format!("SACK block [{s}, {e}) reaches beyond the data sent"));
+        }
+        if self.recovery_style != Recovery::Sack {
+            return Ok(());
+        }
+        let ranges = self.scoreboard.ranges();
+        let mut previous_end = None;
+        let mut total = 0;
+        for &(s, e) in ranges {
+            if s >= e || s < self.snd_una || e > self.snd_max || previous_end.is_some_and(|p| s <= p) {
+                return Err(format!(
+                    "SACK scoreboard {ranges:?} is not sorted disjoint ranges within [{}, {})",
+                    self.snd_una, self.snd_max
+                ));
+            }
+            previous_end = Some(e);
+            total += e - s;
+        }
+        if total != self.scoreboard.sacked_bytes() {
+            return Err(format!(
+                "SACK scoreboard counts {} bytes, holds {total}",
+                self.scoreboard.sacked_bytes()
+            ));
+        }
+        let pipe = self.pipe();
+        if pipe > 2 * (self.snd_max - self.snd_una) {
+            return Err(format!("pipe {pipe} above twice the flight {}", self.snd_max - self.snd_una));
+        }
+        Ok(())
     }
 }
 
@@ -401,6 +670,8 @@ mod tests {
             ack: n * MSS,
             window: 1 << 30,
             size: 40,
+            sack: SackBlocks::NONE,
+            path: 0,
         }
     }
 
@@ -525,5 +796,179 @@ mod tests {
         s.on_ack(&ack(2), 100 * MS, &mut out);
         assert!(out.is_empty());
         assert_eq!(s.timer_deadline(), None);
+    }
+
+    /// An ACK of `n` segments carrying SACK blocks (in segments, most recent first).
+    fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> Packet {
+        let mut packet = ack(n);
+        for &(start, end) in blocks {
+            assert!(packet.sack.push(n * MSS, start * MSS, end * MSS));
+        }
+        packet
+    }
+
+    #[test]
+    fn sack_enters_recovery_when_the_first_hole_is_lost_and_resends_every_hole_without_partial_acks() {
+        // 10 segments outstanding; 2 and 5 lost.
+        let (mut s, _) = started(Recovery::Sack, 10);
+        let mut out = Vec::new();
+        s.on_ack(&ack(2), 100 * MS, &mut out); // cwnd 11: sends 10, 11, 12
+        out.clear();
+        s.on_ack(&sack_ack(2, &[(3, 4)]), 101 * MS, &mut out);
+        s.on_ack(&sack_ack(2, &[(3, 5)]), 101 * MS, &mut out);
+        assert!(!s.in_recovery(), "2 SACKed segments are not enough");
+        assert!(out.is_empty());
+        // A third SACKed segment makes 2 lost: recovery, resend 2 at once.
+        s.on_ack(&sack_ack(2, &[(6, 7), (3, 5)]), 102 * MS, &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(seqs(&out), vec![2]);
+        // FlightSize 11 segments (2..13): cwnd = ssthresh = 5.5 segments, no inflation.
+        assert_eq!((s.cwnd(), s.ssthresh()), (5500, 5500));
+        // pipe: un-SACKed 2, 5, 7..13 = 8 segments, minus lost 2, plus retransmitted 2.
+        assert_eq!(s.pipe(), 8 * MSS);
+        out.clear();
+        // SACKs for 7, 8: 5 becomes lost once three segments above it are SACKed.
+        s.on_ack(&sack_ack(2, &[(6, 8), (3, 5)]), 103 * MS, &mut out);
+        assert!(out.is_empty(), "pipe 7 segments > cwnd 5.5");
+        s.on_ack(&sack_ack(2, &[(6, 9), (3, 5)]), 104 * MS, &mut out);
+        // 5 is lost now (6, 7, 8 above it): pipe = 2 (resent) + 9..13 = 5 segments, 5.5 - 5 < 1.
+        assert_eq!(s.pipe(), 5 * MSS);
+        assert!(out.is_empty());
+        s.on_ack(&sack_ack(2, &[(6, 10), (3, 5)]), 105 * MS, &mut out);
+        // pipe 4 segments: one segment fits, and NextSeg rule 1 picks the lost hole 5.
+        assert_eq!(seqs(&out), vec![5]);
+        out.clear();
+        // The retransmission of 2 arrives: partial ACK to 5. Still in recovery; 10..13 in flight.
+        s.on_ack(&sack_ack(5, &[(6, 10)]), 200 * MS, &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(s.stats.retransmits, 2);
+        // Rule 2: new data once nothing is lost, while pipe allows.
+        assert!(seqs(&out).iter().all(|&seq| seq >= 13), "{:?}", seqs(&out));
+        // The retransmission of 5 arrives with everything up to 13: recovery ends.
+        out.clear();
+        s.on_ack(&ack(13), 210 * MS, &mut out);
+        assert!(!s.in_recovery());
+        assert_eq!(s.stats.timeouts, 0);
+        assert!(s.check_sack_state().is_ok());
+    }
+
+    #[test]
+    fn sack_counts_only_duplicate_acks_that_sack_new_data() {
+        let (mut s, _) = started(Recovery::Sack, 10);
+        let mut out = Vec::new();
+        s.on_ack(&ack(2), 100 * MS, &mut out);
+        for _ in 0..5 {
+            s.on_ack(&sack_ack(2, &[(3, 4)]), 101 * MS, &mut out);
+        }
+        assert!(!s.in_recovery(), "repeated SACK information is not a DUPACK for recovery");
+        // Without SACK blocks (e.g. reordered ACKs) RFC 5681 counting is not used either.
+        for _ in 0..5 {
+            s.on_ack(&ack(2), 101 * MS, &mut out);
+        }
+        assert!(!s.in_recovery());
+    }
+
+    #[test]
+    fn sack_rescue_retransmission_resends_the_highest_unsacked_segment_once() {
+        // 2 and 9 lost, but nothing is SACKed above 9: it is not "lost" by IsLost.
+        let (mut s, _) = started(Recovery::Sack, 10);
+        let mut out = Vec::new();
+        s.on_ack(&ack(2), 100 * MS, &mut out);
+        s.stop(); // no new data: rule 2 cannot fill the pipe
+        out.clear();
+        for top in 4..=6 {
+            s.on_ack(&sack_ack(2, &[(3, top)]), 101 * MS, &mut out);
+        }
+        assert!(s.in_recovery());
+        assert_eq!(seqs(&out), vec![2]);
+        out.clear();
+        // 2's retransmission is acknowledged along with 3..9; 9..13 remain un-SACKed. The window
+        // has room and rules 1-3 find nothing: one rescue retransmission of the highest segment.
+        s.on_ack(&ack(9), 200 * MS, &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(seqs(&out), vec![12]);
+        out.clear();
+        // Another partial ACK with room in the window: no second rescue in this recovery.
+        s.on_ack(&ack(10), 210 * MS, &mut out);
+        assert!(s.in_recovery());
+        assert!(out.is_empty(), "one rescue per recovery: {:?}", seqs(&out));
+    }
+
+    #[test]
+    fn sack_rule_3_resends_unsacked_data_below_the_highest_sack_when_nothing_else_can_go() {
+        // 0..10 outstanding, no more data; 0 and 8 lost.
+        let (mut s, _) = started(Recovery::Sack, 10);
+        s.stop();
+        let mut out = Vec::new();
+        for top in 2..=4 {
+            s.on_ack(&sack_ack(0, &[(1, top)]), 100 * MS, &mut out);
+        }
+        assert!(s.in_recovery());
+        assert_eq!(seqs(&out), vec![0]);
+        assert_eq!(s.cwnd(), 5 * MSS);
+        out.clear();
+        // pipe: 8 and 9 in flight, 0 resent: 3 segments; nothing to send by rules 1-3 (8 is not
+        // below the highest SACK), and no rescue before the first retransmission is acked.
+        s.on_ack(&sack_ack(0, &[(1, 8)]), 101 * MS, &mut out);
+        assert_eq!(s.pipe(), 3 * MSS);
+        assert!(out.is_empty());
+        // 9 SACKed: 8 is below the highest SACK but only one SACKed segment lies above it, so
+        // it is not lost; rule (3) resends it since rules (1) and (2) have nothing.
+        s.on_ack(&sack_ack(0, &[(9, 10), (1, 8)]), 102 * MS, &mut out);
+        assert!(!s.scoreboard().is_lost(8 * MSS, 3, MSS));
+        assert_eq!(seqs(&out), vec![8]);
+        assert_eq!(s.pipe(), 3 * MSS);
+    }
+
+    #[test]
+    fn sack_timeout_keeps_the_scoreboard_and_resends_only_unsacked_segments() {
+        let (mut s, _) = started(Recovery::Sack, 8);
+        let mut out = Vec::new();
+        // 0 and 2 lost; 1 and 3 SACKed (not enough for recovery).
+        s.on_ack(&sack_ack(0, &[(1, 2)]), 100 * MS, &mut out);
+        s.on_ack(&sack_ack(0, &[(3, 4), (1, 2)]), 101 * MS, &mut out);
+        assert!(!s.in_recovery());
+        out.clear();
+        s.on_timer(s.timer_deadline().unwrap(), &mut out);
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(seqs(&out), vec![0], "one segment: cwnd = 1");
+        out.clear();
+        // 0 is acknowledged: cwnd 2, the holes 2, 4, 5 are resent, SACKed 3 is skipped.
+        s.on_ack(&sack_ack(2, &[(3, 4)]), 1200 * MS, &mut out);
+        assert_eq!(seqs(&out), vec![2, 4]);
+        assert_eq!(s.stats.fast_retransmits, 0, "no SACK recovery before RecoveryPoint");
+    }
+
+    #[test]
+    fn tahoe_fast_retransmit_restarts_slow_start_from_snd_una() {
+        let (mut s, _) = started(Recovery::Tahoe, 10);
+        let mut out = Vec::new();
+        s.on_ack(&ack(2), 100 * MS, &mut out); // sends 10, 11, 12
+        out.clear();
+        for _ in 0..3 {
+            s.on_ack(&ack(2), 101 * MS, &mut out);
+        }
+        assert_eq!(seqs(&out), vec![2]);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert!(!s.in_recovery(), "Tahoe has no fast recovery");
+        assert_eq!((s.cwnd(), s.ssthresh()), (MSS, 5500));
+        // More DUPACKs do nothing (no inflation).
+        out.clear();
+        for _ in 0..5 {
+            s.on_ack(&ack(2), 102 * MS, &mut out);
+        }
+        assert!(out.is_empty());
+        // The retransmission is acknowledged up to 5 (where the next loss is): slow start from
+        // there, go-back-N: 5 and 6 are sent again.
+        s.on_ack(&ack(5), 200 * MS, &mut out);
+        assert_eq!(seqs(&out), vec![5, 6]);
+        // DUPACKs caused by the go-back-N resend of data the receiver holds do not trigger
+        // another fast retransmit (below `recover`).
+        out.clear();
+        for _ in 0..3 {
+            s.on_ack(&ack(5), 201 * MS, &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
     }
 }

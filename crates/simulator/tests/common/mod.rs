@@ -123,6 +123,7 @@ impl Line {
                 ),
             ],
             sources: vec![],
+            arrivals: vec![],
             flows: (0..self.flows)
                 .map(|i| FlowSpec {
                     name: format!("ftp.{i}"),
@@ -131,6 +132,7 @@ impl Line {
                     start: i as Nanos * 100 * MS,
                     stop: self.stop,
                     tcp: tcp(self),
+                    multipath: None,
                 })
                 .collect(),
             sample_interval: 100 * MS,

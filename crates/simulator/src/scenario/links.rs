@@ -1,0 +1,396 @@
+//! A link's `queue` (drop-tail or RED) and `errors` (channel error models) keys.
+
+use toml::{Table, Value};
+
+use super::fields::{self, describe, Section};
+use super::units::{self, format_duration};
+use super::{FieldError, Res};
+use crate::model::{ErrorSpec, GilbertElliottSpec, OutageSpec, QueueLimit, QueueSpec, RedSpec};
+
+const QUEUE_KEYS: &[&str] =
+    &["type", "limit", "rtt", "min_th", "max_th", "max_p", "w_q", "gentle", "mean_packet_size"];
+/// Keys of a queue table that only RED reads.
+const RED_ONLY_KEYS: &[&str] = &["min_th", "max_th", "max_p", "w_q", "gentle", "mean_packet_size"];
+
+const QUEUE_LIMIT_EXPECTED: &str =
+    "expected \"bdp\", a number of packets like 100 or \"100pkt\", or a size like \"64KB\"";
+
+/// The default queue: drop-tail, one bandwidth-delay product.
+pub(crate) fn default_queue() -> QueueSpec {
+    QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None })
+}
+
+pub(crate) fn queue(v: &Value, field: &str) -> Res<QueueSpec> {
+    let Value::Table(t) = v else {
+        return Ok(QueueSpec::DropTail(queue_limit(v, field)?));
+    };
+    let section = Section::new(field, t, QUEUE_KEYS)?;
+    let red = match section.get("type") {
+        None => false,
+        Some((v, f)) => {
+            let kind = fields::string(v, &f, "a queue type, \"droptail\" or \"red\"")?;
+            match kind.trim().to_ascii_lowercase().as_str() {
+                "droptail" => false,
+                "red" => true,
+                _ => {
+                    return Err(FieldError::new(
+                        f,
+                        format!("unknown queue type {kind:?}; expected \"droptail\" or \"red\""),
+                    ))
+                }
+            }
+        }
+    };
+    let mut limit = match section.get("limit") {
+        Some((v, f)) => queue_limit(v, &f)?,
+        None => QueueLimit::BandwidthDelayProduct { rtt: None },
+    };
+    if let Some((v, f)) = section.get("rtt") {
+        let rtt = fields::positive_duration(v, &f)?;
+        match limit {
+            QueueLimit::BandwidthDelayProduct { .. } => {
+                limit = QueueLimit::BandwidthDelayProduct { rtt: Some(rtt) }
+            }
+            _ => {
+                return Err(FieldError::new(
+                    f,
+                    "rtt only applies when the limit is \"bdp\" (it fixes the RTT of the \
+                     bandwidth-delay product)",
+                ))
+            }
+        }
+    }
+    if !red {
+        if let Some(key) = RED_ONLY_KEYS.iter().find(|k| t.contains_key(**k)) {
+            return Err(FieldError::new(
+                section.field(key),
+                format!("{key} only applies to RED queues; add type = \"red\" to this queue"),
+            ));
+        }
+        return Ok(QueueSpec::DropTail(limit));
+    }
+    let defaults = RedSpec::with_limit(limit);
+    let min_th = match section.get("min_th") {
+        Some((v, f)) => packets(v, &f)?,
+        None => defaults.min_th,
+    };
+    let max_th = match section.get("max_th") {
+        Some((v, f)) => packets(v, &f)?,
+        None => defaults.max_th,
+    };
+    if max_th <= min_th {
+        let f = section.get("max_th").or(section.get("min_th")).map(|(_, f)| f).unwrap_or_default();
+        return Err(FieldError::new(
+            f,
+            format!("max_th ({max_th} packets) must be greater than min_th ({min_th} packets)"),
+        ));
+    }
+    let max_p = match section.get("max_p") {
+        Some((v, f)) => fields::probability(v, &f)?,
+        None => defaults.max_p,
+    };
+    let w_q = match section.get("w_q") {
+        Some((v, f)) => {
+            let w = number(v, &f, "a weight in (0, 1] like 0.002")?;
+            if !(w > 0.0 && w <= 1.0) {
+                return Err(FieldError::new(
+                    f,
+                    format!("{} is not a valid weight: w_q must be in (0, 1], like 0.002", describe(v)),
+                ));
+            }
+            w
+        }
+        None => defaults.w_q,
+    };
+    let gentle = match section.get("gentle") {
+        Some((v, f)) => fields::boolean(v, &f)?,
+        None => defaults.gentle,
+    };
+    let mean_packet_size = match section.get("mean_packet_size") {
+        None => None,
+        Some((Value::String(s), _)) if s.trim().eq_ignore_ascii_case("auto") => None,
+        Some((v, f)) => {
+            let n = fields::size(v, &f)
+                .map_err(|e| FieldError::new(e.field, format!("{}; or \"auto\"", e.message)))?;
+            if n == 0 || n > u64::from(u32::MAX) {
+                return Err(FieldError::new(f, "must be from 1 byte to 4 GB, like \"1000B\", or \"auto\""));
+            }
+            Some(n)
+        }
+    };
+    Ok(QueueSpec::Red(RedSpec { limit, min_th, max_th, max_p, w_q, gentle, mean_packet_size }))
+}
+
+fn queue_limit(v: &Value, field: &str) -> Res<QueueLimit> {
+    if let Value::String(s) = v {
+        if s.trim().eq_ignore_ascii_case("bdp") {
+            return Ok(QueueLimit::BandwidthDelayProduct { rtt: None });
+        }
+    }
+    match fields::packet_count(v) {
+        Some(Ok(n)) => return Ok(QueueLimit::Packets(n)),
+        Some(Err(m)) => {
+            return Err(FieldError::new(
+                field,
+                format!("{m}: not a valid queue limit; {QUEUE_LIMIT_EXPECTED}"),
+            ))
+        }
+        None => {}
+    }
+    match v {
+        Value::String(s) => units::parse_size(s).map(QueueLimit::Bytes).map_err(|_| {
+            FieldError::new(field, format!("{s:?} is not a valid queue limit: {QUEUE_LIMIT_EXPECTED}"))
+        }),
+        other => Err(FieldError::new(
+            field,
+            format!(
+                "{QUEUE_LIMIT_EXPECTED} (or a table {{ type = \"droptail\", limit = ... }}), found {}",
+                describe(other)
+            ),
+        )),
+    }
+}
+
+/// A finite number (TOML integer or float, or a string holding one).
+fn number(v: &Value, field: &str, expected: &str) -> Res<f64> {
+    let x = match v {
+        Value::Integer(i) => *i as f64,
+        Value::Float(x) => *x,
+        Value::String(s) => s
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| FieldError::new(field, format!("{s:?} is not a number; expected {expected}")))?,
+        other => {
+            return Err(FieldError::new(field, format!("expected {expected}, found {}", describe(other))))
+        }
+    };
+    if !x.is_finite() {
+        return Err(FieldError::new(field, format!("{} is not finite; expected {expected}", describe(v))));
+    }
+    Ok(x)
+}
+
+/// A RED threshold: a number of packets >= 0, fractions allowed (`5`, `2.5`, `"5pkt"`).
+fn packets(v: &Value, field: &str) -> Res<f64> {
+    const EXPECTED: &str = "a number of packets >= 0, like 5 or \"5pkt\"";
+    let n = match v {
+        Value::String(s) => {
+            let t = s.trim();
+            let number = ["packets", "packet", "pkts", "pkt"]
+                .iter()
+                .find_map(|suffix| t.strip_suffix(suffix))
+                .map_or(t, str::trim_end);
+            number.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| {
+                FieldError::new(field, format!("{s:?} is not a number of packets; expected {EXPECTED}"))
+            })?
+        }
+        _ => number(v, field, EXPECTED)?,
+    };
+    if n < 0.0 {
+        return Err(FieldError::new(field, format!("{} is negative; expected {EXPECTED}", describe(v))));
+    }
+    Ok(n)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Forward,
+    Reverse,
+    Both,
+}
+
+const MODELS: &str = "\"bernoulli\", \"ber\", \"gilbert-elliott\", \"outage\" or \"drop-list\"";
+const RATE_KEYS: &[&str] = &["model", "rate", "direction"];
+const GILBERT_ELLIOTT_KEYS: &[&str] =
+    &["model", "mean_good", "mean_bad", "loss_good", "loss_bad", "start", "direction"];
+const OUTAGE_KEYS: &[&str] = &["model", "period", "duration", "offset", "direction"];
+/// Every key some model accepts (checked when the model itself is missing or unknown).
+const ALL_ERROR_KEYS: &[&str] = &[
+    "model",
+    "rate",
+    "mean_good",
+    "mean_bad",
+    "loss_good",
+    "loss_bad",
+    "start",
+    "period",
+    "duration",
+    "offset",
+    "flow",
+    "segments",
+    "direction",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Model {
+    Bernoulli,
+    Ber,
+    GilbertElliott,
+    Outage,
+    DropList,
+}
+
+/// A link's `errors`: one model table or an array of them. Returns the models of the forward
+/// and the reverse half (`None`: no error model); with several models on one half, a packet is
+/// lost if any of them loses it.
+pub(crate) fn errors(v: &Value, field: &str, duplex: bool) -> Res<(Option<ErrorSpec>, Option<ErrorSpec>)> {
+    let entries: Vec<(&Table, String)> = match v {
+        Value::Table(t) => vec![(t, field.to_string())],
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let path = format!("{field}[{i}]");
+                fields::table(item, &path).map(|t| (t, path))
+            })
+            .collect::<Res<_>>()?,
+        other => {
+            return Err(FieldError::new(
+                field,
+                format!(
+                    "expected a table like {{ model = \"bernoulli\", rate = \"1%\" }} or an array of \
+                     such tables, found {}",
+                    describe(other)
+                ),
+            ))
+        }
+    };
+    let (mut forward, mut reverse) = (Vec::new(), Vec::new());
+    for (table, path) in &entries {
+        let (spec, direction) = error_model(table, path)?;
+        if direction == Direction::Reverse && !duplex {
+            return Err(FieldError::new(
+                fields::join(path, "direction"),
+                "direction \"reverse\" needs a duplex link, but this link has duplex = false",
+            ));
+        }
+        let Some(spec) = spec else { continue };
+        if direction != Direction::Reverse {
+            forward.push(spec.clone());
+        }
+        if direction != Direction::Forward {
+            reverse.push(spec);
+        }
+    }
+    Ok((combine(forward), combine(reverse)))
+}
+
+fn combine(mut specs: Vec<ErrorSpec>) -> Option<ErrorSpec> {
+    match specs.len() {
+        0 => None,
+        1 => specs.pop(),
+        _ => Some(ErrorSpec::Any(specs)),
+    }
+}
+
+/// One model table. The spec is `None` when the model can lose nothing (a rate of 0).
+fn error_model(t: &Table, field: &str) -> Res<(Option<ErrorSpec>, Direction)> {
+    let model =
+        t.get("model").and_then(Value::as_str).and_then(|m| match m.trim().to_ascii_lowercase().as_str() {
+            "bernoulli" => Some(Model::Bernoulli),
+            "ber" => Some(Model::Ber),
+            "gilbert-elliott" | "gilbert_elliott" => Some(Model::GilbertElliott),
+            "outage" => Some(Model::Outage),
+            "drop-list" | "drop_list" => Some(Model::DropList),
+            _ => None,
+        });
+    let keys = match model {
+        Some(Model::Bernoulli | Model::Ber) => RATE_KEYS,
+        Some(Model::GilbertElliott) => GILBERT_ELLIOTT_KEYS,
+        Some(Model::Outage) => OUTAGE_KEYS,
+        Some(Model::DropList) => super::drop_list::KEYS,
+        None => ALL_ERROR_KEYS,
+    };
+    let section = Section::new(field, t, keys)?;
+    let (v, f) = section.required("model", MODELS)?;
+    let name = fields::string(v, &f, MODELS)?;
+    let Some(model) = model else {
+        return Err(FieldError::new(f, format!("unknown error model {name:?}; expected {MODELS}")));
+    };
+    let spec = match model {
+        Model::Bernoulli => {
+            let (rv, rf) = section.required("rate", "the packet error probability, like \"1%\"")?;
+            let p = fields::probability(rv, &rf)?;
+            (p > 0.0).then_some(ErrorSpec::PacketErrorRate(p))
+        }
+        Model::Ber => {
+            let (rv, rf) = section.required("rate", "the bit error probability, like \"1e-5\"")?;
+            let p = fields::bit_error_rate(rv, &rf)?;
+            (p > 0.0).then_some(ErrorSpec::BitErrorRate(p))
+        }
+        Model::GilbertElliott => gilbert_elliott(section)?,
+        Model::Outage => Some(outage(section)?),
+        Model::DropList => Some(super::drop_list::parse(&section)?),
+    };
+    const DIRECTIONS: &str = "\"forward\", \"reverse\" or \"both\"";
+    let direction = match section.get("direction") {
+        None => Direction::Both,
+        Some((v, f)) => {
+            let d = fields::string(v, &f, DIRECTIONS)?;
+            match d.trim().to_ascii_lowercase().as_str() {
+                "forward" => Direction::Forward,
+                "reverse" => Direction::Reverse,
+                "both" => Direction::Both,
+                _ => {
+                    let message = format!("unknown direction {d:?}; expected {DIRECTIONS}");
+                    return Err(FieldError::new(f, message));
+                }
+            }
+        }
+    };
+    Ok((spec, direction))
+}
+
+fn gilbert_elliott(section: Section) -> Res<Option<ErrorSpec>> {
+    let (v, f) = section.required("mean_good", "the mean time in the Good state, like \"8s\"")?;
+    let mean_good = fields::positive_duration(v, &f)?;
+    let (v, f) = section.required("mean_bad", "the mean time in the Bad state, like \"4s\"")?;
+    let mean_bad = fields::positive_duration(v, &f)?;
+    let loss_good = match section.get("loss_good") {
+        Some((v, f)) => fields::probability(v, &f)?,
+        None => 0.0,
+    };
+    let loss_bad = match section.get("loss_bad") {
+        Some((v, f)) => fields::probability(v, &f)?,
+        None => 1.0,
+    };
+    const STARTS: &str = "\"good\" or \"stationary\"";
+    let start_stationary = match section.get("start") {
+        None => false,
+        Some((v, f)) => {
+            let s = fields::string(v, &f, STARTS)?;
+            match s.trim().to_ascii_lowercase().as_str() {
+                "good" => false,
+                "stationary" => true,
+                _ => return Err(FieldError::new(f, format!("unknown start state {s:?}; expected {STARTS}"))),
+            }
+        }
+    };
+    let spec = GilbertElliottSpec { mean_good, mean_bad, loss_good, loss_bad, start_stationary };
+    Ok((loss_good > 0.0 || loss_bad > 0.0).then_some(ErrorSpec::GilbertElliott(spec)))
+}
+
+fn outage(section: Section) -> Res<ErrorSpec> {
+    let (v, f) = section.required("period", "the time between outage starts, like \"4s\"")?;
+    let period = fields::positive_duration(v, &f)?;
+    let (v, f) = section.required("duration", "how long each outage lasts, like \"100ms\"")?;
+    let duration = fields::positive_duration(v, &f)?;
+    if duration >= period {
+        return Err(FieldError::new(
+            f,
+            format!(
+                "duration {} must be shorter than the period {}",
+                format_duration(duration),
+                format_duration(period)
+            ),
+        ));
+    }
+    let offset = match section.get("offset") {
+        Some((v, f)) => fields::duration(v, &f)?,
+        None => 0,
+    };
+    Ok(ErrorSpec::Outage(OutageSpec { period, duration, offset }))
+}
+
+#[cfg(test)]
+mod tests;
