@@ -21,10 +21,11 @@ enum Event {
     TransmissionDone {
         link: u32,
     },
-    /// A packet reached the far end of `link`.
+    /// A packet reached the far end of `link`; it waits in `Simulation::propagating` at `slot`
+    /// (keeping events small keeps the event heap fast).
     Arrival {
         link: u32,
-        packet: Packet,
+        slot: u32,
     },
     SenderTimer {
         flow: u32,
@@ -47,6 +48,34 @@ enum Event {
         source: u32,
     },
     Sample,
+}
+
+/// Packets propagating along links, stored apart from their arrival events: a slab with a free
+/// list, so no allocation happens per packet once it has grown to the largest number in flight.
+#[derive(Default)]
+struct PacketStore {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketStore {
+    fn insert(&mut self, packet: Packet) -> u32 {
+        match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = packet;
+                slot
+            }
+            None => {
+                self.slots.push(packet);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    fn take(&mut self, slot: u32) -> Packet {
+        self.free.push(slot);
+        self.slots[slot as usize]
+    }
 }
 
 /// A timer owned by an endpoint: the engine holds at most one live event for it, at the time
@@ -191,6 +220,7 @@ struct Simulation<'a> {
     sources: Vec<CbrSource>,
     monitor: Option<InvariantMonitor>,
     outbox: Vec<Packet>,
+    propagating: PacketStore,
     events: u64,
     flow_series: FlowSeries,
     link_series: LinkSeries,
@@ -395,6 +425,7 @@ impl<'a> Simulation<'a> {
             sources,
             monitor,
             outbox: Vec::with_capacity(64),
+            propagating: PacketStore::default(),
             events: 0,
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
@@ -421,12 +452,14 @@ impl<'a> Simulation<'a> {
             Event::TransmissionDone { link } => {
                 let l = &mut self.links[link as usize];
                 let (packet, next) = l.finish_transmission(now);
-                self.queue.schedule(now + l.delay, Event::Arrival { link, packet });
+                let slot = self.propagating.insert(packet);
+                self.queue.schedule(now + l.delay, Event::Arrival { link, slot });
                 if let Some(done_at) = next {
                     self.queue.schedule(done_at, Event::TransmissionDone { link });
                 }
             }
-            Event::Arrival { link, packet } => {
+            Event::Arrival { link, slot } => {
+                let packet = self.propagating.take(slot);
                 let l = &mut self.links[link as usize];
                 if l.corrupts(&packet, now) {
                     return;
