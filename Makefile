@@ -27,7 +27,7 @@ deps:
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet 'maturin>=1.5,<2' numpy pandas matplotlib pytest
+	$(PY) -m pip install --quiet 'maturin>=1.5,<2' numpy pandas matplotlib pyarrow 'dask[distributed]' pytest
 
 $(STAMP): $(VENV)/bin/python $(RUST_SOURCES) $(PY_SOURCES)
 	VIRTUAL_ENV=$(abspath $(VENV)) $(PY) -m maturin develop --release --quiet

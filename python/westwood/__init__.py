@@ -3,6 +3,8 @@
 >>> import westwood
 >>> result = westwood.run("wireless", overrides={"loss": "1%", "duration": "10s"})
 >>> result.flows[["name", "cc", "goodput_bps"]]
+>>> sweep = westwood.sweep("wireless", {"loss": ["0%", "1%"]}, seeds=2, out="sweeps/loss")
+>>> sweep.dataframe()  # one row per run (results.parquet)
 
 Importing the package is cheap: pandas and matplotlib are imported only when a function that
 needs them runs.
@@ -10,7 +12,8 @@ needs them runs.
 
 from ._core import ScenarioError
 from .api import RunResult, run
+from .sweeps import SweepResult, sweep
 
 __version__ = "0.1.0"
 
-__all__ = ["RunResult", "ScenarioError", "run", "__version__"]
+__all__ = ["RunResult", "ScenarioError", "SweepResult", "run", "sweep", "__version__"]

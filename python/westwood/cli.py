@@ -1,7 +1,8 @@
-"""The ``westwood`` command: ``run``, ``plot``, ``reproduce``, ``bench``.
+"""The ``westwood`` command: ``run``, ``plot``, ``reproduce``, ``sweep``, ``bench``.
 
 Input errors (an invalid scenario or override, a missing file) are reported as
-``westwood: error: <message>`` on stderr with exit status 2 and no traceback.
+``westwood: error: <message>`` on stderr with exit status 2 and no traceback. A sweep whose runs
+partly failed exits with status 1; an interrupt (Ctrl-C) with 130.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import List, Optional, Sequence
 
 from ._core import ScenarioError
 from .errors import UsageError
 from .overrides import parse_assignments
+from .runner import RunFailed
 
 EXIT_USAGE = 2
 
@@ -33,6 +36,33 @@ def _seed(text: str) -> int:
     if not 0 <= value < 2**64:
         raise argparse.ArgumentTypeError(f"{text} is out of range (0 to 2^64-1)")
     return value
+
+
+def _add_executor(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        help="parallel processes: local workers, or the workers of a local Dask cluster "
+        "(default: CPU count)",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        help="where runs execute: local processes (default) or Dask (a local cluster, or the "
+        "one at --scheduler)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address, e.g. tcp://10.0.0.1:8786 (implies --executor dask)",
+    )
+
+
+def _executor(args: argparse.Namespace):
+    from .executors import make_executor
+
+    kind = args.executor or ("dask" if args.scheduler else "local")
+    return make_executor(kind, args.jobs, args.scheduler)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -90,21 +120,73 @@ def build_parser() -> argparse.ArgumentParser:
         help="shorter runs (fewer x values where an experiment defines them) and by default 1 seed",
     )
     rep.add_argument("--seeds", type=int, help="seeds per point (default 3, or 1 with --quick)")
-    rep.add_argument("--jobs", type=int, help="parallel processes (default: CPU count)")
+    _add_executor(rep)
     rep.add_argument(
         "--out", metavar="DIR", default="results", help="output directory (default results/)"
     )
     _add_set(rep, "extra override applied to every run (repeatable)")
     rep.set_defaults(func=cmd_reproduce)
 
+    sw = sub.add_parser(
+        "sweep",
+        help="run a scenario over a grid of parameter values and seeds",
+        description="Run SCENARIO for every combination of the --vary values and seeds 1..N, "
+        "in parallel (local processes or a Dask cluster). Each finished run is stored in "
+        "DIR/runs/ at once, so an interrupted sweep resumes where it stopped. Writes "
+        "DIR/results.parquet (one row per run), DIR/summary.csv and DIR/summary.md (mean and "
+        "95% CI over seeds per grid point) and, for one or two axes, DIR/sweep.png/.svg. Exit "
+        "status 1 if some runs failed (they are recorded with their error).",
+    )
+    sw.add_argument(
+        "scenario", nargs="?", help="scenario file, or a name from scenarios/ (e.g. wireless)"
+    )
+    sw.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="an axis of the grid (repeatable): a parameter name or dotted path, as --set "
+        "takes, and its values, e.g. --vary loss=0%%,1%%,2%% --vary cc=reno,westwood",
+    )
+    _add_set(sw, "override applied to every run (repeatable), e.g. --set duration=30s")
+    sw.add_argument("--seeds", type=int, help="seeds per grid point, 1..N (default 3)")
+    _add_executor(sw)
+    sw.add_argument("--out", metavar="DIR", help="the sweep's store and reports (required)")
+    sw.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="run nothing: rewrite results.parquet, the summary and the plot of --out DIR "
+        "from its run files",
+    )
+    sw.set_defaults(func=cmd_sweep)
+
     bench = sub.add_parser(
         "bench",
         help="measure simulator speed",
-        description="Run a scenario once (no time series) and report speed and peak memory.",
+        description="Run the benchmark cases (each in a fresh process, no time series) and "
+        "report wall time, events/s, simulated packets/s and peak RSS: the 10-flow dumbbell "
+        "(60 s), the seed 000 fig. 9 point at 1% loss (600 s) and the 8x8 grid of seed 002 "
+        "(600 s: scenarios/grid.toml or multipath_grid.toml, when one exists).",
     )
-    bench.add_argument("--scenario", help="scenario to run (default: dumbbell)")
-    _add_set(bench, "override a scenario parameter (repeatable), e.g. --set duration=5s")
-    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--scenario", help="measure this scenario alone instead of the cases")
+    _add_set(bench, "override applied to every case (repeatable), e.g. --set duration=5s")
+    bench.add_argument(
+        "--scaling",
+        action="store_true",
+        help="also measure cost vs simulated time (dumbbell 15/30/60 s) and vs flows "
+        "(2/5/10/20) with fitted slopes, and the speed-up of a local sweep on 2 processes",
+    )
+    bench.add_argument(
+        "--quick",
+        action="store_true",
+        help="every case and scaling point simulates 1/10 of its time",
+    )
+    bench.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (the dumbbell's figures at the top level, every case in "
+        "`cases`, `scaling` with --scaling)",
+    )
     bench.set_defaults(func=cmd_bench)
 
     # `westwood linux ...` is forwarded whole to the westwood-linux binary (see linux.py); it is
@@ -212,17 +294,97 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         for e in experiments.EXPERIMENTS.values():
             print(f"{e.id:8} {e.kind:6} {e.title} ({e.paper})")
         return 0
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+    executor = _executor(args)
     selected = experiments.get(args.ids)
     extra = parse_assignments(args.overrides)
     from .reproduce import reproduce
 
     written = reproduce(
-        selected, args.out, quick=args.quick, seeds=args.seeds, jobs=args.jobs, extra=extra
+        selected,
+        args.out,
+        quick=args.quick,
+        seeds=args.seeds,
+        jobs=args.jobs,
+        extra=extra,
+        executor=executor,
     )
     index = next((p for p in written if p.name == "index.html"), None)
     print(f"wrote {len(written)} files; index: {index}")
+    return 0
+
+
+# --- sweep -------------------------------------------------------------------------------------
+
+MAX_LISTED_FAILURES = 10
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from . import sweeps
+
+    if not args.out:
+        raise UsageError("sweep: --out DIR is required (the store of the sweep's runs)")
+    if args.rebuild:
+        given = [
+            name
+            for name, value in (
+                ("SCENARIO", args.scenario),
+                ("--vary", args.vary),
+                ("--set", args.overrides),
+                ("--seeds", args.seeds),
+                ("--jobs", args.jobs),
+                ("--executor", args.executor),
+                ("--scheduler", args.scheduler),
+            )
+            if value
+        ]
+        if given:
+            raise UsageError(f"sweep --rebuild takes only --out DIR, not {', '.join(given)}")
+        result = sweeps.rebuild(args.out)
+    else:
+        if not args.scenario:
+            raise UsageError("sweep: a SCENARIO is required (a file, or a name such as wireless)")
+        axes = [sweeps.parse_vary(v) for v in args.vary]
+        if not axes:
+            raise UsageError(
+                "sweep: at least one --vary KEY=V1,V2,... is required (e.g. --vary loss=0%,1%)"
+            )
+        fixed = parse_assignments(args.overrides)
+        seeds = args.seeds if args.seeds is not None else sweeps.DEFAULT_SEEDS
+        executor = _executor(args)
+        try:
+            result = sweeps.sweep(
+                args.scenario, axes, out=args.out, seeds=seeds, overrides=fixed, executor=executor
+            )
+        except KeyboardInterrupt:
+            print(
+                f"westwood: interrupted; finished runs are kept in {args.out}/runs: run the same "
+                "command again to resume",
+                file=sys.stderr,
+            )
+            return 130
+    failed = result.failed
+    ok = len(result.rows) - len(failed)
+    counts = f"{result.total} runs: {ok} ok, {len(failed)} failed"
+    if not args.rebuild:
+        counts += f" ({result.cached} from the store, {result.ran} run now)"
+    if result.missing:
+        counts += f", {result.missing} not run yet"
+    print(counts)
+    for path in result.paths:
+        print(path)
+    if failed:
+        print(f"westwood: {len(failed)} of {result.total} runs failed:", file=sys.stderr)
+        axes = [a["key"] for a in sweeps.load_definition(args.out)["axes"]]
+        for row in failed[:MAX_LISTED_FAILURES]:
+            point = ", ".join(f"{a}={row[a]}" for a in axes)
+            print(f"  {point}, seed {row['seed']}: {row['error']}", file=sys.stderr)
+        if len(failed) > MAX_LISTED_FAILURES:
+            print(
+                f"  ... and {len(failed) - MAX_LISTED_FAILURES} more (see "
+                f"{Path(args.out) / sweeps.SUMMARY_MD})",
+                file=sys.stderr,
+            )
+        return 1
     return 0
 
 
@@ -230,14 +392,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import DEFAULT_SCENARIO, bench, format_bench
+    from . import bench
 
-    result = bench(args.scenario or DEFAULT_SCENARIO, parse_assignments(args.overrides))
+    result = bench.main(args.scenario, parse_assignments(args.overrides), args.scaling, args.quick)
     if args.json:
         print(json.dumps(result))
     else:
-        print(format_bench(result))
-    return 0
+        print(bench.format_report(result))
+    return 1 if any("error" in case for case in result["cases"]) else 0
 
 
 # --- entry point -------------------------------------------------------------------------------
@@ -257,7 +419,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not getattr(args, "func", None):
         parser.print_usage(sys.stderr)
         print(
-            "westwood: error: a command is required (run, plot, reproduce, bench, linux)",
+            "westwood: error: a command is required (run, plot, reproduce, sweep, bench, linux)",
             file=sys.stderr,
         )
         return EXIT_USAGE
@@ -270,6 +432,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (ScenarioError, UsageError, OSError) as err:
         print(f"westwood: error: {err}", file=sys.stderr)
         return EXIT_USAGE
+    except RunFailed as err:
+        print(f"westwood: error: a run failed: {err}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("westwood: interrupted", file=sys.stderr)
         return 130

@@ -28,8 +28,20 @@ def make_readable(path: PathLike) -> None:
     os.chmod(path, 0o666 & ~_umask())
 
 
-def write_text_atomic(path: PathLike, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it into place."""
+def _fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (where the platform allows opening directories)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_text_atomic(path: PathLike, text: str, durable: bool = False) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it into place. With
+    ``durable`` the data is flushed to disk (fsync) before the rename and the rename after it,
+    so that after a crash of the machine the file is there and complete."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -37,15 +49,37 @@ def write_text_atomic(path: PathLike, text: str) -> None:
         make_readable(tmp)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
+        if durable:
+            _fsync_directory(path.parent)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
 
 
-def write_json_atomic(path: PathLike, value: Any) -> None:
-    write_text_atomic(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+def write_json_atomic(path: PathLike, value: Any, durable: bool = False) -> None:
+    write_text_atomic(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n", durable)
+
+
+def write_bytes_atomic(path: PathLike, write) -> None:
+    """Call ``write(tmp_path)`` to produce the file at a temporary path beside ``path``, then
+    rename it into place (for writers that want a path, such as Parquet's)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        make_readable(tmp)
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def write_columns_csv(path: PathLike, columns: Columns) -> None:

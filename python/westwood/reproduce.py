@@ -43,12 +43,14 @@ def reproduce(
     jobs: Optional[int] = None,
     extra: Sequence[Tuple[str, str]] = (),
     progress_stream: Optional[TextIO] = None,
+    executor=None,
 ) -> List[Path]:
     """Run every experiment's runs (cached ones are reused), then write per experiment
     ``<id>.csv``, ``<id>.md``, ``<id>.png``, ``<id>.svg`` (trace experiments also
     ``<id>_trace.csv``) and the directory's index. ``extra`` overrides apply to every run (and
     are part of each run's cache key). ``seeds`` (default: 1 with ``quick``, else each
-    experiment's own) is the number of seeds per point."""
+    experiment's own) is the number of seeds per point. ``executor`` (see ``executors.py``)
+    runs what is not cached; default: ``jobs`` local processes."""
     out = Path(out_dir)
     if seeds is not None and seeds < 1:
         raise UsageError("--seeds must be at least 1")
@@ -58,7 +60,11 @@ def reproduce(
     specs = {e.id: plan(e, quick, n_seeds[e.id], extra) for e in experiments}
     out.mkdir(parents=True, exist_ok=True)
     summaries = execute(
-        [s for group in specs.values() for s in group], out / "runs", jobs, progress_stream
+        [s for group in specs.values() for s in group],
+        out / "runs",
+        jobs,
+        progress_stream,
+        executor=executor,
     )
 
     written: List[Path] = []
