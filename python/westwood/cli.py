@@ -292,10 +292,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     if args.list:
         for e in experiments.EXPERIMENTS.values():
-            print(f"{e.id:8} {e.kind:6} {e.title} ({e.paper})")
+            mark = "*" if e.headline else " "
+            print(f"{mark} {e.id:12} {e.kind:6} {e.title} ({e.paper})")
         return 0
     executor = _executor(args)
-    selected = experiments.get(args.ids)
+    selected = experiments.get(args.ids, quick=args.quick)
     extra = parse_assignments(args.overrides)
     from .reproduce import reproduce
 

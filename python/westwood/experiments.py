@@ -17,7 +17,8 @@ the cache and the reports need no change.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+import math
+from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import traces
 from .claims import Claim, ClaimUnavailable, Measurement, at_least, at_most, between
@@ -69,16 +70,37 @@ class Series:
 
 @dataclass(frozen=True)
 class Metric:
-    """A number taken from a run's summary: ``flows[flow][field] / divisor``."""
+    """A number taken from a run's summary: ``flows[flow][field] / divisor``, or, when
+    ``extract`` is given, ``extract(summary) / divisor`` (e.g. the mean goodput of one cc in a
+    mix, Jain's index over all flows: see ``per_cc_metric`` and ``fairness_metric``)."""
 
     name: str  # column name, e.g. "goodput_mbps"
     label: str  # axis label, e.g. "Throughput (Mbps)"
-    field: str  # FlowSummary field, e.g. "goodput_bps"
+    field: str = "goodput_bps"  # FlowSummary field, e.g. "goodput_bps"
     flow: int = 0
     divisor: float = 1.0  # e.g. 1e6 for bits/s -> Mbps
+    extract: Optional[Callable[[Mapping[str, Any]], float]] = None
 
     def value(self, summary: Mapping[str, Any]) -> float:
+        if self.extract is not None:
+            return float(self.extract(summary)) / self.divisor
         return float(summary["flows"][self.flow][self.field]) / self.divisor
+
+
+def per_cc_metric(name: str, label: str, cc: str, key: str = "mean_goodput_bps", divisor: float = 1e6):
+    """The summary's ``per_cc[cc][key]`` (friendliness: mean goodput per protocol in a mix);
+    NaN when no flow of that cc ran (e.g. 0 Reno flows in a Reno/TCPW mix)."""
+
+    def extract(summary: Mapping[str, Any]) -> float:
+        entry = summary.get("per_cc", {}).get(cc)
+        return float(entry[key]) if entry else math.nan
+
+    return Metric(name=name, label=label, divisor=divisor, extract=extract)
+
+
+def fairness_metric(name: str = "fairness_index", label: str = "Jain's fairness index"):
+    """Jain's index over all TCP flows of the run (the summary's ``fairness.index``)."""
+    return Metric(name=name, label=label, extract=lambda s: s["fairness"]["index"])
 
 
 @dataclass(frozen=True)
@@ -98,6 +120,7 @@ class Experiment:
     description: str = ""
     claims: Tuple[Claim, ...] = ()  # judged on a ``SweepResults``
     seeds: int = 3  # seeds per point in a full run (a quick run uses 1); --seeds overrides
+    headline: bool = False  # part of `reproduce --quick` without IDs (the README's main job)
 
     kind: ClassVar[str] = "sweep"
     record: ClassVar[bool] = False  # runs need no time series
@@ -239,6 +262,7 @@ class TraceExperiment:
     description: str = ""
     claims: Tuple[Claim, ...] = ()  # judged on a ``traces.TraceResults``
     seeds: int = 1  # seeds in a full run; --seeds overrides
+    headline: bool = False  # part of `reproduce --quick` without IDs (the README's main job)
 
     kind: ClassVar[str] = "trace"
     record: ClassVar[bool] = True  # runs record their time series
@@ -284,6 +308,7 @@ EXPERIMENTS: Dict[str, AnyExperiment] = {
             series=WESTWOOD_FAMILY,
             flow="tcp",
             bottleneck="bottleneck",
+            headline=True,
             description="One TCP flow shares a 5 Mbps / 30 ms bottleneck with two 1 Mbps UDP "
             "ON/OFF sources; the flow's bandwidth estimate (BWE) is compared with the bandwidth "
             "the UDP sources leave, step by step. The scenario has no random component, so "
@@ -316,6 +341,7 @@ EXPERIMENTS: Dict[str, AnyExperiment] = {
             series=RENO_FAMILY + WESTWOOD_FAMILY,
             metric=GOODPUT_MBPS,
             seeds=10,
+            headline=True,
             description="Bulk transfer over a wired path with a lossy wireless last hop; "
             "goodput of the single flow as the wireless packet error rate grows.",
             claims=(
@@ -351,10 +377,20 @@ EXPERIMENTS: Dict[str, AnyExperiment] = {
 }
 
 
-def get(ids: Sequence[str]) -> List[AnyExperiment]:
-    """The experiments named (all of them, in registry order, when ``ids`` is empty)."""
+# The paper reproductions live in westwood/papers/, one module per seed paper; they register here.
+from . import papers  # noqa: E402  (needs the classes above)
+
+for _experiment in papers.experiments():
+    if _experiment.id in EXPERIMENTS:
+        raise RuntimeError(f"experiment id {_experiment.id!r} registered twice")
+    EXPERIMENTS[_experiment.id] = _experiment
+
+
+def get(ids: Sequence[str], quick: bool = False) -> List[AnyExperiment]:
+    """The experiments named; without ``ids``, all of them in registry order, or with ``quick``
+    only the headline ones (the README's main job must stay short)."""
     if not ids:
-        return list(EXPERIMENTS.values())
+        return [e for e in EXPERIMENTS.values() if e.headline or not quick]
     unknown = [i for i in ids if i not in EXPERIMENTS]
     if unknown:
         known = ", ".join(EXPERIMENTS)
