@@ -130,18 +130,25 @@ static __always_inline void info_create(struct sock *sk, __u32 algo)
 
 /* ================================== TCPW ================================== */
 
-static __always_inline void tcpw_publish(struct sock *sk, struct tcpw_ca *ca)
+/* Mirror one connection's estimator state into its socket storage, for `watch`. */
+static __always_inline void publish(struct sock *sk, __u64 bwe_q8, __u32 rtt_min_us, __u32 acks,
+				    __u32 dupacks)
 {
 	struct tcpw_sk_info *info = info_of(sk);
 
 	if (!info)
 		return;
-	info->bwe_q8 = wwc_tcpw_bwe_q8(&ca->core);
-	info->rtt_min_us = ca->core.rtt_min_us;
+	info->bwe_q8 = bwe_q8;
+	info->rtt_min_us = rtt_min_us;
 	info->mss = tcp_sk(sk)->mss_cache;
 	info->last_ack_us = tcp_sk(sk)->tcp_mstamp;
-	info->acks = ca->acks;
-	info->dupacks = ca->dupacks;
+	info->acks = acks;
+	info->dupacks = dupacks;
+}
+
+static __always_inline void tcpw_publish(struct sock *sk, struct tcpw_ca *ca)
+{
+	publish(sk, wwc_tcpw_bwe_q8(&ca->core), ca->core.rtt_min_us, ca->acks, ca->dupacks);
 }
 
 SEC("struct_ops")
@@ -288,16 +295,7 @@ struct tcp_congestion_ops tcpw_ops = {
 
 static __always_inline void plus_publish(struct sock *sk, struct tcpw_plus_ca *ca)
 {
-	struct tcpw_sk_info *info = info_of(sk);
-
-	if (!info)
-		return;
-	info->bwe_q8 = wwc_plus_bwe_q8(&ca->core);
-	info->rtt_min_us = ca->core.rtt_min_us;
-	info->mss = tcp_sk(sk)->mss_cache;
-	info->last_ack_us = tcp_sk(sk)->tcp_mstamp;
-	info->acks = ca->acks;
-	info->dupacks = ca->dupacks;
+	publish(sk, wwc_plus_bwe_q8(&ca->core), ca->core.rtt_min_us, ca->acks, ca->dupacks);
 }
 
 SEC("struct_ops")
