@@ -41,6 +41,9 @@ class Axis:
     label: str  # axis label without unit, e.g. "Packet error rate"
     unit: str = ""  # appended to each value in the override ("1%") and shown in the label
     quick_values: Optional[Tuple[float, ...]] = None  # --quick; default: every other value
+    # Further overrides that one x value implies (e.g. x = number of Reno flows in a mix sets
+    # the cc and count of two flow groups); None: the x value sets ``parameter`` only.
+    expand: Optional[Callable[[float], Mapping[str, str]]] = None
 
     def values_for(self, quick: bool) -> Tuple[float, ...]:
         if not quick:
@@ -55,6 +58,13 @@ class Axis:
     def override(self, value: float) -> Tuple[str, str]:
         return self.parameter, f"{format_number(value)}{self.unit}"
 
+    def overrides(self, value: float) -> List[Tuple[str, str]]:
+        """Every override of the x value: ``override`` then what ``expand`` adds."""
+        pairs = [self.override(value)]
+        if self.expand is not None:
+            pairs += [(str(k), str(v)) for k, v in self.expand(value).items()]
+        return pairs
+
     @property
     def axis_label(self) -> str:
         return f"{self.label} ({self.unit})" if self.unit else self.label
@@ -66,6 +76,9 @@ class Series:
 
     label: str
     overrides: Mapping[str, str]
+    # The series' own metric (default: the experiment's), e.g. the mean goodput of TCPW flows in
+    # one series and of Reno flows in another, from the same runs of a mix.
+    metric: Optional["Metric"] = None
 
 
 @dataclass(frozen=True)
@@ -140,8 +153,8 @@ class Experiment:
         merged: Dict[str, str] = {}
         merged.update({str(k): str(v) for k, v in self.overrides.items()})
         merged.update({str(k): str(v) for k, v in series.overrides.items()})
-        key, value = self.x.override(x_value)
-        merged[key] = value
+        for key, value in self.x.overrides(x_value):
+            merged[key] = value
         if quick:
             merged[self.duration_parameter] = self.quick_duration
         merged.update(dict(extra))

@@ -24,17 +24,22 @@ def experiment_rows(
 ) -> List[Dict[str, Any]]:
     """One CSV row per run: x, series, seed, the metric, flow counters and run cost."""
     rows = []
+    own = {s.label: s.metric for s in experiment.series if getattr(s, "metric", None) is not None}
     for spec in specs:
         summary = summaries[spec.key]
-        flow = summary["flows"][experiment.metric.flow]
+        flows = summary.get("flows") or []
+        # runs without bulk flows (only arrivals) have no per-flow counters
+        flow = flows[experiment.metric.flow] if experiment.metric.flow < len(flows) else None
+        metric = own.get(spec.series, experiment.metric)
         row: Dict[str, Any] = {
             "experiment": experiment.id,
             experiment.x.parameter: spec.x,
             "series": spec.series,
             "seed": spec.seed,
-            experiment.metric.name: experiment.metric.value(summary),
+            # a series with its own metric reports it under the experiment's column name
+            experiment.metric.name: metric.value(summary),
         }
-        for column, field, divisor in FLOW_FIELDS:
+        for column, field, divisor in FLOW_FIELDS if flow is not None else ():
             row.setdefault(column, flow[field] / divisor if divisor != 1.0 else flow[field])
         row["sim_seconds"] = summary["sim_seconds"]
         row["events"] = summary["events"]
@@ -273,13 +278,20 @@ def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> Non
             if claims
             else ""
         )
+        names = dict(_files(exp_id, e))
+        figure = (
+            f'<p><a href="{esc(names.get("svg", exp_id + ".svg"))}"><img '
+            f'src="{esc(names["png"])}" alt="{esc(exp_id)}" width="640"></a></p>'
+            if "png" in names  # table experiments have no figure
+            else ""
+        )
         sections.append(
             f"""<section id="{esc(exp_id)}">
 <h2>{esc(exp_id)}: {esc(str(e.get("title", "")))}</h2>
 <p>{esc(str(e.get("paper", "")))} &mdash; {esc(str(e.get("runs_text", "")))}</p>
 {html_table(e.get("table", {})) if e.get("table") else ""}
 {claims_html}
-<p><a href="{esc(exp_id)}.svg"><img src="{esc(exp_id)}.png" alt="{esc(exp_id)}" width="640"></a></p>
+{figure}
 <p>{links}</p>
 <p>Rerun: <code>{esc(str(e.get("command", "")))}</code></p>
 </section>"""

@@ -71,7 +71,11 @@ def reproduce(
     entries: Dict[str, Dict[str, Any]] = {}
     for experiment in experiments:
         command = rerun_command(experiment.id, quick, n_seeds[experiment.id], extra, out)
-        if experiment.kind == "trace":
+        if hasattr(experiment, "write_report"):  # kinds defined in their own modules
+            paths, entry = experiment.write_report(
+                specs[experiment.id], summaries, out, quick, n_seeds[experiment.id], command
+            )
+        elif experiment.kind == "trace":
             from .trace_report import write_trace_experiment
 
             paths, entry = write_trace_experiment(

@@ -1,0 +1,167 @@
+"""Claim measures shared by the seed 001-004 reproductions (kept out of the framework modules)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+from ..claims import ClaimUnavailable, Measurement
+from ..experiments import Experiment, Metric, Series
+
+
+def group_goodput_metric(prefix: str, name: str, label: str, divisor: float = 1e6) -> Metric:
+    """Mean goodput of the flows named ``prefix`` or ``prefix.N`` (one flow table)."""
+
+    def extract(summary: Mapping[str, Any]) -> float:
+        values = [
+            float(f["goodput_bps"])
+            for f in summary["flows"]
+            if f["name"] == prefix or f["name"].startswith(prefix + ".")
+        ]
+        return math.fsum(values) / len(values) if values else math.nan
+
+    return Metric(name=name, label=label, divisor=divisor, extract=extract)
+
+
+def all_flows_goodput_metric(name: str = "mean_goodput_mbps", label: str = "Goodput per connection (Mbps)") -> Metric:
+    """Mean goodput over every bulk flow of the run (the papers' "average goodput")."""
+
+    def extract(summary: Mapping[str, Any]) -> float:
+        values = [float(f["goodput_bps"]) for f in summary["flows"]]
+        return math.fsum(values) / len(values) if values else math.nan
+
+    return Metric(name=name, label=label, divisor=1e6, extract=extract)
+
+
+def arrivals_goodput_metric() -> Metric:
+    """Seed 002 fig. 17: the mean over connections of each one's goodput (arrivals table 0)."""
+    return Metric(
+        name="mean_goodput_mbps",
+        label="Average throughput per connection (Mbps)",
+        divisor=1e6,
+        extract=lambda s: s["arrivals"][0]["mean_goodput_bps"],
+    )
+
+
+def _ratios(r, numerator: str, denominator: str, xs: Sequence[float] = ()):
+    out = []
+    for x in xs or r.xs:
+        b = r.mean(denominator, x)
+        if b > 0:
+            out.append((r.mean(numerator, x) / b, x))
+    if not out:
+        raise ClaimUnavailable(f"{denominator} is 0 everywhere")
+    return out
+
+
+def largest_gain_percent(numerator: str, denominator: str):
+    """Largest (numerator / denominator - 1) over the x values, in percent."""
+
+    def measure(r) -> Measurement:
+        ratios = _ratios(r, numerator, denominator)
+        best, at = max(ratios)
+        return Measurement(
+            100 * (best - 1),
+            f"at {r.x_text(at)}; ratios " + ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios),
+        )
+
+    return measure
+
+
+def smallest_ratio(numerator: str, denominator: str, xs: Sequence[float] = ()):
+    """Smallest numerator / denominator over the x values (all of them, or ``xs``)."""
+
+    def measure(r) -> Measurement:
+        ratios = _ratios(r, numerator, denominator, xs)
+        worst, at = min(ratios)
+        return Measurement(
+            worst, f"at {r.x_text(at)}; ratios " + ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios)
+        )
+
+    return measure
+
+
+def mean_ratio(numerator: str, denominator: str):
+    """Mean over the x values of numerator / denominator."""
+
+    def measure(r) -> Measurement:
+        ratios = _ratios(r, numerator, denominator)
+        return Measurement(
+            math.fsum(q for q, _ in ratios) / len(ratios),
+            ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios),
+        )
+
+    return measure
+
+
+def value_at(series: str, x: float, scale: float = 1.0):
+    """The mean metric of ``series`` at ``x``, times ``scale``."""
+
+    def measure(r) -> Measurement:
+        v = r.mean(series, x)
+        return Measurement(v * scale, f"{series} at {r.x_text(x)}: {v:.3f}")
+
+    return measure
+
+
+def mean_over_x(series: str, scale: float = 1.0):
+    """Mean metric of ``series`` over every x value, times ``scale``."""
+
+    def measure(r) -> Measurement:
+        values = [(r.mean(series, x), x) for x in r.xs]
+        m = math.fsum(v for v, _ in values) / len(values)
+        return Measurement(m * scale, ", ".join(f"{r.x_text(x)}: {v:.3f}" for v, x in values))
+
+    return measure
+
+
+def smallest_value(series: str):
+    """Smallest mean metric of ``series`` over the x values."""
+
+    def measure(r) -> Measurement:
+        values = [(r.mean(series, x), x) for x in r.xs]
+        v, at = min(values)
+        return Measurement(v, f"at {r.x_text(at)}; " + ", ".join(f"{r.x_text(x)}: {w:.3f}" for w, x in values))
+
+    return measure
+
+
+def largest_difference(a: str, b: str):
+    """Largest |a - b| of the mean metric over the x values."""
+
+    def measure(r) -> Measurement:
+        diffs = [(abs(r.mean(a, x) - r.mean(b, x)), x) for x in r.xs]
+        d, at = max(diffs)
+        return Measurement(d, f"at {r.x_text(at)}: {a} {r.mean(a, at):.3f}, {b} {r.mean(b, at):.3f}")
+
+    return measure
+
+
+def ratio_of_points(series_a: str, x_a: float, series_b: str, x_b: float):
+    """mean(series_a at x_a) / mean(series_b at x_b)."""
+
+    def measure(r) -> Measurement:
+        a, b = r.mean(series_a, x_a), r.mean(series_b, x_b)
+        if b <= 0:
+            raise ClaimUnavailable(f"{series_b} is 0 at {r.x_text(x_b)}")
+        return Measurement(
+            a / b, f"{series_a} at {r.x_text(x_a)} {a:.3f} / {series_b} at {r.x_text(x_b)} {b:.3f}"
+        )
+
+    return measure
+
+
+class ComplementExperiment(Experiment):
+    """A sweep whose x parameter has a complement: ``complement`` is set to ``total - x`` in
+    every run (seed 004 fig. 5: n NewReno vs. 10 - n TCPW ABSE connections)."""
+
+    def __init__(self, *args, complement: str, total: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        object.__setattr__(self, "complement", complement)
+        object.__setattr__(self, "total", total)
+
+    def run_overrides(self, x_value, series: Series, quick, extra=()):
+        merged = dict(super().run_overrides(x_value, series, quick, ()))
+        merged[self.complement] = str(int(round(self.total - x_value)))
+        merged.update(dict(extra))
+        return list(merged.items())
