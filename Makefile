@@ -33,9 +33,10 @@ $(STAMP): $(VENV)/bin/python $(RUST_SOURCES) $(PY_SOURCES)
 	VIRTUAL_ENV=$(abspath $(VENV)) $(PY) -m maturin develop --release --quiet
 	touch $(STAMP)
 
-# The eBPF loader (`westwood linux ...`): needs clang and bpftool from `deps`.
+# The eBPF loader (`westwood linux ...`) and the testbed (`westwood testbed|emu ...`): need
+# clang and bpftool from `deps`.
 linux: deps
-	cargo build --release -p westwood-linux
+	cargo build --release -p westwood-linux -p westwood-emulator
 
 build: $(STAMP) linux
 
@@ -44,7 +45,7 @@ reproduce: build
 
 # westwood-linux's kernel tests need root (CI is root); without it they print SKIPPED and pass.
 test-rust: deps
-	cargo test -p westwood-algorithms -p westwood-simulator -p westwood-bpf-core -p westwood-linux
+	cargo test -p westwood-algorithms -p westwood-simulator -p westwood-bpf-core -p westwood-linux -p westwood-emulator
 
 test-python: build
 	$(VENV)/bin/pytest -q python/tests

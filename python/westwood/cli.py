@@ -192,6 +192,18 @@ def build_parser() -> argparse.ArgumentParser:
     # `westwood linux ...` is forwarded whole to the westwood-linux binary (see linux.py); it is
     # listed here so that `westwood --help` shows it.
     sub.add_parser(
+        "testbed",
+        help="real kernel TCP through an emulated path, beside the simulator",
+        description="Forwarded to the westwood-emu binary; see docs/testbed.md.",
+        add_help=False,
+    )
+    sub.add_parser(
+        "emu",
+        help="the user-space link emulator: selftest, run, cleanup",
+        description="Forwarded to the westwood-emu binary; see docs/testbed.md.",
+        add_help=False,
+    )
+    sub.add_parser(
         "linux",
         help="TCPW on real Linux TCP (eBPF): status, load, unload, watch, bench",
         description="Forwarded to the westwood-linux binary; see `westwood linux --help`.",
@@ -412,6 +424,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from . import linux
 
         return linux.main(arguments[1:])
+    if arguments[:1] in (["testbed"], ["emu"]):
+        from . import testbed
+
+        forward = testbed.main_testbed if arguments[0] == "testbed" else testbed.main_emu
+        return forward(arguments[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -420,7 +437,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not getattr(args, "func", None):
         parser.print_usage(sys.stderr)
         print(
-            "westwood: error: a command is required (run, plot, reproduce, sweep, bench, linux)",
+            "westwood: error: a command is required "
+            "(run, plot, reproduce, sweep, bench, linux, testbed, emu)",
             file=sys.stderr,
         )
         return EXIT_USAGE

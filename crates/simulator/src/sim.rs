@@ -204,6 +204,13 @@ pub fn run(scenario: &Scenario, options: RunOptions) -> Result<RunResult, Scenar
     Ok(sim.finish(wall_seconds))
 }
 
+/// The scenario's links exactly as [`run`] builds them (in `Scenario::links` order): `bdp`
+/// queues resolved, RED and the channel error models seeded from the scenario's seed. The
+/// testbed's link emulator (`crates/emulator`) drives these in wall-clock time.
+pub fn build_links(scenario: &Scenario) -> Result<Vec<Link>, ScenarioError> {
+    Ok(Simulation::build(scenario, RunOptions::default())?.links)
+}
+
 struct Simulation<'a> {
     scenario: &'a Scenario,
     options: RunOptions,

@@ -1,0 +1,25 @@
+//! westwood-emulator: the simulator's links (queues, transmitters, channel error models) in
+//! wall-clock time between network namespaces, and a testbed that runs kernel TCP (iperf3)
+//! through them beside the simulator. See docs/testbed.md.
+//!
+//! - [`core`]: the emulator proper — `westwood_simulator::network::Link`s, routes, delay lines,
+//!   driven by timestamps (no clock, no I/O: unit-tested on synthetic time);
+//! - [`realtime`]: the emulator thread — AF_PACKET ports ([`afpacket`]), CLOCK_MONOTONIC,
+//!   epoll + timerfd;
+//! - [`netns`]: namespaces, veth pairs, sysctls, stale-namespace removal;
+//! - [`plan`]: scenario → testbed (what maps, what is approximated, what is refused);
+//! - [`testbed`]: iperf3 flows, TCP_INFO sampling ([`diag`]), tcpw's BWE, results;
+//! - [`selftest`]: the emulator measured by itself;
+//! - [`output`]: the files `westwood run --out` writes.
+
+pub mod afpacket;
+pub mod core;
+pub mod diag;
+pub mod error;
+pub mod netns;
+pub mod output;
+pub mod plan;
+pub mod realtime;
+pub mod selftest;
+pub mod sys;
+pub mod testbed;

@@ -1,0 +1,416 @@
+//! From a scenario to a testbed: what maps onto real namespaces, kernel TCP and the emulator,
+//! what is approximated, and what is refused.
+//!
+//! Every TCP flow of the scenario gets a sender and a receiver namespace of its own, joined
+//! to the router namespace; the emulator carries each flow's data along the scenario's path
+//! from its source node to its destination node (shortest path, the simulator's routing) and
+//! its ACKs along the reverse path, through the scenario's links — all of them, as the
+//! simulator builds them (rate, delay, queue and its limit, RED, error models per direction).
+//! Flows that share a link in the scenario share it (its queue) in the emulator.
+
+use westwood_simulator::model::{CcSpec, ErrorSpec, Nanos, Scenario, NANOS_PER_SECOND};
+use westwood_simulator::network::Routes;
+
+use crate::error::{Error, Result};
+
+/// Kernel congestion controls the testbed knows how to use.
+pub const KERNEL_CCS: &[&str] = &["reno", "cubic", "bbr", "tcpw", "tcpw_plus"];
+
+/// The simulator's congestion control for a kernel one (`None`: the simulator has none).
+pub fn simulator_cc(kernel: &str) -> Option<&'static str> {
+    match kernel {
+        "reno" => Some("reno"),
+        "cubic" => Some("cubic"),
+        "tcpw" => Some("westwood"),
+        "tcpw_plus" => Some("westwood-plus"),
+        _ => None,
+    }
+}
+
+/// The kernel congestion control standing for a scenario's `cc`.
+pub fn kernel_cc(simulator: &str) -> Option<&'static str> {
+    match simulator {
+        "reno" | "newreno" | "sack" => Some("reno"),
+        "cubic" => Some("cubic"),
+        "westwood" => Some("tcpw"),
+        "westwood-plus" => Some("tcpw_plus"),
+        _ => None,
+    }
+}
+
+/// One flow as the testbed runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowPlan {
+    pub name: String,
+    pub src_node: String,
+    pub dst_node: String,
+    /// Kernel congestion control (`iperf3 -C`).
+    pub kernel_cc: String,
+    /// The scenario's congestion control and loss recovery for this flow.
+    pub scenario_cc: String,
+    pub recovery: String,
+    /// net.ipv4.tcp_sack in the flow's namespaces.
+    pub sack: bool,
+    pub segment_size: u64,
+    pub header_size: u64,
+    /// TCP timestamps on (header 52 B) or off (40 B).
+    pub timestamps: bool,
+    /// MTU of the flow's veths: segment + headers.
+    pub mtu: u32,
+    pub start: Nanos,
+    pub stop: Nanos,
+    /// Link indices (into `Scenario::links`) of the data and the ACK path.
+    pub data_path: Vec<u32>,
+    pub ack_path: Vec<u32>,
+    pub sender_sysctls: Vec<(String, String)>,
+    pub receiver_sysctls: Vec<(String, String)>,
+    /// Sysctls set only if the kernel has them.
+    pub optional_sysctls: Vec<(String, String)>,
+    pub sender_route: Vec<String>,
+    pub receiver_route: Vec<String>,
+}
+
+impl FlowPlan {
+    pub fn uses_bpf(&self) -> bool {
+        self.kernel_cc == "tcpw" || self.kernel_cc == "tcpw_plus"
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub scenario: Scenario,
+    pub flows: Vec<FlowPlan>,
+    /// What the testbed does differently from the simulator for this scenario.
+    pub approximations: Vec<String>,
+    /// TCPW's filter parameters (tau us, m) when a flow runs tcpw and the scenario sets them.
+    pub tcpw_params: Option<(u32, u32)>,
+}
+
+/// Most flows a testbed run creates namespaces for.
+pub const MAX_FLOWS: usize = 64;
+
+/// What the testbed maps, for error messages and `--help`.
+pub const MAPS: &str = "the testbed maps TCP flows (`[flows.NAME]`, `count`, `start`, `stop`) over any \
+    topology of links (rate, delay, drop-tail or RED queue in packets, bytes or `bdp`, error models \
+    bernoulli / ber / gilbert-elliott / outage per direction), with cc reno, newreno, sack, cubic, \
+    westwood (kernel tcpw) or westwood-plus (kernel tcpw_plus)";
+
+/// Scenario features the testbed cannot reproduce (each a sentence).
+pub fn unsupported(scenario: &Scenario, kernel_override: Option<&str>) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !scenario.sources.is_empty() {
+        let names: Vec<&str> = scenario.sources.iter().map(|s| s.name.as_str()).collect();
+        problems.push(format!(
+            "UDP sources ({}): the testbed runs TCP flows only (no on/off constant-bit-rate generator)",
+            names.join(", ")
+        ));
+    }
+    if !scenario.arrivals.is_empty() {
+        let names: Vec<&str> = scenario.arrivals.iter().map(|a| a.name.as_str()).collect();
+        problems.push(format!(
+            "flows with `arrivals` ({}): the testbed starts a fixed set of flows, not a Poisson process of them",
+            names.join(", ")
+        ));
+    }
+    if scenario.flows.is_empty() && scenario.arrivals.is_empty() {
+        problems.push("no TCP flows: nothing to run".to_string());
+    }
+    if scenario.flows.len() > MAX_FLOWS {
+        problems.push(format!(
+            "{} flows: the testbed creates two namespaces per flow and stops at {MAX_FLOWS} flows",
+            scenario.flows.len()
+        ));
+    }
+    for link in &scenario.links {
+        if let Some(spec) = &link.errors {
+            if has_drop_list(spec) {
+                problems.push(format!(
+                    "links.{}: `drop-list` errors script drops of numbered segments of a simulated flow; kernel \
+                     TCP's segments cannot be named in advance",
+                    link.name
+                ));
+            }
+        }
+    }
+    for flow in &scenario.flows {
+        let at = format!("flows.{}", flow.name);
+        if flow.multipath.is_some() {
+            problems.push(format!(
+                "{at}: per-packet round robin over several paths (multipath) is not mapped; the emulator's delay \
+                 lines (`westwood emu run --lines`) reorder one link's packets instead"
+            ));
+        }
+        if flow.tcp.recovery.name() == "tahoe" {
+            problems.push(format!("{at}: Tahoe recovery: Linux has no Tahoe (use newreno or sack)"));
+        }
+        if kernel_override.is_none() && kernel_cc(&flow.tcp.cc_name).is_none() {
+            problems.push(format!(
+                "{at}: cc {}: no kernel counterpart (the kernel has reno, cubic, bbr, and tcpw / tcpw_plus through \
+                 westwood-linux); choose one with --cc",
+                flow.tcp.cc_name
+            ));
+        }
+        if flow.tcp.header_size != 40 && flow.tcp.header_size != 52 {
+            problems.push(format!(
+                "{at}: header_size {} B: Linux TCP/IPv4 headers are 40 B (timestamps off) or 52 B (timestamps on)",
+                flow.tcp.header_size
+            ));
+        }
+        let mtu = flow.tcp.segment_size + flow.tcp.header_size;
+        if !(68..=9000).contains(&mtu) {
+            problems.push(format!("{at}: a {mtu}-byte packet: the testbed's MTU must be 68..9000 bytes"));
+        }
+        if flow.start >= scenario.duration {
+            problems.push(format!("{at}: starts at or after the end of the run"));
+        }
+    }
+    problems
+}
+
+fn has_drop_list(spec: &ErrorSpec) -> bool {
+    match spec {
+        ErrorSpec::DropList(_) => true,
+        ErrorSpec::Any(parts) => parts.iter().any(has_drop_list),
+        _ => false,
+    }
+}
+
+fn secs(ns: Nanos) -> String {
+    let s = ns as f64 / NANOS_PER_SECOND as f64;
+    if ns.is_multiple_of(1_000_000) && ns < NANOS_PER_SECOND {
+        format!("{} ms", ns / 1_000_000)
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// The testbed plan for `scenario`, every flow running `kernel_override` if given (else its own
+/// cc's kernel counterpart). Usage error (exit 2) listing everything that cannot be mapped.
+pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> {
+    if let Some(cc) = kernel_override {
+        if !KERNEL_CCS.contains(&cc) {
+            return Err(Error::Usage(format!(
+                "--cc {cc}: the testbed runs {} (kernel congestion controls)",
+                KERNEL_CCS.join(", ")
+            )));
+        }
+    }
+    let problems = unsupported(scenario, kernel_override);
+    if !problems.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: the testbed cannot run this scenario:\n  - {}\n({MAPS})",
+            scenario.source,
+            problems.join("\n  - ")
+        )));
+    }
+    let endpoints: Vec<(u32, u32)> = scenario.links.iter().map(|l| (l.from as u32, l.to as u32)).collect();
+    let routes = Routes::shortest_paths(scenario.nodes.len(), &endpoints);
+    let mut approximations = vec![
+        "kernel TCP is Linux's: its loss recovery (NewReno without SACK; RACK-TLP with SACK), PRR, F-RTO, undo, \
+         pacing and quick-ACK mode are not the simulator's, and it grows cwnd by the segments each ACK \
+         acknowledges where the simulator grows it per ACK (with delayed ACKs, twice as fast)"
+            .to_string(),
+        "time 0 of the error models (outage offsets, Gilbert-Elliott start) is the emulator's start, a fraction \
+         of a second before the first flow starts"
+            .to_string(),
+    ];
+    let mut note = |s: String| {
+        if !approximations.contains(&s) {
+            approximations.push(s);
+        }
+    };
+    let mut flows = Vec::new();
+    let mut tcpw_params = None;
+    for flow in &scenario.flows {
+        let tcp = &flow.tcp;
+        let node = |i: usize| scenario.nodes[i].name.clone();
+        let at = format!("flows.{}", flow.name);
+        let data_path = routes.path(flow.src as u32, flow.dst as u32, &endpoints).ok_or_else(|| {
+            Error::Usage(format!(
+                "{}: {at}: no route from {} to {}",
+                scenario.source,
+                node(flow.src),
+                node(flow.dst)
+            ))
+        })?;
+        let ack_path = routes.path(flow.dst as u32, flow.src as u32, &endpoints).ok_or_else(|| {
+            Error::Usage(format!(
+                "{}: {at}: no route back from {} to {}",
+                scenario.source,
+                node(flow.dst),
+                node(flow.src)
+            ))
+        })?;
+        let kernel = kernel_override
+            .map(str::to_string)
+            .unwrap_or_else(|| kernel_cc(&tcp.cc_name).unwrap().to_string());
+        if kernel == "tcpw" {
+            if let CcSpec::Westwood(p) = tcp.cc {
+                // Non-default filter parameters go to the kernel program when we load it.
+                if tcp.cc != CcSpec::Westwood(Default::default()) {
+                    tcpw_params = Some(((p.tau_ns / 1000) as u32, p.m));
+                }
+            }
+        }
+        let recovery = tcp.recovery.name().to_string();
+        // BBR has no use for NewReno-style recovery; it runs with SACK as everywhere.
+        let sack = recovery == "sack" || kernel == "bbr";
+        if recovery == "reno" {
+            note("the scenario's Reno recovery: Linux without SACK recovers NewReno-style (it stays in recovery \
+                  until the whole window is acknowledged)"
+                .to_string());
+        }
+        let timestamps = tcp.header_size == 52;
+        let mtu = (tcp.segment_size + tcp.header_size) as u32;
+        let segments = |bytes: u64| bytes.div_ceil(tcp.segment_size.max(1));
+        let mut sender_sysctls = vec![
+            ("net.ipv4.tcp_sack".to_string(), u8::from(sack).to_string()),
+            ("net.ipv4.tcp_dsack".to_string(), u8::from(sack).to_string()),
+            ("net.ipv4.tcp_timestamps".to_string(), u8::from(timestamps).to_string()),
+            ("net.ipv4.tcp_reordering".to_string(), tcp.dupack_threshold.to_string()),
+            ("net.ipv4.tcp_no_metrics_save".to_string(), "1".to_string()),
+            ("net.ipv4.tcp_ecn".to_string(), "0".to_string()),
+        ];
+        // The receive buffer bounds the advertised window at roughly half to three quarters of
+        // it; twice the scenario's window keeps that from limiting what the scenario allows.
+        let rmem_max = (2 * tcp.receiver_window).clamp(65_536, 1 << 30);
+        let mut receiver_sysctls = sender_sysctls.clone();
+        receiver_sysctls.push(("net.ipv4.tcp_rmem".to_string(), format!("4096 131072 {rmem_max}")));
+        sender_sysctls.push((
+            "net.ipv4.tcp_wmem".to_string(),
+            format!("4096 16384 {}", (4 * tcp.receiver_window).clamp(4 << 20, 1 << 30)),
+        ));
+        note(
+            "receiver_window: Linux's receive-buffer autotuning, capped at twice the scenario's window \
+              (net.ipv4.tcp_rmem), stands for a fixed advertised window"
+                .to_string(),
+        );
+        let rto_max_ms = (tcp.rto.max / 1_000_000).clamp(1000, 120_000);
+        let optional_sysctls = vec![("net.ipv4.tcp_rto_max_ms".to_string(), rto_max_ms.to_string())];
+        let mut sender_route = vec!["initcwnd".to_string(), segments(tcp.initial_cwnd).max(1).to_string()];
+        sender_route.extend(["rto_min".to_string(), format!("{}ms", (tcp.rto.min / 1_000_000).max(1))]);
+        if tcp.initial_ssthresh < u64::MAX / 4 {
+            sender_route.extend(["ssthresh".to_string(), segments(tcp.initial_ssthresh).max(2).to_string()]);
+        }
+        let mut receiver_route = Vec::new();
+        if tcp.delayed_ack.enabled {
+            note(format!(
+                "delayed ACKs: Linux's (every second full segment, adaptive 40-200 ms timeout, quick ACKs at the \
+                 start) stand for the scenario's (every {} segments, {})",
+                tcp.delayed_ack.every_segments,
+                secs(tcp.delayed_ack.timeout)
+            ));
+        } else {
+            receiver_route.extend(["quickack".to_string(), "1".to_string()]);
+        }
+        if tcp.rto.initial != NANOS_PER_SECOND {
+            note(format!("rto_initial {}: Linux's initial RTO is 1 s", secs(tcp.rto.initial)));
+        }
+        if tcp.rto.max / 1_000_000 != rto_max_ms {
+            note(format!(
+                "rto_max {}: Linux allows 1..120 s (net.ipv4.tcp_rto_max_ms), {rto_max_ms} ms used",
+                secs(tcp.rto.max)
+            ));
+        }
+        note("clock_granularity: Linux's RTT and RTO arithmetic is in microseconds and jiffies".to_string());
+        let stop = flow.stop.unwrap_or(scenario.duration).min(scenario.duration);
+        flows.push(FlowPlan {
+            name: flow.name.clone(),
+            src_node: node(flow.src),
+            dst_node: node(flow.dst),
+            kernel_cc: kernel,
+            scenario_cc: tcp.cc_name.clone(),
+            recovery,
+            sack,
+            segment_size: tcp.segment_size,
+            header_size: tcp.header_size,
+            timestamps,
+            mtu,
+            start: flow.start,
+            stop,
+            data_path,
+            ack_path,
+            sender_sysctls,
+            receiver_sysctls,
+            optional_sysctls,
+            sender_route,
+            receiver_route,
+        });
+    }
+    let used: std::collections::BTreeSet<u32> =
+        flows.iter().flat_map(|f| f.data_path.iter().chain(&f.ack_path).copied()).collect();
+    let unused: Vec<&str> = scenario
+        .links
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !used.contains(&(*i as u32)))
+        .map(|(_, l)| l.name.as_str())
+        .collect();
+    if !unused.is_empty() {
+        approximations.push(format!("links no flow crosses carry nothing: {}", unused.join(", ")));
+    }
+    if flows.iter().any(|f| (f.stop - f.start) % NANOS_PER_SECOND != 0) {
+        approximations.push("iperf3 runs for whole seconds: flow durations are rounded up".to_string());
+    }
+    Ok(Plan { scenario: scenario.clone(), flows, approximations, tcpw_params })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn load(name: &str, overrides: &[(&str, &str)]) -> Scenario {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
+        let o: Vec<(String, String)> =
+            overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        westwood_simulator::scenario::load_file(&path, &o).unwrap()
+    }
+
+    #[test]
+    fn the_wireless_scenario_maps_onto_two_links_each_way() {
+        let s = load("wireless.toml", &[("loss", "1%")]);
+        let p = plan(&s, None).unwrap();
+        assert_eq!(p.flows.len(), 1);
+        let f = &p.flows[0];
+        assert_eq!((f.kernel_cc.as_str(), f.sack, f.timestamps, f.mtu), ("reno", false, false, 440));
+        assert_eq!(f.data_path, vec![0, 2], "wired, then wireless");
+        assert_eq!(f.ack_path, vec![3, 1], "wireless.reverse, then wired.reverse");
+        assert!(f.sender_route.windows(2).any(|w| w == ["initcwnd", "4"]));
+        assert!(f.sender_route.windows(2).any(|w| w == ["rto_min", "1000ms"]));
+        assert!(f.receiver_route.is_empty(), "delayed ACKs on");
+        let w = plan(&s, Some("tcpw")).unwrap();
+        assert_eq!(w.flows[0].kernel_cc, "tcpw");
+        assert!(w.flows[0].uses_bpf());
+    }
+
+    #[test]
+    fn the_dumbbell_maps_every_flow_over_the_shared_bottleneck() {
+        let s = load("dumbbell.toml", &[("flows", "3"), ("cc", "cubic")]);
+        let p = plan(&s, None).unwrap();
+        assert_eq!(p.flows.len(), 3);
+        for f in &p.flows {
+            assert_eq!((f.kernel_cc.as_str(), f.sack, f.mtu), ("cubic", true, 1040));
+            assert_eq!(f.data_path, p.flows[0].data_path);
+            assert_eq!(f.data_path.len(), 3);
+        }
+    }
+
+    #[test]
+    fn unmappable_scenarios_are_refused_with_every_reason() {
+        let err = plan(&load("udp_onoff.toml", &[]), None).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("UDP sources"), "{err}");
+        let err = plan(&load("multipath.toml", &[]), None).unwrap_err().to_string();
+        assert!(err.contains("multipath"), "{err}");
+        let err = plan(&load("multipath_grid.toml", &[]), None).unwrap_err().to_string();
+        assert!(err.contains("arrivals"), "{err}");
+        let err = plan(&load("wireless.toml", &[("cc", "westwood-abse")]), None).unwrap_err().to_string();
+        assert!(err.contains("no kernel counterpart"), "{err}");
+        assert!(plan(&load("wireless.toml", &[("cc", "westwood-abse")]), Some("tcpw")).is_ok());
+        let err = plan(&load("wireless.toml", &[("cc", "tahoe")]), None).unwrap_err().to_string();
+        assert!(err.contains("Tahoe"), "{err}");
+        let err = plan(&load("wireless.toml", &[]), Some("vegas")).unwrap_err().to_string();
+        assert!(err.contains("--cc vegas"), "{err}");
+    }
+}

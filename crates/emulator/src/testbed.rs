@@ -1,0 +1,950 @@
+//! `westwood-emu testbed`: a scenario's TCP flows as real kernel TCP (iperf3) through the link
+//! emulator, sampled like a simulator run, with the simulator's result beside it.
+//!
+//! One run ([`run_once`]):
+//! 1. remove namespaces left by killed runs; make sure each congestion control is available
+//!    (tcpw / tcpw_plus: `westwood_linux::loader::load`, unloaded at the end if we loaded it;
+//!    others: the kernel's, `modprobe tcp_NAME` if need be);
+//! 2. build the namespaces (`netns.rs`) and start the emulator in the router namespace with
+//!    the scenario's links as the simulator builds them (`plan.rs` says how flows map);
+//! 3. start an iperf3 server per receiver, then each flow's iperf3 client at the flow's start
+//!    time with `-C CC`, the data connection on a fixed client port;
+//! 4. every sample interval (100 ms): TCP_INFO of each data connection (netlink INET_DIAG in
+//!    the sender's namespace) and, for tcpw / tcpw_plus, the BWE from the BPF program's
+//!    socket storage (what `westwood-linux watch` reads);
+//! 5. when every client has finished: iperf3's byte counts (checked against each other), the
+//!    emulator's counters, the namespaces' TCP counters → the simulator's result schema.
+//!
+//! Everything it creates is removed by RAII guards, also on an error or Ctrl-C.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use westwood_linux::netns::{parse_iperf3_json, tool, ChildGuard, Iperf3Result};
+use westwood_linux::sig;
+use westwood_simulator::model::{Nanos, Scenario, NANOS_PER_SECOND};
+use westwood_simulator::results::{FlowSummary, LinkSummary, RunOptions, Summary};
+
+use crate::core::{Emulator, Route};
+use crate::diag::{DiagSocket, TcpInfo, INFINITE_SSTHRESH};
+use crate::error::{Error, Result};
+use crate::netns::{self, ip_text, EndpointSpec, Topology};
+use crate::output::{self, Cell, Columns};
+use crate::plan::{self, FlowPlan, Plan};
+use crate::realtime::{self, Report};
+use crate::sys;
+
+/// iperf3's server port (one server per receiver namespace) and the data connection's client
+/// port (`--cport`), which tells the data connection from iperf3's control connection.
+pub const SERVER_PORT: u16 = 5201;
+pub const DATA_PORT: u16 = 40000;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub scenario: PathBuf,
+    pub overrides: Vec<(String, String)>,
+    /// Kernel congestion controls, one run each (empty: each flow's own cc, mapped).
+    pub ccs: Vec<String>,
+    pub duration: Option<Nanos>,
+    pub seed: Option<u64>,
+    pub out: Option<PathBuf>,
+    /// Also run the simulator on the same scenario and print it beside the testbed.
+    pub simulate: bool,
+    pub sample_interval: Nanos,
+    pub json: bool,
+    /// SCHED_FIFO priority of the emulator thread (`None`: normal scheduling).
+    pub fifo: Option<i32>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            scenario: PathBuf::new(),
+            overrides: Vec::new(),
+            ccs: Vec::new(),
+            duration: None,
+            seed: None,
+            out: None,
+            simulate: true,
+            sample_interval: 100_000_000,
+            json: false,
+            fifo: Some(realtime::DEFAULT_FIFO_PRIORITY),
+        }
+    }
+}
+
+/// What one testbed run produced.
+pub struct TestbedRun {
+    pub summary: Value,
+    pub flow_series: Columns,
+    pub link_series: Columns,
+    /// Per flow: iperf3's sent and received bytes agree within the socket buffers.
+    pub integrity: Vec<Integrity>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Integrity {
+    pub flow: String,
+    pub sent_bytes: u64,
+    pub received_bytes: u64,
+    /// Bytes acknowledged to the sender (TCP_INFO), at the last sample.
+    pub acked_bytes: u64,
+    /// Most the two counts may differ by: what the sender's and receiver's socket buffers hold.
+    pub slack_bytes: u64,
+    pub ok: bool,
+}
+
+/// Load the scenario for kernel cc `cc` (or as it is): the model the testbed maps and the
+/// simulator runs. The simulator's cc for `cc` goes in through `tcp.cc` (so variant
+/// parameters and an explicit `recovery` in the file still apply); flows that set their own cc
+/// are then switched to it with that cc's defaults.
+pub fn load_scenario(opts: &Options, cc: Option<&str>) -> Result<(Scenario, Option<String>)> {
+    let mut overrides = opts.overrides.clone();
+    let sim_cc = match cc {
+        None => None,
+        // bbr has no simulator counterpart: map the scenario as if it were cubic (SACK).
+        Some(k) => Some(plan::simulator_cc(k).unwrap_or("cubic")),
+    };
+    if let Some(s) = sim_cc {
+        overrides.push(("tcp.cc".into(), s.into()));
+    }
+    let mut scenario = westwood_simulator::scenario::load_file(&opts.scenario, &overrides)?;
+    if let Some(s) = sim_cc {
+        if scenario.flows.iter().any(|f| f.tcp.cc_name != s) {
+            let mini = format!(
+                "[scenario]\nduration = \"1s\"\n[topology]\nnodes = [\"a\", \"b\"]\n[links.l]\nfrom = \"a\"\nto = \"b\"\n\
+                 rate = \"1Mbps\"\ndelay = \"1ms\"\n[tcp]\ncc = \"{s}\"\n[flows.f]\nfrom = \"a\"\nto = \"b\"\n"
+            );
+            let reference = westwood_simulator::scenario::load_str(&mini, "cc", &[])?.flows[0].tcp.clone();
+            for f in &mut scenario.flows {
+                f.tcp.cc = reference.cc;
+                f.tcp.cc_name = reference.cc_name.clone();
+                f.tcp.recovery = reference.recovery;
+            }
+        }
+    }
+    if let Some(d) = opts.duration {
+        scenario.duration = d;
+    }
+    if let Some(seed) = opts.seed {
+        scenario.seed = seed;
+    }
+    let sim_name = match cc {
+        Some(k) => plan::simulator_cc(k).map(str::to_string),
+        None => Some(String::new()),
+    };
+    Ok((scenario, sim_name))
+}
+
+/// The kernel congestion control `name` is registered, loading its module if need be.
+fn ensure_kernel_cc(name: &str) -> Result<()> {
+    let available = || westwood_linux::prereq::available_congestion_controls().iter().any(|c| c == name);
+    if available() {
+        return Ok(());
+    }
+    let _ = Command::new("modprobe").arg(format!("tcp_{name}")).stderr(Stdio::null()).status();
+    if available() {
+        return Ok(());
+    }
+    Err(Error::Prereq(format!(
+        "congestion control {name} is not available in this kernel (net.ipv4.tcp_available_congestion_control) and \
+         `modprobe tcp_{name}` did not add it"
+    )))
+}
+
+/// tcpw / tcpw_plus registered for the run: loaded if missing and unloaded again at the end.
+/// Holds a shared lock on the westwood-linux tests' lock file, so those tests (which unload
+/// everything) wait for the run.
+struct BpfGuard {
+    loaded: Vec<westwood_linux::Algo>,
+    _lock: std::fs::File,
+}
+
+impl BpfGuard {
+    fn ensure(names: &[&str], params: Option<(u32, u32)>) -> Result<BpfGuard> {
+        use std::os::fd::AsRawFd;
+        let path = std::env::temp_dir().join("westwood-linux-tests.lock");
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::failed(format!("opening {}", path.display()), e))?;
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } != 0 {
+            eprintln!("waiting for {} (westwood-linux tests are running)", path.display());
+            unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_SH) };
+        }
+        let algos: Vec<westwood_linux::Algo> =
+            names.iter().filter_map(|n| westwood_linux::Algo::parse_set(n)).flatten().collect();
+        let opts = westwood_linux::loader::LoadOptions {
+            algos,
+            tau_us: params.map(|p| p.0),
+            m: params.map(|p| p.1),
+        };
+        let report = westwood_linux::loader::load(&opts)?;
+        if params.is_some() && !report.already.is_empty() {
+            eprintln!(
+                "note: tcpw was already loaded, with whatever filter parameters it was loaded with (the scenario's \
+                 tau / m apply only when the testbed loads it)"
+            );
+        }
+        Ok(BpfGuard { loaded: report.loaded, _lock: lock })
+    }
+}
+
+impl Drop for BpfGuard {
+    fn drop(&mut self) {
+        if !self.loaded.is_empty() {
+            if let Err(e) = westwood_linux::loader::unload(&self.loaded) {
+                eprintln!("warning: unloading {:?}: {e}", self.loaded);
+            }
+        }
+    }
+}
+
+/// Check root and tools before anything else (exit 2 with what is missing).
+pub fn prerequisites() -> Result<()> {
+    netns::require_root("the testbed")?;
+    tool("iperf3", "iperf3")?;
+    Ok(())
+}
+
+fn endpoint_specs(plan: &Plan) -> Vec<EndpointSpec> {
+    let mut specs = Vec::new();
+    for (i, f) in plan.flows.iter().enumerate() {
+        specs.push(EndpointSpec {
+            suffix: format!("f{i}s"),
+            ip: sender_ip(i),
+            mtu: f.mtu,
+            sysctls: f.sender_sysctls.clone(),
+            optional_sysctls: f.optional_sysctls.clone(),
+            peers: vec![2 * i + 1],
+            route_options: f.sender_route.clone(),
+        });
+        specs.push(EndpointSpec {
+            suffix: format!("f{i}r"),
+            ip: receiver_ip(i),
+            mtu: f.mtu,
+            sysctls: f.receiver_sysctls.clone(),
+            optional_sysctls: f.optional_sysctls.clone(),
+            peers: vec![2 * i],
+            route_options: f.receiver_route.clone(),
+        });
+    }
+    specs
+}
+
+pub fn sender_ip(flow: usize) -> [u8; 4] {
+    [10, 201, 1, flow as u8 + 1]
+}
+
+pub fn receiver_ip(flow: usize) -> [u8; 4] {
+    [10, 201, 2, flow as u8 + 1]
+}
+
+struct Client {
+    guard: ChildGuard,
+    reader: Option<std::thread::JoinHandle<String>>,
+}
+
+/// iperf3 in namespace `ns`; with `cpu`, pinned to it.
+fn spawn_iperf3(ns: &str, args: &[String], capture: bool, cpu: Option<usize>) -> Result<Client> {
+    let ip = tool("ip", "iproute2")?;
+    let iperf3 = tool("iperf3", "iperf3")?;
+    let mut cmd = Command::new(ip);
+    cmd.args(["netns", "exec", ns]).arg(iperf3).args(args).stdin(Stdio::null()).stderr(Stdio::null());
+    cmd.stdout(if capture { Stdio::piped() } else { Stdio::null() });
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        // If we die without cleaning up, so does iperf3.
+        cmd.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if let Some(cpu) = cpu {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(cpu, &mut set);
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+            }
+            Ok(())
+        });
+    }
+    let mut guard = ChildGuard::spawn(&mut cmd)?;
+    let reader = if capture {
+        let mut stdout = guard.child().stdout.take().expect("piped");
+        Some(std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
+            s
+        }))
+    } else {
+        None
+    };
+    Ok(Client { guard, reader })
+}
+
+/// One sample of a flow.
+#[derive(Debug, Clone)]
+struct Sample {
+    time: f64,
+    info: TcpInfo,
+    bwe_bps: f64,
+}
+
+/// Run `plan` once on the testbed.
+pub fn run_once(plan: &Plan, sample_interval: Nanos, fifo: Option<i32>, label: &str) -> Result<TestbedRun> {
+    let wall_start = std::time::Instant::now();
+    sig::install();
+    prerequisites()?;
+    let stale = netns::remove_stale();
+    if !stale.is_empty() {
+        eprintln!("removed {} namespace(s) left by an earlier run: {}", stale.len(), stale.join(" "));
+    }
+    let mut kernel_ccs: Vec<&str> = plan.flows.iter().map(|f| f.kernel_cc.as_str()).collect();
+    kernel_ccs.sort();
+    kernel_ccs.dedup();
+    let bpf: Vec<&str> = kernel_ccs.iter().copied().filter(|c| *c == "tcpw" || *c == "tcpw_plus").collect();
+    let _bpf_guard = if bpf.is_empty() { None } else { Some(BpfGuard::ensure(&bpf, plan.tcpw_params)?) };
+    for cc in kernel_ccs.iter().filter(|c| !bpf.contains(c)) {
+        ensure_kernel_cc(cc)?;
+    }
+
+    let cpus = sys::cpus();
+    let emu_cpu = (cpus >= 2).then_some(cpus - 1);
+    let topo = Topology::create(&endpoint_specs(plan))?;
+    let scenario = &plan.scenario;
+    let links = westwood_simulator::sim::build_links(scenario)?;
+    let mut routes = Vec::new();
+    let mut config = realtime::Config {
+        ports: topo.endpoints.iter().map(|e| e.router_dev.clone()).collect(),
+        sample_interval: Some(sample_interval),
+        cpu: emu_cpu,
+        fifo_priority: fifo,
+        ..Default::default()
+    };
+    for (i, f) in plan.flows.iter().enumerate() {
+        let (s, r) = (2 * i as u16, 2 * i as u16 + 1);
+        routes.push(Route { links: f.data_path.clone(), port: r });
+        routes.push(Route { links: f.ack_path.clone(), port: s });
+        config.routes.insert((s, r), 2 * i as u32);
+        config.routes.insert((r, s), 2 * i as u32 + 1);
+        config.addresses.insert(sender_ip(i), s);
+        config.addresses.insert(receiver_ip(i), r);
+    }
+    let epoch = sys::monotonic_ns();
+    config.epoch = Some(epoch);
+    let emulator = realtime::spawn(Some(topo.router_path()), Emulator::new(links, routes), config)
+        .map_err(|e| Error::failed("starting the emulator", e))?;
+
+    // Servers, and a diag socket in every namespace.
+    let mut servers = Vec::new();
+    let mut sender_diag = Vec::new();
+    let mut netns_inodes = Vec::new();
+    for (i, _) in plan.flows.iter().enumerate() {
+        let (snd, rcv) = (&topo.endpoints[2 * i], &topo.endpoints[2 * i + 1]);
+        let args: Vec<String> = ["-s", "-1", "-B", &ip_text(rcv.ip), "-p", &SERVER_PORT.to_string()]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        servers.push(spawn_iperf3(&rcv.ns, &args, false, None)?);
+        sender_diag.push(DiagSocket::open_in(&snd.ns_path())?);
+        netns_inodes.push(sys::netns_inode(&snd.ns_path()).unwrap_or(0));
+        let mut rdiag = DiagSocket::open_in(&rcv.ns_path())?;
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let listening = rdiag.dump()?.iter().any(|s| s.state == 10 && s.sport == SERVER_PORT);
+            if listening {
+                break;
+            }
+            if let Some(st) = servers[i].guard.child().try_wait()? {
+                return Err(Error::Failed(format!("iperf3 server in {} exited at once ({st})", rcv.ns)));
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(Error::Failed(format!("iperf3 server in {} not listening after 5 s", rcv.ns)));
+            }
+            sig::sleep(Duration::from_millis(10))?;
+        }
+    }
+
+    // Flows: start on time, sample every interval, until every client has exited.
+    let n = plan.flows.len();
+    let mut clients: Vec<Option<Client>> = (0..n).map(|_| None).collect();
+    let mut results: Vec<Option<Iperf3Result>> = vec![None; n];
+    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); n];
+    let seconds: Vec<u64> =
+        plan.flows.iter().map(|f| (f.stop - f.start).div_ceil(NANOS_PER_SECOND).max(1)).collect();
+    let latest_end = plan.flows.iter().map(|f| f.stop).max().unwrap_or(0);
+    let give_up = epoch + latest_end + 90 * NANOS_PER_SECOND;
+    let mut next_sample = epoch;
+    let any_bpf = plan.flows.iter().any(FlowPlan::uses_bpf);
+    loop {
+        if sig::interrupted() {
+            return Err(Error::Interrupted);
+        }
+        let now = sys::monotonic_ns();
+        for (i, f) in plan.flows.iter().enumerate() {
+            if results[i].is_none() && clients[i].is_none() && now >= epoch + f.start {
+                let (snd, rcv) = (&topo.endpoints[2 * i], &topo.endpoints[2 * i + 1]);
+                let args: Vec<String> = [
+                    "-c",
+                    &ip_text(rcv.ip),
+                    "-p",
+                    &SERVER_PORT.to_string(),
+                    "-B",
+                    &ip_text(snd.ip),
+                    "--cport",
+                    &DATA_PORT.to_string(),
+                    "-t",
+                    &seconds[i].to_string(),
+                    "-C",
+                    &f.kernel_cc,
+                    "-J",
+                ]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+                // The sender on the emulator's CPU: its segments then enter one CPU backlog, in
+                // order (see netns.rs).
+                clients[i] = Some(spawn_iperf3(&snd.ns, &args, true, emu_cpu)?);
+            }
+        }
+        if now >= next_sample {
+            let t = (now - epoch) as f64 / 1e9;
+            let bwe: HashMap<(u64, u16), f64> = if any_bpf {
+                westwood_linux::watch::snapshot()
+                    .map(|conns| {
+                        conns.into_iter().map(|c| ((u64::from(c.netns), c.sport), c.bwe_bps())).collect()
+                    })
+                    .unwrap_or_default()
+            } else {
+                HashMap::new()
+            };
+            for i in 0..n {
+                if clients[i].is_none() {
+                    continue;
+                }
+                let dst = receiver_ip(i);
+                if let Some(info) = sender_diag[i].dump()?.into_iter().find(|s| {
+                    // An established (or closing) data connection with its TCP_INFO: not
+                    // the listener, nor TIME_WAIT (which has none).
+                    s.sport == DATA_PORT && s.dport == SERVER_PORT && s.dst == dst && s.snd_mss > 0
+                }) {
+                    let bwe_bps = bwe.get(&(netns_inodes[i], DATA_PORT)).copied().unwrap_or(f64::NAN);
+                    samples[i].push(Sample { time: t, info, bwe_bps });
+                }
+            }
+            next_sample += sample_interval * ((now - next_sample) / sample_interval + 1);
+        }
+        for i in 0..n {
+            let Some(c) = clients[i].as_mut() else { continue };
+            if let Some(status) = c.guard.child().try_wait()? {
+                let text = c.reader.take().map(|h| h.join().unwrap_or_default()).unwrap_or_default();
+                let parsed = parse_iperf3_json(&text).map_err(|e| {
+                    Error::Failed(format!("flow {}: iperf3 client ({status}): {e}", plan.flows[i].name))
+                })?;
+                results[i] = Some(parsed);
+                clients[i] = None;
+            }
+        }
+        if results.iter().all(Option::is_some) {
+            break;
+        }
+        if now > give_up {
+            return Err(Error::Failed(format!(
+                "the flows had not finished {} s after their end",
+                (give_up - epoch - latest_end) / NANOS_PER_SECOND
+            )));
+        }
+        let wake = plan
+            .flows
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| results[*i].is_none() && clients[*i].is_none())
+            .map(|(_, f)| epoch + f.start)
+            .chain([next_sample])
+            .min()
+            .unwrap_or(next_sample);
+        sys::sleep_until(wake.min(sys::monotonic_ns() + 20_000_000));
+    }
+    let run_seconds = (sys::monotonic_ns() - epoch) as f64 / 1e9;
+    let report = emulator.stop().map_err(|e| Error::failed("the emulator", e))?;
+    let mut counters = Vec::new();
+    let mut local_drops = 0;
+    for i in 0..n {
+        counters.push(netns::tcp_counters(&topo.endpoints[2 * i].ns_path()).unwrap_or_default());
+        // Drops on the endpoints' own interfaces (there should be none: the emulator drops
+        // only inside the path, never where the kernel would see local congestion).
+        for ep in [&topo.endpoints[2 * i], &topo.endpoints[2 * i + 1]] {
+            local_drops += netns::link_drops(&ep.ns, netns::ENDPOINT_DEV).map_or(0, |(rx, tx)| rx + tx);
+        }
+    }
+    let slack: Vec<u64> = (0..n)
+        .map(|i| {
+            let max_of = |ns: &str, key: &str| {
+                netns::get_sysctl(ns, key)
+                    .ok()
+                    .and_then(|v| v.split_whitespace().last().and_then(|x| x.parse::<u64>().ok()))
+                    .unwrap_or(64 << 20)
+            };
+            max_of(&topo.endpoints[2 * i].ns_path(), "net.ipv4.tcp_wmem")
+                + max_of(&topo.endpoints[2 * i + 1].ns_path(), "net.ipv4.tcp_rmem")
+        })
+        .collect();
+    drop(servers);
+    drop(topo);
+    let results: Vec<Iperf3Result> = results.into_iter().map(Option::unwrap).collect();
+    let mut run = assemble(
+        plan,
+        label,
+        &report,
+        &results,
+        &samples,
+        &counters,
+        &slack,
+        run_seconds,
+        wall_start.elapsed().as_secs_f64(),
+    );
+    run.summary["testbed"]["emulator"]["endpoint_interface_drops"] = json!(local_drops);
+    Ok(run)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    plan: &Plan,
+    label: &str,
+    report: &Report,
+    results: &[Iperf3Result],
+    samples: &[Vec<Sample>],
+    counters: &[HashMap<String, u64>],
+    slack: &[u64],
+    run_seconds: f64,
+    wall_seconds: f64,
+) -> TestbedRun {
+    let scenario = &plan.scenario;
+    let node = |i: usize| scenario.nodes[i].name.clone();
+    let mut flows = Vec::new();
+    let mut integrity = Vec::new();
+    for (i, f) in plan.flows.iter().enumerate() {
+        let r = &results[i];
+        let last = samples[i].last().map(|s| s.info.clone()).unwrap_or_default();
+        let c = &counters[i];
+        let get = |k: &str| c.get(k).copied().unwrap_or(0);
+        let active = if r.seconds > 0.0 { r.seconds } else { (f.stop - f.start) as f64 / 1e9 };
+        let data = &report.routes[2 * i];
+        flows.push(FlowSummary {
+            name: f.name.clone(),
+            cc: f.kernel_cc.clone(),
+            recovery: if f.sack { "sack" } else { "newreno" }.to_string(),
+            segment_size: if last.snd_mss > 0 { u64::from(last.snd_mss) } else { f.segment_size },
+            header_size: f.header_size,
+            src: f.src_node.clone(),
+            dst: f.dst_node.clone(),
+            goodput_bps: r.received_bytes as f64 * 8.0 / active,
+            throughput_bps: data.delivered_bytes as f64 * 8.0 / active,
+            bytes_delivered: r.received_bytes,
+            segments_sent: u64::from(last.data_segs_out),
+            retransmits: u64::from(last.total_retrans).max(r.retransmits),
+            timeouts: if last.has_total_rto { u64::from(last.total_rto) } else { get("TcpExtTCPTimeouts") },
+            fast_retransmits: get("TcpExtTCPRenoRecovery") + get("TcpExtTCPSackRecovery"),
+            active_seconds: active,
+            min_rtt_seconds: f64::from(last.min_rtt_us) / 1e6,
+            paths: 1,
+        });
+        let ok = r.received_bytes > 0
+            && r.sent_bytes >= r.received_bytes
+            && r.sent_bytes - r.received_bytes <= slack[i]
+            && (last.bytes_acked == 0 || r.received_bytes <= last.bytes_acked + slack[i]);
+        integrity.push(Integrity {
+            flow: f.name.clone(),
+            sent_bytes: r.sent_bytes,
+            received_bytes: r.received_bytes,
+            acked_bytes: last.bytes_acked,
+            slack_bytes: slack[i],
+            ok,
+        });
+    }
+    let duration_s = scenario.duration as f64 / 1e9;
+    let links: Vec<LinkSummary> = scenario
+        .links
+        .iter()
+        .zip(&report.links)
+        .map(|(spec, l)| LinkSummary {
+            name: spec.name.clone(),
+            from: node(spec.from),
+            to: node(spec.to),
+            rate_bps: spec.rate_bps,
+            delay_seconds: spec.delay as f64 / 1e9,
+            queue_type: if l.red().is_some() { "red" } else { "droptail" }.to_string(),
+            queue_limit: l.capacity.to_string(),
+            packets_sent: l.stats.packets_sent,
+            bytes_sent: l.stats.bytes_sent,
+            drops_overflow: l.stats.drops_overflow,
+            drops_red: l.stats.drops_red,
+            drops_error: l.stats.drops_error,
+            drops_outage: l.stats.drops_outage,
+            utilization: (l.stats.busy_time as f64 / 1e9 / run_seconds.max(1e-9)).min(1.0),
+        })
+        .collect();
+    let summary = Summary {
+        scenario: scenario.name.clone(),
+        seed: scenario.seed,
+        parameters: scenario.parameters.iter().cloned().collect(),
+        sim_seconds: duration_s,
+        wall_seconds,
+        events: report.events,
+        packets: report.links.iter().map(|l| l.stats.packets_sent).sum(),
+        fairness: westwood_simulator::metrics::fairness_of(&flows),
+        per_cc: westwood_simulator::metrics::per_cc(&flows),
+        flows,
+        arrivals: Vec::new(),
+        sources: Vec::new(),
+        links,
+    };
+    let mut value = serde_json::to_value(&summary).unwrap_or(Value::Null);
+    let lateness = &report.lateness;
+    value["testbed"] = json!({
+        "label": label,
+        "kernel": westwood_linux::prereq::Kernel::running().release,
+        "run_seconds": run_seconds,
+        "sample_interval_seconds": 0.1,
+        "flows": plan.flows.iter().map(|f| json!({
+            "name": f.name, "kernel_cc": f.kernel_cc, "scenario_cc": f.scenario_cc,
+            "scenario_recovery": f.recovery, "sack": f.sack, "timestamps": f.timestamps, "mtu": f.mtu,
+            "start_seconds": f.start as f64 / 1e9, "stop_seconds": f.stop as f64 / 1e9,
+        })).collect::<Vec<_>>(),
+        "integrity": integrity,
+        "emulator": {
+            "counters": report.counters,
+            "routes": report.routes,
+            "cpu_seconds": report.cpu_seconds,
+            "cpu_fraction": report.cpu_seconds / report.wall_seconds.max(1e-9),
+            "lateness_seconds": {
+                "p50": lateness.quantile_ns(0.5) as f64 / 1e9,
+                "p99": lateness.quantile_ns(0.99) as f64 / 1e9,
+                "max": lateness.max_ns() as f64 / 1e9,
+                "count": lateness.count(),
+            },
+        },
+        "approximations": plan.approximations,
+    });
+
+    let mut fs = Columns::with_names(output::FLOW_SERIES_COLUMNS);
+    for extra in ["delivery_rate_bps", "retransmits", "timeouts", "ca_state", "rttvar_seconds"] {
+        fs.0.push((extra.to_string(), Vec::new()));
+    }
+    for (i, f) in plan.flows.iter().enumerate() {
+        for s in &samples[i] {
+            let info = &s.info;
+            let mss = u64::from(info.snd_mss.max(1));
+            let ssthresh = if info.snd_ssthresh >= INFINITE_SSTHRESH {
+                u64::MAX / 4 // the simulator's "unlimited"
+            } else {
+                u64::from(info.snd_ssthresh) * mss
+            };
+            fs.push_row(vec![
+                ("time_seconds", s.time.into()),
+                ("flow", f.name.as_str().into()),
+                ("cwnd_bytes", (u64::from(info.snd_cwnd) * mss).into()),
+                ("ssthresh_bytes", ssthresh.into()),
+                ("srtt_seconds", (f64::from(info.rtt_us) / 1e6).into()),
+                ("bwe_bps", s.bwe_bps.into()),
+                ("bytes_delivered", info.bytes_acked.into()),
+                ("snd_max", (info.bytes_acked + u64::from(info.unacked) * mss).into()),
+                ("snd_una", info.bytes_acked.into()),
+                ("delivery_rate_bps", (info.delivery_rate as f64 * 8.0).into()),
+                ("retransmits", u64::from(info.total_retrans).into()),
+                ("timeouts", u64::from(info.total_rto).into()),
+                ("ca_state", u64::from(info.ca_state).into()),
+                ("rttvar_seconds", (f64::from(info.rttvar_us) / 1e6).into()),
+            ]);
+        }
+    }
+    let mut ls = Columns::with_names(output::LINK_SERIES_COLUMNS);
+    for s in &report.samples {
+        ls.push_row(vec![
+            ("time_seconds", (s.time as f64 / 1e9).into()),
+            ("link", scenario.links[s.link as usize].name.as_str().into()),
+            ("queue_packets", s.queue_packets.into()),
+            ("queue_bytes", s.queue_bytes.into()),
+            ("queue_avg_packets", Cell::Float(s.queue_avg_packets)),
+            ("drops_overflow", s.drops_overflow.into()),
+            ("drops_red", s.drops_red.into()),
+            ("drops_error", s.drops_error.into()),
+            ("drops_outage", s.drops_outage.into()),
+        ]);
+    }
+    TestbedRun { summary: value, flow_series: fs, link_series: ls, integrity }
+}
+
+/// The simulator's run of the same scenario (same links, seed and duration).
+pub fn simulate(scenario: &Scenario, record: bool) -> Result<westwood_simulator::RunResult> {
+    Ok(westwood_simulator::run(scenario, RunOptions { record_series: record, check_invariants: false })?)
+}
+
+/// One row of the comparison.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Comparison {
+    pub cc: String,
+    pub simulator_cc: Option<String>,
+    pub flow: String,
+    pub testbed_goodput_bps: f64,
+    pub simulator_goodput_bps: Option<f64>,
+    pub testbed_retransmits: u64,
+    pub simulator_retransmits: Option<u64>,
+    pub testbed_timeouts: u64,
+    pub simulator_timeouts: Option<u64>,
+    pub integrity_ok: bool,
+}
+
+/// `westwood-emu testbed --dry-run`: how the scenario maps (or why it cannot), nothing run.
+pub fn dry_run(opts: &Options) -> Result<i32> {
+    let ccs: Vec<Option<String>> =
+        if opts.ccs.is_empty() { vec![None] } else { opts.ccs.iter().cloned().map(Some).collect() };
+    for cc in &ccs {
+        let (scenario, sim_cc) = load_scenario(opts, cc.as_deref())?;
+        let plan = plan::plan(&scenario, cc.as_deref())?;
+        let link = |i: &u32| scenario.links[*i as usize].name.clone();
+        println!(
+            "{} ({}): {} s, seed {}, simulator cc {}",
+            scenario.name,
+            cc.as_deref().unwrap_or("the scenario's cc"),
+            scenario.duration as f64 / 1e9,
+            scenario.seed,
+            match &sim_cc {
+                Some(s) if s.is_empty() => "as in the scenario",
+                Some(s) => s.as_str(),
+                None => "none (no comparison)",
+            }
+        );
+        for f in &plan.flows {
+            println!(
+                "  flow {}: {} -> {}, kernel {} ({}), MTU {} (timestamps {}), {}..{} s
+    data: {}
+    acks: {}
+                     sender: {} | route {}
+    receiver route: {}",
+                f.name,
+                f.src_node,
+                f.dst_node,
+                f.kernel_cc,
+                if f.sack { "SACK" } else { "no SACK" },
+                f.mtu,
+                if f.timestamps { "on" } else { "off" },
+                f.start as f64 / 1e9,
+                f.stop as f64 / 1e9,
+                f.data_path.iter().map(link).collect::<Vec<_>>().join(" -> "),
+                f.ack_path.iter().map(link).collect::<Vec<_>>().join(" -> "),
+                f.sender_sysctls.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+                f.sender_route.join(" "),
+                if f.receiver_route.is_empty() { "-".to_string() } else { f.receiver_route.join(" ") },
+            );
+        }
+        println!("  approximations:\n    - {}", plan.approximations.join("\n    - "));
+    }
+    Ok(0)
+}
+
+/// `westwood-emu testbed`: run each cc, print (and write) the testbed beside the simulator.
+pub fn main(opts: &Options) -> Result<i32> {
+    prerequisites()?;
+    let ccs: Vec<Option<String>> =
+        if opts.ccs.is_empty() { vec![None] } else { opts.ccs.iter().cloned().map(Some).collect() };
+    // Map every run before starting any, so a scenario the testbed cannot run fails at once.
+    let mut runs = Vec::new();
+    for cc in &ccs {
+        let (scenario, sim_cc) = load_scenario(opts, cc.as_deref())?;
+        let plan = plan::plan(&scenario, cc.as_deref())?;
+        runs.push((cc.clone(), scenario, sim_cc, plan));
+    }
+    if let Some((_, _, _, plan)) = runs.first() {
+        if !opts.json {
+            eprintln!("approximations:\n  - {}", plan.approximations.join("\n  - "));
+        }
+    }
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    for (cc, scenario, sim_cc, plan) in &runs {
+        let label = cc.clone().unwrap_or_else(|| "scenario".into());
+        if !opts.json {
+            eprintln!(
+                "testbed: {} ({}), {} flow(s), {} s, seed {} ...",
+                scenario.name,
+                label,
+                plan.flows.len(),
+                scenario.duration as f64 / 1e9,
+                scenario.seed
+            );
+        }
+        let tb = run_once(plan, opts.sample_interval, opts.fifo, &label)?;
+        let sim = if opts.simulate && sim_cc.is_some() {
+            Some(simulate(scenario, opts.out.is_some())?)
+        } else {
+            None
+        };
+        if let Some(out) = &opts.out {
+            let dir = if runs.len() > 1 { out.join(&label) } else { out.clone() };
+            output::write_run(&dir, &tb.summary, &tb.flow_series, &tb.link_series)?;
+            if let Some(sim) = &sim {
+                let summary = serde_json::to_value(&sim.summary).unwrap_or(Value::Null);
+                let fs = sim.flow_series.as_ref().map(output::flow_series_columns).unwrap_or_default();
+                let ls = sim.link_series.as_ref().map(output::link_series_columns).unwrap_or_default();
+                output::write_run(&dir.join("simulator"), &summary, &fs, &ls)?;
+            }
+        }
+        for (i, f) in tb.summary["flows"].as_array().cloned().unwrap_or_default().iter().enumerate() {
+            let s = sim.as_ref().map(|s| &s.summary.flows[i]);
+            let ok = tb.integrity[i].ok;
+            all_ok &= ok;
+            rows.push(Comparison {
+                cc: label.clone(),
+                simulator_cc: s.map(|s| s.cc.clone()),
+                flow: f["name"].as_str().unwrap_or("").to_string(),
+                testbed_goodput_bps: f["goodput_bps"].as_f64().unwrap_or(0.0),
+                simulator_goodput_bps: s.map(|s| s.goodput_bps),
+                testbed_retransmits: f["retransmits"].as_u64().unwrap_or(0),
+                simulator_retransmits: s.map(|s| s.retransmits),
+                testbed_timeouts: f["timeouts"].as_u64().unwrap_or(0),
+                simulator_timeouts: s.map(|s| s.timeouts),
+                integrity_ok: ok,
+            });
+        }
+        if !opts.json {
+            let e = &tb.summary["testbed"]["emulator"];
+            eprintln!(
+                "  emulator: {} frames, lateness p99 {:.3} ms, max {:.3} ms, CPU {:.1} %, emulator-caused drops {}",
+                e["counters"]["frames_in"],
+                e["lateness_seconds"]["p99"].as_f64().unwrap_or(0.0) * 1e3,
+                e["lateness_seconds"]["max"].as_f64().unwrap_or(0.0) * 1e3,
+                e["cpu_fraction"].as_f64().unwrap_or(0.0) * 100.0,
+                e["counters"]["rx_socket_drops"].as_u64().unwrap_or(0) + e["counters"]["tx_errors"].as_u64().unwrap_or(0),
+            );
+        }
+    }
+    let ratios = ratios(&rows);
+    if opts.json {
+        println!("{}", json!({ "scenario": opts.scenario, "runs": rows, "ratios": ratios }));
+    } else {
+        print!("{}", format_comparison(&rows, &ratios));
+        if let Some(out) = &opts.out {
+            println!("wrote {}/", out.display());
+        }
+    }
+    if let Some(out) = &opts.out {
+        let text =
+            serde_json::to_string_pretty(&json!({ "runs": rows, "ratios": ratios })).unwrap_or_default();
+        std::fs::write(out.join("comparison.json"), text + "\n")?;
+    }
+    if !all_ok {
+        eprintln!("error: iperf3's sent and received byte counts disagree beyond the socket buffers (see summary.json testbed.integrity)");
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// Goodput ratio of each cc to reno (summed over flows), testbed and simulator.
+fn ratios(rows: &[Comparison]) -> Vec<Value> {
+    let total = |cc: &str, sim: bool| -> Option<f64> {
+        let r: Vec<&Comparison> = rows.iter().filter(|r| r.cc == cc).collect();
+        if r.is_empty() {
+            return None;
+        }
+        if sim {
+            r.iter().map(|r| r.simulator_goodput_bps).sum()
+        } else {
+            Some(r.iter().map(|r| r.testbed_goodput_bps).sum())
+        }
+    };
+    let mut out = Vec::new();
+    let Some(reno_tb) = total("reno", false) else { return out };
+    let reno_sim = total("reno", true);
+    let mut seen = Vec::new();
+    for r in rows {
+        if r.cc == "reno" || seen.contains(&r.cc) {
+            continue;
+        }
+        seen.push(r.cc.clone());
+        let tb = total(&r.cc, false).map(|g| g / reno_tb);
+        let sim = match (total(&r.cc, true), reno_sim) {
+            (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+            _ => None,
+        };
+        out.push(json!({
+            "cc": r.cc, "baseline": "reno",
+            "testbed_ratio": tb, "simulator_ratio": sim,
+            "agreement": match (tb, sim) { (Some(a), Some(b)) if b > 0.0 => Some(a / b), _ => None },
+        }));
+    }
+    out
+}
+
+pub fn format_comparison(rows: &[Comparison], ratios: &[Value]) -> String {
+    let mbps = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{:.3}", v / 1e6));
+    let num = |v: Option<u64>| v.map_or("n/a".to_string(), |v| v.to_string());
+    let header = [
+        "cc",
+        "flow",
+        "testbed Mb/s",
+        "simulator Mb/s",
+        "tb retx",
+        "sim retx",
+        "tb RTOs",
+        "sim RTOs",
+        "bytes ok",
+    ];
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                format!("{}{}", r.cc, r.simulator_cc.as_ref().map_or(String::new(), |s| format!(" ({s})"))),
+                r.flow.clone(),
+                mbps(Some(r.testbed_goodput_bps)),
+                mbps(r.simulator_goodput_bps),
+                r.testbed_retransmits.to_string(),
+                num(r.simulator_retransmits),
+                r.testbed_timeouts.to_string(),
+                num(r.simulator_timeouts),
+                if r.integrity_ok { "yes" } else { "NO" }.to_string(),
+            ]
+        })
+        .collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for row in &body {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let line =
+        |cells: Vec<String>| {
+            cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i < 2 {
+                        format!("{c:<w$}", w = widths[i])
+                    } else {
+                        format!("{c:>w$}", w = widths[i])
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("  ")
+                .trim_end()
+                .to_string()
+                + "\n"
+        };
+    let mut s = line(header.iter().map(|h| h.to_string()).collect());
+    for row in body {
+        s += &line(row);
+    }
+    for r in ratios {
+        let f = |v: &Value| v.as_f64().map_or("n/a".to_string(), |x| format!("{x:.3}"));
+        s += &format!(
+            "goodput {}/reno: testbed {}, simulator {}, testbed/simulator {}\n",
+            r["cc"].as_str().unwrap_or("?"),
+            f(&r["testbed_ratio"]),
+            f(&r["simulator_ratio"]),
+            f(&r["agreement"])
+        );
+    }
+    s
+}

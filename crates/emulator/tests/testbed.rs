@@ -1,0 +1,352 @@
+//! The testbed and the emulator in real network namespaces (root; about 45 s in all).
+//!
+//! Without root these tests print `SKIPPED: <reason>` and pass. They run one at a time (a
+//! mutex), and each checks that what it created is gone afterwards.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use westwood_emulator::netns;
+use westwood_emulator::plan;
+use westwood_emulator::selftest;
+use westwood_emulator::testbed;
+
+static LOCK: Mutex<()> = Mutex::new(());
+
+fn skip_reason() -> Option<String> {
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("not root (the testbed creates network namespaces)".into());
+    }
+    if !Path::new("/proc/self/ns/net").exists() {
+        return Some("the kernel has no network namespaces".into());
+    }
+    None
+}
+
+macro_rules! require_root {
+    () => {
+        if let Some(reason) = skip_reason() {
+            println!("SKIPPED: {reason}");
+            return;
+        }
+    };
+}
+
+/// 10 Mb/s, 20 ms each way, BDP queue, 1 % Bernoulli loss in both directions, one bulk flow.
+const PATH_10M: &str = r#"
+[scenario]
+name = "path10m"
+duration = "5s"
+seed = 3
+
+[parameters]
+cc = "reno"
+
+[topology]
+nodes = ["a", "b"]
+
+[links.path]
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "20ms"
+queue = "bdp"
+errors = { model = "bernoulli", rate = "1%", direction = "both" }
+
+[tcp]
+cc = "${cc}"
+segment_size = "1460B"
+header_size = "40B"
+
+[flows.bulk]
+from = "a"
+to = "b"
+"#;
+
+/// A scenario file in a temporary directory, removed on drop.
+struct ScenarioFile(PathBuf);
+
+impl ScenarioFile {
+    fn new(name: &str, text: &str) -> ScenarioFile {
+        let dir = std::env::temp_dir().join(format!("westwood-emu-tests-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        ScenarioFile(path)
+    }
+}
+
+impl Drop for ScenarioFile {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Namespaces of this process (none may be left after a run).
+fn ours() -> Vec<String> {
+    let prefix = format!("{}{}-", netns::PREFIX, std::process::id());
+    netns::existing().into_iter().filter(|n| n.starts_with(&prefix)).collect()
+}
+
+fn bpf_registered(name: &str) -> bool {
+    westwood_linux::prereq::is_registered(name)
+}
+
+/// iperf3 processes this test process started that still exist (zombies included).
+fn stray_iperf3() -> Vec<i32> {
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let comm = stat.split(['(', ')']).nth(1).unwrap_or("");
+        let ppid = stat.rsplit(')').next().and_then(|r| r.split_whitespace().nth(1)).unwrap_or("");
+        if comm == "iperf3" && ppid == me {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn kernel_tcp_over_a_lossy_10_mbps_path_for_reno_cubic_and_tcpw() {
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    require_root!();
+    let file = ScenarioFile::new("path10m.toml", PATH_10M);
+    let path = file.0.clone();
+    let tcpw_before = bpf_registered("tcpw");
+    let started = Instant::now();
+    for cc in ["reno", "cubic", "tcpw"] {
+        let opts = testbed::Options { scenario: path.clone(), ..Default::default() };
+        let (scenario, _) = testbed::load_scenario(&opts, Some(cc)).unwrap();
+        let plan = plan::plan(&scenario, Some(cc)).unwrap();
+        let run_started = Instant::now();
+        let run =
+            testbed::run_once(&plan, 100_000_000, opts.fifo, cc).unwrap_or_else(|e| panic!("{cc}: {e}"));
+        let took = run_started.elapsed();
+        assert!(took < Duration::from_secs(20), "{cc}: the run took {took:?}");
+
+        // Data integrity: iperf3's byte counts on both ends agree within the socket buffers.
+        let integrity = &run.integrity[0];
+        assert!(integrity.ok, "{cc}: {integrity:?}");
+        assert!(integrity.received_bytes > 0 && integrity.sent_bytes >= integrity.received_bytes);
+        assert!(
+            integrity.acked_bytes + 1_000_000 >= integrity.received_bytes,
+            "{cc}: the receiver got more than the sender saw acknowledged: {integrity:?}"
+        );
+
+        let s = &run.summary;
+        let flow = &s["flows"][0];
+        assert_eq!(flow["cc"], cc);
+        let goodput = flow["goodput_bps"].as_f64().unwrap();
+        // 1 % loss at 40 ms RTT: Mathis gives ~ 1.22 * 1460 * 8 / 0.04 / 0.1 = 3.6 Mb/s for Reno.
+        assert!(goodput > 0.5e6 && goodput < 10.1e6, "{cc}: goodput {goodput}");
+        assert!(flow["retransmits"].as_u64().unwrap() > 0, "{cc}: 1 % loss but no retransmission");
+        assert_eq!(flow["segment_size"], 1460, "{cc}: MSS from the 1500-byte MTU, no timestamps");
+
+        // The emulator applied the loss and lost nothing of its own.
+        let link = &s["links"][0];
+        assert_eq!(link["name"], "path");
+        assert!(link["drops_error"].as_u64().unwrap() > 0, "{cc}: no channel loss on {link}");
+        let counters = &s["testbed"]["emulator"]["counters"];
+        assert_eq!(counters["rx_socket_drops"], 0, "{cc}: {counters}");
+        assert_eq!(counters["tx_errors"], 0, "{cc}: {counters}");
+        assert_eq!(counters["gso_frames"], 0, "{cc}: GSO should be off: {counters}");
+        assert_eq!(counters["unroutable"], 0, "{cc}: {counters}");
+        let local = &s["testbed"]["emulator"]["endpoint_interface_drops"];
+        assert_eq!(local, 0, "{cc}: drops on the endpoints' own interfaces");
+        let routes = &s["testbed"]["emulator"]["routes"][0];
+        let loss = routes["drops_error"].as_f64().unwrap() / routes["offered_packets"].as_f64().unwrap();
+        assert!(loss > 0.002 && loss < 0.03, "{cc}: data-path loss {loss} for a 1 % Bernoulli channel");
+
+        // Time series every 100 ms while the flow ran, with TCP_INFO in it.
+        let series = &run.flow_series;
+        let cwnd = series.column("cwnd_bytes").unwrap();
+        assert!(series.rows() >= 30, "{cc}: {} samples", series.rows());
+        assert!(
+            cwnd.iter().all(|c| *c != westwood_emulator::output::Cell::Int(0)),
+            "{cc}: zero cwnd sampled"
+        );
+        let bwe = series.column("bwe_bps").unwrap();
+        let has_bwe = bwe.iter().any(|b| matches!(b, westwood_emulator::output::Cell::Float(x) if *x > 0.0));
+        assert_eq!(has_bwe, cc == "tcpw", "{cc}: BWE present only for tcpw");
+        assert!(run.link_series.rows() >= 2 * 30, "{cc}: link series");
+
+        // Everything is gone again.
+        assert!(ours().is_empty(), "{cc}: namespaces left: {:?}", ours());
+        assert!(stray_iperf3().is_empty(), "{cc}: iperf3 left: {:?}", stray_iperf3());
+        let links = Command::new("ip").args(["-o", "link", "show"]).output().unwrap();
+        let links = String::from_utf8_lossy(&links.stdout);
+        assert!(
+            !links.contains(": f0s") && !links.contains(": f0r"),
+            "veth ends in the root namespace: {links}"
+        );
+    }
+    assert_eq!(bpf_registered("tcpw"), tcpw_before, "tcpw left as it was before");
+    println!("three runs in {:?}", started.elapsed());
+}
+
+#[test]
+fn the_emulator_keeps_rate_and_loss_between_namespaces() {
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    require_root!();
+    let case = selftest::Case {
+        name: "10M bernoulli 2%",
+        link: "rate = \"10Mbps\"\ndelay = \"20ms\"\nqueue = 100".into(),
+        errors: "errors = { model = \"bernoulli\", rate = \"2%\", direction = \"forward\" }".into(),
+        offered_bps: 12_000_000,
+        rate_bps: 10_000_000,
+        packet: 1500,
+        seconds: 3.0,
+        expected_loss: Some(0.02),
+        extra_loss_sd: 0.0,
+    };
+    let r = selftest::run_case(&case, Some(westwood_emulator::realtime::DEFAULT_FIFO_PRIORITY)).unwrap();
+    // Saturated: the link sends at its rate (the rate limiter works in virtual time, so late
+    // wake-ups do not lower it).
+    assert!((r.achieved_over_rate - 1.0).abs() < 0.02, "{r:?}");
+    assert!(r.model_drops_overflow > 0, "offered 120 %: the queue overflows: {r:?}");
+    assert_eq!(r.emulator_drops, 0, "{r:?}");
+    // Channel loss among what left the queue: 2 %, binomial sd ~ 0.0024 over ~2500 packets.
+    let left = (r.sent - r.model_drops_overflow) as f64;
+    let channel = r.model_drops_channel as f64 / left;
+    assert!((channel - 0.02).abs() < 0.01, "channel loss {channel}: {r:?}");
+    assert_eq!(r.received + r.model_drops_overflow + r.model_drops_channel, r.sent, "{r:?}");
+    assert!(ours().is_empty(), "namespaces left: {:?}", ours());
+}
+
+fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_westwood-emu")
+}
+
+/// Wait until `f` holds (polling), at most `limit`.
+fn wait_for(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + limit;
+    while Instant::now() < end {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+fn namespaces_of(pid: u32) -> Vec<String> {
+    let prefix = format!("{}{pid}-", netns::PREFIX);
+    netns::existing().into_iter().filter(|n| n.starts_with(&prefix)).collect()
+}
+
+#[test]
+fn ctrl_c_cleans_up_and_a_killed_run_is_cleaned_by_the_next() {
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    require_root!();
+    let file = ScenarioFile::new("ctrlc.toml", PATH_10M);
+    let path = file.0.clone();
+    let start = |seconds: &str| {
+        Command::new(binary())
+            .args(["testbed", path.to_str().unwrap(), "--cc", "reno", "--duration", seconds, "--no-sim"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Ctrl-C (SIGINT) in the middle of a run: exit 130, nothing left.
+    let mut child = start("30");
+    let pid = child.id();
+    assert!(wait_for(Duration::from_secs(10), || namespaces_of(pid).len() == 3), "the run did not start");
+    std::thread::sleep(Duration::from_millis(1500));
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let status = wait_exit(&mut child, Duration::from_secs(10));
+    assert_eq!(status.code(), Some(130), "exit status after Ctrl-C");
+    assert!(namespaces_of(pid).is_empty(), "left after Ctrl-C: {:?}", namespaces_of(pid));
+
+    // SIGKILL leaves the namespaces; iperf3 dies with its parent; the next run removes them.
+    let mut child = start("30");
+    let pid = child.id();
+    assert!(wait_for(Duration::from_secs(10), || namespaces_of(pid).len() == 3), "the run did not start");
+    std::thread::sleep(Duration::from_millis(1500));
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let _ = child.wait();
+    assert_eq!(namespaces_of(pid).len(), 3, "a killed run cannot clean up");
+    let out = Command::new(binary()).arg("cleanup").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("wwtb-{pid}-")));
+    assert!(namespaces_of(pid).is_empty(), "stale namespaces not removed: {:?}", namespaces_of(pid));
+    // And a new run works.
+    let out = Command::new(binary())
+        .args(["testbed", path.to_str().unwrap(), "--cc", "reno", "--duration", "2", "--no-sim", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["runs"][0]["testbed_goodput_bps"].as_f64().unwrap() > 0.0);
+}
+
+fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
+    let end = Instant::now() + limit;
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return st;
+        }
+        if Instant::now() > end {
+            let _ = child.kill();
+            panic!("the run did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn unmappable_scenarios_and_bad_usage_exit_2() {
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let run = |args: &[&str]| Command::new(binary()).args(args).output().unwrap();
+    if skip_reason().is_none() {
+        let out = run(&["testbed", repo.join("udp_onoff.toml").to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("UDP sources") && err.contains("cannot run this scenario"), "{err}");
+        let out = run(&["testbed", repo.join("multipath.toml").to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("multipath"));
+    } else {
+        // Without root the first thing said is what is missing.
+        let out = run(&["testbed", repo.join("wireless.toml").to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("needs root"));
+    }
+    let out = run(&["testbed", "wireless", "--cc", "vegas"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--cc vegas"));
+    let out = run(&["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn without_root_it_says_so() {
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    // As root, drop to nobody with setpriv (util-linux) to see the message.
+    if unsafe { libc::geteuid() } != 0 {
+        println!("SKIPPED: not root (covered by unmappable_scenarios_and_bad_usage_exit_2)");
+        return;
+    }
+    let Ok(out) = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", binary(), "testbed", "wireless"])
+        .output()
+    else {
+        println!("SKIPPED: setpriv not available");
+        return;
+    };
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs root"), "{err}");
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", binary(), "selftest"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,118 @@
+"""`westwood testbed ...` / `westwood emu ...` forward to the westwood-emu binary.
+
+The forwarding is tested with a fake binary. One test runs the real testbed for a couple of
+seconds when the binary is built and we are root (otherwise it is skipped, saying why) and
+checks that its files have the columns `westwood run --out` writes.
+"""
+
+import csv
+import json
+import os
+import stat
+import subprocess
+
+import pytest
+
+from westwood import tables, testbed
+
+from conftest import REPO
+
+
+def _fake(tmp_path, monkeypatch, code=3):
+    fake = tmp_path / "westwood-emu"
+    fake.write_text(f'#!/bin/sh\necho "args: $*"\nexit {code}\n')
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("WESTWOOD_EMU_BIN", str(fake))
+    return fake
+
+
+def test_testbed_forwards_arguments_and_resolves_the_scenario(tmp_path, monkeypatch, capfd):
+    _fake(tmp_path, monkeypatch)
+    code = testbed.main_testbed(["--cc", "reno,tcpw", "wireless", "--set", "loss=1%"])
+    assert code == 3
+    out = capfd.readouterr().out
+    wireless = os.fspath(REPO / "scenarios" / "wireless.toml")
+    assert f"args: testbed --cc reno,tcpw {wireless} --set loss=1%" in out
+
+
+def test_unknown_scenario_names_go_to_the_binary_unchanged(tmp_path, monkeypatch, capfd):
+    _fake(tmp_path, monkeypatch, code=2)
+    assert testbed.main_testbed(["no-such-scenario", "--duration", "5"]) == 2
+    assert "args: testbed no-such-scenario --duration 5" in capfd.readouterr().out
+
+
+def test_emu_forwards_its_commands(tmp_path, monkeypatch, capfd):
+    _fake(tmp_path, monkeypatch, code=0)
+    assert testbed.main_emu(["selftest", "--quick"]) == 0
+    assert "args: selftest --quick" in capfd.readouterr().out
+    assert testbed.main_emu(["testbed", "wireless"]) == 0
+    assert "args: testbed " + os.fspath(REPO / "scenarios" / "wireless.toml") in (
+        capfd.readouterr().out
+    )
+
+
+def test_missing_binary_explains_how_to_build_it(tmp_path, monkeypatch, capfd):
+    monkeypatch.setenv("WESTWOOD_EMU_BIN", str(tmp_path / "nope"))
+    assert testbed.main_testbed(["wireless"]) == 2
+    assert "cargo build --release -p westwood-emulator" in capfd.readouterr().err
+    monkeypatch.delenv("WESTWOOD_EMU_BIN")
+    monkeypatch.setattr(testbed, "repo_root", lambda: None)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CARGO_TARGET_DIR", raising=False)
+    assert testbed.main_emu(["selftest"]) == 2
+    assert "westwood-emu binary was not found" in capfd.readouterr().err
+
+
+def test_a_signal_death_becomes_128_plus_the_signal(tmp_path, monkeypatch):
+    fake = tmp_path / "westwood-emu"
+    fake.write_text("#!/bin/sh\nkill -TERM $$\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("WESTWOOD_EMU_BIN", str(fake))
+    assert testbed.main_emu(["cleanup"]) == 128 + 15
+
+
+def _real_binary():
+    try:
+        path = testbed.find_binary()
+    except testbed.BinaryNotFound as e:
+        return None, str(e)
+    if os.geteuid() != 0:
+        return None, "not root (the testbed creates network namespaces)"
+    return path, ""
+
+
+def test_a_real_run_writes_the_files_of_westwood_run(tmp_path):
+    binary, reason = _real_binary()
+    if binary is None:
+        pytest.skip(reason)
+    out = tmp_path / "tb"
+    proc = subprocess.run(
+        [
+            str(binary), "testbed", os.fspath(REPO / "scenarios" / "wireless.toml"),
+            "--cc", "reno", "--set", "loss=1%", "--duration", "3", "--out", os.fspath(out),
+        ],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "testbed Mb/s" in proc.stdout and "simulator Mb/s" in proc.stdout
+    for run_dir, series_extra in ((out, True), (out / "simulator", False)):
+        summary = json.loads((run_dir / "summary.json").read_text())
+        assert summary["scenario"] == "wireless"
+        assert [f["name"] for f in summary["flows"]] == ["ftp"]
+        assert {"goodput_bps", "throughput_bps", "bytes_delivered", "retransmits"} <= set(
+            summary["flows"][0]
+        )
+        for name, documented in (
+            ("flows.csv", tables.FLOW_COLUMNS),
+            ("links.csv", tables.LINK_COLUMNS),
+            ("flow_series.csv", tables.FLOW_SERIES_COLUMNS),
+            ("link_series.csv", tables.LINK_SERIES_COLUMNS),
+        ):
+            with open(run_dir / name, newline="", encoding="utf-8") as f:
+                rows = list(csv.reader(f))
+            assert tuple(rows[0][: len(documented)]) == documented, (run_dir, name)
+            assert len(rows) > 1, (run_dir, name)
+        if series_extra:
+            assert summary["testbed"]["integrity"][0]["ok"]
+    comparison = json.loads((out / "comparison.json").read_text())
+    assert comparison["runs"][0]["cc"] == "reno"
