@@ -14,21 +14,14 @@ If none exists the error says how to build it: ``cargo build --release -p westwo
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import subprocess
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
+from .binaries import BinaryNotFound, RustBinary, run  # noqa: F401  (BinaryNotFound: re-exported)
+
 BINARY = "westwood-linux"
 BUILD_HINT = "cargo build --release -p westwood-linux"
-EXIT_USAGE = 2
-
-
-class BinaryNotFound(FileNotFoundError):
-    """The westwood-linux binary is not built or not on PATH."""
 
 
 def repo_root() -> Optional[Path]:
@@ -39,69 +32,27 @@ def repo_root() -> Optional[Path]:
     return None
 
 
+LINUX = RustBinary(
+    name=BINARY,
+    env_var="WESTWOOD_LINUX_BIN",
+    build_hint=BUILD_HINT,
+    needs="needs clang, llvm, bpftool, libelf-dev, zlib1g-dev, pkg-config",
+)
+
+
 def candidates() -> List[Path]:
     """Where the binary is looked for, in order (PATH last, resolved by find_binary)."""
-    found: List[Path] = []
-    env = os.environ.get("WESTWOOD_LINUX_BIN")
-    if env:
-        found.append(Path(env))
-    root = repo_root()
-    if root is not None:
-        found.append(root / "target" / "release" / BINARY)
-    target_dir = os.environ.get("CARGO_TARGET_DIR")
-    if target_dir:
-        found.append(Path(target_dir) / "release" / BINARY)
-    return found
+    return LINUX.candidates(repo_root())
 
 
 def find_binary() -> Path:
     """The westwood-linux executable; BinaryNotFound with build advice if there is none."""
-    env = os.environ.get("WESTWOOD_LINUX_BIN")
-    if env and not (os.path.isfile(env) and os.access(env, os.X_OK)):
-        raise BinaryNotFound(
-            f"WESTWOOD_LINUX_BIN={env} is not an executable file; unset it or build the binary "
-            f"with `{BUILD_HINT}`"
-        )
-    for path in candidates():
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
-    on_path = shutil.which(BINARY)
-    if on_path:
-        return Path(on_path)
-    looked = ", ".join(str(p) for p in candidates()) or "(no repository found)"
-    raise BinaryNotFound(
-        f"the {BINARY} binary was not found (looked at {looked} and on PATH): build it with "
-        f"`{BUILD_HINT}` in the repository (needs clang, llvm, bpftool, libelf-dev, zlib1g-dev, "
-        f"pkg-config), or set WESTWOOD_LINUX_BIN"
-    )
+    return LINUX.find(repo_root())
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run ``westwood-linux ARGV`` and return its exit status.
-
-    Ctrl-C reaches the child too (same process group); we wait for it to clean up (remove its
-    namespaces, kill iperf3) and return its status. A child killed by a signal gives 128 + signal.
-    """
-    try:
-        binary = find_binary()
-    except BinaryNotFound as e:
-        print(f"westwood linux: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        proc = subprocess.Popen([str(binary), *argv])
-    except OSError as e:
-        print(f"westwood linux: error: cannot run {binary}: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    while True:
-        try:
-            code = proc.wait()
-            break
-        except KeyboardInterrupt:
-            # The child got the same SIGINT and is cleaning up; give it the time it needs.
-            continue
-    if code < 0:
-        return 128 - code if -code != signal.SIGINT else 130
-    return code
+    """Run ``westwood-linux ARGV`` and return its exit status (see ``binaries.run``)."""
+    return run(find_binary, argv, "westwood linux")
 
 
 if __name__ == "__main__":  # python -m westwood.linux ARGS

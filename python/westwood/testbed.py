@@ -22,24 +22,18 @@ A bare scenario name (``wireless``) is resolved here as for ``westwood run``
 from __future__ import annotations
 
 import os
-import shutil
-import signal
-import subprocess
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
+from .binaries import BinaryNotFound, RustBinary, run  # noqa: F401  (BinaryNotFound: re-exported)
+
 BINARY = "westwood-emu"
 BUILD_HINT = "cargo build --release -p westwood-emulator"
 ENV_VAR = "WESTWOOD_EMU_BIN"
-EXIT_USAGE = 2
 
 # Options of `westwood-emu testbed` that take a value (to find the SCENARIO positional).
 _VALUE_OPTIONS = ("--cc", "--set", "--duration", "--seed", "--out", "--interval", "--fifo")
-
-
-class BinaryNotFound(FileNotFoundError):
-    """The westwood-emu binary is not built or not on PATH."""
 
 
 def repo_root() -> Optional[Path]:
@@ -50,41 +44,23 @@ def repo_root() -> Optional[Path]:
     return None
 
 
+EMU = RustBinary(
+    name=BINARY,
+    env_var=ENV_VAR,
+    build_hint=BUILD_HINT,
+    needs="it needs what westwood-linux needs: clang, llvm, bpftool, libelf-dev, zlib1g-dev, "
+    "pkg-config",
+)
+
+
 def candidates() -> List[Path]:
     """Where the binary is looked for, in order (PATH last, resolved by find_binary)."""
-    found: List[Path] = []
-    env = os.environ.get(ENV_VAR)
-    if env:
-        found.append(Path(env))
-    root = repo_root()
-    if root is not None:
-        found.append(root / "target" / "release" / BINARY)
-    target_dir = os.environ.get("CARGO_TARGET_DIR")
-    if target_dir:
-        found.append(Path(target_dir) / "release" / BINARY)
-    return found
+    return EMU.candidates(repo_root())
 
 
 def find_binary() -> Path:
     """The westwood-emu executable; BinaryNotFound with build advice if there is none."""
-    env = os.environ.get(ENV_VAR)
-    if env and not (os.path.isfile(env) and os.access(env, os.X_OK)):
-        raise BinaryNotFound(
-            f"{ENV_VAR}={env} is not an executable file; unset it or build the binary with "
-            f"`{BUILD_HINT}`"
-        )
-    for path in candidates():
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
-    on_path = shutil.which(BINARY)
-    if on_path:
-        return Path(on_path)
-    looked = ", ".join(str(p) for p in candidates()) or "(no repository found)"
-    raise BinaryNotFound(
-        f"the {BINARY} binary was not found (looked at {looked} and on PATH): build it with "
-        f"`{BUILD_HINT}` in the repository (it needs what westwood-linux needs: clang, llvm, "
-        f"bpftool, libelf-dev, zlib1g-dev, pkg-config), or set {ENV_VAR}"
-    )
+    return EMU.find(repo_root())
 
 
 def resolve_scenario_argument(argv: Sequence[str]) -> List[str]:
@@ -113,31 +89,8 @@ def resolve_scenario_argument(argv: Sequence[str]) -> List[str]:
 
 
 def run_binary(argv: Sequence[str], prog: str) -> int:
-    """Run ``westwood-emu ARGV`` and return its exit status.
-
-    Ctrl-C reaches the child too (same process group); we wait for it to clean up (namespaces,
-    iperf3, tcpw if it loaded it) and return its status. A child killed by a signal gives
-    128 + signal.
-    """
-    try:
-        binary = find_binary()
-    except BinaryNotFound as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        proc = subprocess.Popen([str(binary), *argv])
-    except OSError as e:
-        print(f"{prog}: error: cannot run {binary}: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    while True:
-        try:
-            code = proc.wait()
-            break
-        except KeyboardInterrupt:
-            continue
-    if code < 0:
-        return 128 - code if -code != signal.SIGINT else 130
-    return code
+    """Run ``westwood-emu ARGV`` and return its exit status (see ``binaries.run``)."""
+    return run(find_binary, argv, prog)
 
 
 def main_testbed(argv: Sequence[str]) -> int:
