@@ -47,6 +47,78 @@ impl Recovery {
     }
 }
 
+/// How a Reno-style window grows on an ACK of new data: per ACK, or by the bytes it acknowledges.
+///
+/// The two rules differ only when an ACK covers more than one segment, i.e. with delayed ACKs
+/// (RFC 5681 §4.2: an ACK for every second full-sized segment), after ACK losses and on the
+/// cumulative ACK that follows a repaired loss. With delayed ACKs
+/// [`PerAck`](WindowGrowth::PerAck) grows the window half as fast as
+/// [`ByteCounting`](WindowGrowth::ByteCounting), in slow start and in congestion avoidance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum WindowGrowth {
+    /// RFC 5681 §3.1 as ns-2 (and the seed papers' simulations) grow the window: in slow start
+    /// `cwnd += min(N, SMSS)` per ACK (eq. 2), in congestion avoidance SMSS once per cwnd's
+    /// worth of *ACKs* (the integer form of eq. 3, `cwnd += SMSS*SMSS/cwnd` per ACK).
+    #[default]
+    PerAck,
+    /// RFC 3465 Appropriate Byte Counting, which is how Linux grows the window (it counts the
+    /// segments each ACK acknowledges: `tcp_slow_start(tp, acked)`,
+    /// `tcp_cong_avoid_ai(tp, cwnd, acked)`).
+    ///
+    /// * Slow start (RFC 3465 §2.2): `cwnd += min(N, L)` per ACK, N the newly acknowledged bytes,
+    ///   with L = [`ABC_LIMIT_SEGMENTS`](WindowGrowth::ABC_LIMIT_SEGMENTS) × SMSS = 2·SMSS, the
+    ///   largest limit §2.2 allows. Linux does not cap N at all (a stretch ACK of k segments
+    ///   adds k segments), so past two segments per ACK it grows faster than this. RFC 3465 also
+    ///   asks for L = 1·SMSS in the slow start that follows a retransmission timeout; Linux does
+    ///   not do that and neither do we (L stays 2·SMSS).
+    /// * Congestion avoidance (RFC 3465 §2.1): `bytes_acked += N` per ACK; when
+    ///   `bytes_acked >= cwnd`, `bytes_acked -= cwnd` and `cwnd += SMSS`.
+    /// * `bytes_acked` starts again from zero whenever a loss rule sets the window (DUPACKs,
+    ///   timeout, the end of fast recovery) and in slow start, as Linux clears `snd_cwnd_cnt`.
+    ByteCounting,
+}
+
+impl WindowGrowth {
+    /// Both rules, in the order the documentation lists them.
+    pub const ALL: [WindowGrowth; 2] = [WindowGrowth::PerAck, WindowGrowth::ByteCounting];
+
+    /// RFC 3465 §2.2's L for [`WindowGrowth::ByteCounting`], in segments: at most this many
+    /// SMSS per ACK in slow start (2, the largest value §2.2 allows).
+    pub const ABC_LIMIT_SEGMENTS: u64 = 2;
+
+    /// The name scenarios use: `"per_ack"` or `"byte_counting"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WindowGrowth::PerAck => "per_ack",
+            WindowGrowth::ByteCounting => "byte_counting",
+        }
+    }
+
+    /// The rule named `name` (as [`WindowGrowth::name`] spells it, case-insensitive).
+    pub fn from_name(name: &str) -> Option<WindowGrowth> {
+        WindowGrowth::ALL.into_iter().find(|g| g.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// Slow-start increase, bytes, for an ACK of `newly_acked_bytes`: `min(N, SMSS)` per ACK
+    /// (RFC 5681 §3.1 eq. 2) or `min(N, L)` with L = 2·SMSS (RFC 3465 §2.2).
+    pub fn slow_start_increase(self, newly_acked_bytes: u64, mss: u64) -> u64 {
+        match self {
+            WindowGrowth::PerAck => newly_acked_bytes.min(mss),
+            WindowGrowth::ByteCounting => newly_acked_bytes.min(WindowGrowth::ABC_LIMIT_SEGMENTS * mss),
+        }
+    }
+
+    /// What an ACK of `newly_acked_bytes` adds to the congestion-avoidance counter, which earns
+    /// one SMSS of window each time it reaches cwnd: one SMSS per ACK (RFC 5681 eq. 3 in integer
+    /// form), or the bytes acknowledged (RFC 3465 §2.1 `bytes_acked`).
+    pub fn avoidance_credit(self, newly_acked_bytes: u64, mss: u64) -> u64 {
+        match self {
+            WindowGrowth::PerAck => mss,
+            WindowGrowth::ByteCounting => newly_acked_bytes,
+        }
+    }
+}
+
 /// Per-connection constants a congestion control needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WindowConfig {
@@ -56,6 +128,10 @@ pub struct WindowConfig {
     pub initial_cwnd: u64,
     /// Initial slow-start threshold in bytes ("arbitrarily high", RFC 5681 §3.1).
     pub initial_ssthresh: u64,
+    /// How the window grows on ACKs of new data ([`WindowGrowth::PerAck`] unless a scenario
+    /// asks for byte counting). Reno's rules and so the whole Westwood family follow it;
+    /// CUBIC only in slow start (its congestion avoidance already counts acknowledged bytes).
+    pub window_growth: WindowGrowth,
 }
 
 impl WindowConfig {

@@ -12,7 +12,8 @@
 //! Choices, each within what RFC 9438 allows:
 //! * C = 0.4 and beta_cubic = 0.7 (§5.1), fast convergence on (§4.7; it can be turned off in
 //!   [`CubicParams`]).
-//! * Slow start is RFC 5681's, as Reno's here (`cwnd += min(N, SMSS)` per ACK, §4.10). HyStart
+//! * Slow start is RFC 5681's, as Reno's here (`cwnd += min(N, SMSS)` per ACK, §4.10; with
+//!   [`WindowGrowth::ByteCounting`] RFC 3465's `cwnd += min(N, 2*SMSS)`, §2.2). HyStart
 //!   (the optional hybrid slow start) is not implemented: the first slow start ends with a loss,
 //!   so `W_max` is always defined, except when a scenario sets a finite initial ssthresh, where
 //!   §4.10's rule for an undefined `W_max` applies (K = 0, W_max = cwnd at the stage's start).
@@ -25,6 +26,8 @@
 //! * Growth is counted per acknowledged segment: the §4.4/§4.5 increment `(target - cwnd)/cwnd`
 //!   is applied once per SMSS of newly acknowledged data, like §4.3's `segments_acked` for
 //!   `W_est`, so delayed ACKs do not halve it (Linux counts acknowledged packets the same way).
+//!   [`WindowConfig::window_growth`] therefore only changes slow start here: congestion
+//!   avoidance already counts bytes whichever rule is configured.
 //! * FlightSize in §4.6's `ssthresh = flight_size * beta_cubic` is capped at cwnd, for the reason
 //!   given in [`crate::reno`] (without SACK, everything above a hole counts as in flight).
 //! * Multiplicative decrease sets `cwnd = ssthresh` at once; the sender's recovery (NewReno by
@@ -33,7 +36,7 @@
 //! * Spurious-congestion undo (§4.9) is not implemented: nothing in the simulator detects
 //!   spurious retransmissions.
 
-use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig};
+use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig, WindowGrowth};
 
 /// RFC 9438 constants.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,6 +67,8 @@ impl CubicParams {
 pub struct Cubic {
     params: CubicParams,
     mss: u64,
+    /// Slow-start growth rule (congestion avoidance counts acknowledged bytes either way).
+    growth: WindowGrowth,
     /// Congestion window, segments (fractional).
     cwnd: f64,
     /// Slow-start threshold, bytes.
@@ -102,6 +107,7 @@ impl Cubic {
         Cubic {
             params,
             mss,
+            growth: config.window_growth,
             cwnd: (config.initial_cwnd.max(mss) as f64) / mss as f64,
             ssthresh: config.initial_ssthresh.max(2 * mss),
             w_max: None,
@@ -233,8 +239,9 @@ impl CongestionControl for Cubic {
             return;
         }
         if self.cwnd() < self.ssthresh {
-            // §4.10: RFC 5681 slow start.
-            self.cwnd += ack.newly_acked_bytes.min(self.mss) as f64 / self.mss as f64;
+            // §4.10: RFC 5681 slow start (or RFC 3465 §2.2 with byte counting).
+            self.cwnd +=
+                self.growth.slow_start_increase(ack.newly_acked_bytes, self.mss) as f64 / self.mss as f64;
         } else {
             self.congestion_avoidance(ack.now_ns, ack.newly_acked_bytes);
         }
@@ -284,8 +291,17 @@ mod tests {
     const SECOND: u64 = 1_000_000_000;
 
     fn cubic(params: CubicParams, cwnd_segments: u64) -> Cubic {
+        cubic_with(params, cwnd_segments, WindowGrowth::PerAck)
+    }
+
+    fn cubic_with(params: CubicParams, cwnd_segments: u64, window_growth: WindowGrowth) -> Cubic {
         Cubic::with_params(
-            WindowConfig { mss: MSS, initial_cwnd: cwnd_segments * MSS, initial_ssthresh: u64::MAX / 4 },
+            WindowConfig {
+                mss: MSS,
+                initial_cwnd: cwnd_segments * MSS,
+                initial_ssthresh: u64::MAX / 4,
+                window_growth,
+            },
             params,
         )
     }
@@ -439,5 +455,24 @@ mod tests {
         cc.on_ack(&recovering);
         assert_eq!(cc.cwnd(), 3 * MSS);
         assert!((CubicParams::default().alpha_cubic() - 0.9 / 1.7).abs() < 1e-12);
+    }
+
+    #[test]
+    fn byte_counting_changes_slow_start_only() {
+        let mut cc = cubic_with(CubicParams::default(), 2, WindowGrowth::ByteCounting);
+        cc.on_ack(&ack(MS, 2 * MSS, None)); // one delayed ACK: + two segments
+        assert_eq!(cc.cwnd(), 4 * MSS);
+        cc.on_ack(&ack(2 * MS, 5 * MSS, None)); // a stretch ACK: L = 2 segments
+        assert_eq!(cc.cwnd(), 6 * MSS);
+        // Congestion avoidance counts acknowledged bytes under both rules: identical windows.
+        let mut per_ack = after_loss(CubicParams::default(), 100, 100 * MS);
+        let mut abc = per_ack.clone();
+        abc.growth = WindowGrowth::ByteCounting;
+        for i in 1..=500 {
+            let a = ack(i * 10 * MS, 2 * MSS, Some(100 * MS));
+            per_ack.on_ack(&a);
+            abc.on_ack(&a);
+        }
+        assert_eq!(per_ack.cwnd_segments().to_bits(), abc.cwnd_segments().to_bits());
     }
 }

@@ -18,6 +18,6 @@ pub mod reno;
 pub mod vectors;
 pub mod westwood;
 
-pub use congestion::{AckEvent, CongestionControl, CongestionEvent, Recovery, WindowConfig};
+pub use congestion::{AckEvent, CongestionControl, CongestionEvent, Recovery, WindowConfig, WindowGrowth};
 pub use cubic::{Cubic, CubicParams};
 pub use reno::Reno;

@@ -1,10 +1,14 @@
 //! TCP Reno window rules, RFC 5681 §3.1-3.2.
 //!
-//! Slow start grows cwnd by min(N, SMSS) per ACK (N = newly acked bytes); congestion avoidance
-//! grows it by SMSS once per cwnd's worth of ACKs, which is the integer-exact form of RFC 5681's
-//! per-ACK `cwnd += SMSS*SMSS/cwnd` (eq. 3). With delayed ACKs that is half a segment per RTT,
-//! as in the ns-2 agents the seed papers used. On a loss, `ssthresh = max(FlightSize/2, 2*SMSS)`
-//! (eq. 4); after a timeout cwnd restarts from the loss window, 1 SMSS.
+//! By default ([`WindowGrowth::PerAck`]) slow start grows cwnd by min(N, SMSS) per ACK (N = newly
+//! acked bytes); congestion avoidance grows it by SMSS once per cwnd's worth of ACKs, which is the
+//! integer-exact form of RFC 5681's per-ACK `cwnd += SMSS*SMSS/cwnd` (eq. 3). With delayed ACKs
+//! that is half a segment per RTT, as in the ns-2 agents the seed papers used. With
+//! [`WindowGrowth::ByteCounting`] (RFC 3465, how Linux grows the window) slow start adds
+//! min(N, 2*SMSS) per ACK (§2.2) and congestion avoidance one SMSS per cwnd's worth of
+//! *acknowledged bytes* (§2.1): one segment per RTT whatever the ACK ratio. On a loss,
+//! `ssthresh = max(FlightSize/2, 2*SMSS)` (eq. 4); after a timeout cwnd restarts from the loss
+//! window, 1 SMSS.
 //!
 //! Deviation: FlightSize is capped at cwnd. Without SACK, everything above the first hole counts
 //! as "in flight" even when the receiver holds it, so a timeout during a long NewReno recovery
@@ -17,14 +21,16 @@
 //! sender's loss recovery (Tahoe's 3-DUPACK event restarts cwnd from one segment, like a timeout
 //! that keeps RFC 5681's DUPACK threshold).
 
-use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig};
+use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig, WindowGrowth};
 
 #[derive(Debug, Clone)]
 pub struct Reno {
     mss: u64,
     cwnd: u64,
     ssthresh: u64,
-    /// ACKs counted towards the next congestion-avoidance increment, in units of SMSS.
+    growth: WindowGrowth,
+    /// Credit towards the next congestion-avoidance increment, bytes: SMSS per ACK
+    /// ([`WindowGrowth::PerAck`]) or the bytes acknowledged (RFC 3465 §2.1 `bytes_acked`).
     avoidance_credit: u64,
 }
 
@@ -35,6 +41,7 @@ impl Reno {
             mss: config.mss,
             cwnd: config.initial_cwnd.max(config.mss),
             ssthresh: config.initial_ssthresh.max(2 * config.mss),
+            growth: config.window_growth,
             avoidance_credit: 0,
         }
     }
@@ -45,16 +52,18 @@ impl Reno {
     }
 
     /// Window growth on an ACK of new data outside recovery, shared by every controller whose
-    /// increase is Reno's (the Westwood family changes only the decrease).
+    /// increase is Reno's (the Westwood family changes only the decrease). The configured
+    /// [`WindowGrowth`] decides how much an ACK covering several segments counts.
     pub fn grow(&mut self, newly_acked_bytes: u64) {
         if newly_acked_bytes == 0 {
             return;
         }
         if self.cwnd < self.ssthresh {
-            self.cwnd += newly_acked_bytes.min(self.mss);
+            self.cwnd += self.growth.slow_start_increase(newly_acked_bytes, self.mss);
             self.avoidance_credit = 0;
         } else {
-            self.avoidance_credit += self.mss;
+            // RFC 3465 §2.1: one SMSS each time the credit reaches cwnd, the excess carried over.
+            self.avoidance_credit += self.growth.avoidance_credit(newly_acked_bytes, self.mss);
             if self.avoidance_credit >= self.cwnd {
                 self.avoidance_credit -= self.cwnd;
                 self.cwnd += self.mss;
@@ -71,6 +80,10 @@ impl Reno {
 
     pub fn mss(&self) -> u64 {
         self.mss
+    }
+
+    pub fn window_growth(&self) -> WindowGrowth {
+        self.growth
     }
 }
 
@@ -131,7 +144,11 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn reno(initial_cwnd: u64, initial_ssthresh: u64) -> Reno {
-        Reno::new(WindowConfig { mss: MSS, initial_cwnd, initial_ssthresh })
+        reno_with(initial_cwnd, initial_ssthresh, WindowGrowth::PerAck)
+    }
+
+    fn reno_with(initial_cwnd: u64, initial_ssthresh: u64, window_growth: WindowGrowth) -> Reno {
+        Reno::new(WindowConfig { mss: MSS, initial_cwnd, initial_ssthresh, window_growth })
     }
 
     fn ack(newly: u64) -> AckEvent {
@@ -226,6 +243,138 @@ mod tests {
         assert_eq!(cc.cwnd(), 10 * MSS);
         cc.on_recovery_exit(0);
         assert_eq!(cc.cwnd(), cc.ssthresh());
+    }
+
+    /// One round trip: the whole window acknowledged by ACKs of `per_ack` segments each (the
+    /// last one possibly smaller), as a receiver with delayed ACKs does. Returns the growth.
+    fn round_trip<C: CongestionControl>(cc: &mut C, per_ack: u64) -> u64 {
+        let before = cc.cwnd();
+        let mut left = before / MSS;
+        while left > 0 {
+            let n = left.min(per_ack);
+            cc.on_ack(&ack(n * MSS));
+            left -= n;
+        }
+        cc.cwnd() - before
+    }
+
+    #[test]
+    fn byte_counting_doubles_slow_start_growth_with_delayed_acks() {
+        // Two segments per ACK: per ACK, slow start grows by half the window per round trip
+        // (x1.5); with byte counting by the whole window (x2), as without delayed ACKs.
+        for segments in [4, 8, 16, 32] {
+            let mut per_ack = reno(segments * MSS, u64::MAX / 4);
+            let mut abc = reno_with(segments * MSS, u64::MAX / 4, WindowGrowth::ByteCounting);
+            assert_eq!(round_trip(&mut per_ack, 2), segments / 2 * MSS);
+            assert_eq!(round_trip(&mut abc, 2), segments * MSS);
+        }
+        let mut abc = reno_with(4 * MSS, u64::MAX / 4, WindowGrowth::ByteCounting);
+        for round in 0..5 {
+            round_trip(&mut abc, 2);
+            assert_eq!(abc.cwnd(), (4 * MSS) << (round + 1));
+        }
+        // With one ACK per segment the two rules coincide.
+        let mut per_ack = reno(4 * MSS, u64::MAX / 4);
+        let mut abc = reno_with(4 * MSS, u64::MAX / 4, WindowGrowth::ByteCounting);
+        for _ in 0..5 {
+            assert_eq!(round_trip(&mut per_ack, 1), round_trip(&mut abc, 1));
+        }
+    }
+
+    #[test]
+    fn byte_counting_doubles_congestion_avoidance_growth_with_delayed_acks() {
+        // A window of 20 segments in 10 delayed ACKs: byte counting adds a segment after one
+        // round trip, per-ACK counting after two.
+        let mut per_ack = reno(20 * MSS, 20 * MSS);
+        let mut abc = reno_with(20 * MSS, 20 * MSS, WindowGrowth::ByteCounting);
+        assert_eq!((round_trip(&mut per_ack, 2), round_trip(&mut abc, 2)), (0, MSS));
+        assert_eq!(round_trip(&mut per_ack, 2), MSS);
+        // Over 40 round trips: one segment per round trip against one per two.
+        let mut per_ack = reno(20 * MSS, 20 * MSS);
+        let mut abc = reno_with(20 * MSS, 20 * MSS, WindowGrowth::ByteCounting);
+        let grown_per_ack: u64 = (0..40).map(|_| round_trip(&mut per_ack, 2)).sum();
+        let grown_abc: u64 = (0..40).map(|_| round_trip(&mut abc, 2)).sum();
+        assert_eq!(grown_abc, 40 * MSS);
+        assert!((19 * MSS..=21 * MSS).contains(&grown_per_ack), "per-ACK growth {grown_per_ack}");
+        // Without delayed ACKs both add one segment per round trip.
+        let mut per_ack = reno(20 * MSS, 20 * MSS);
+        let mut abc = reno_with(20 * MSS, 20 * MSS, WindowGrowth::ByteCounting);
+        for _ in 0..10 {
+            assert_eq!((round_trip(&mut per_ack, 1), round_trip(&mut abc, 1)), (MSS, MSS));
+        }
+    }
+
+    #[test]
+    fn byte_counting_slow_start_is_capped_at_two_segments_per_ack() {
+        // RFC 3465 §2.2, L = 2*SMSS: a stretch ACK of five segments adds two.
+        let mut abc = reno_with(2 * MSS, u64::MAX / 4, WindowGrowth::ByteCounting);
+        abc.on_ack(&ack(5 * MSS));
+        assert_eq!(abc.cwnd(), 4 * MSS);
+        // Below the limit the bytes acknowledged count exactly, also partial segments.
+        abc.on_ack(&ack(3 * MSS / 2));
+        assert_eq!(abc.cwnd(), 4 * MSS + 3 * MSS / 2);
+        abc.on_ack(&ack(300));
+        assert_eq!(abc.cwnd(), 4 * MSS + 3 * MSS / 2 + 300);
+        // Per ACK: one segment at most, whatever the ACK covers.
+        let mut per_ack = reno(2 * MSS, u64::MAX / 4);
+        per_ack.on_ack(&ack(5 * MSS));
+        assert_eq!(per_ack.cwnd(), 3 * MSS);
+        assert_eq!(WindowGrowth::ByteCounting.slow_start_increase(10 * MSS, MSS), 2 * MSS);
+    }
+
+    #[test]
+    fn byte_counting_carries_the_excess_and_restarts_after_a_loss() {
+        // RFC 3465 §2.1: bytes_acked -= cwnd, the excess counts towards the next segment.
+        let mut cc = reno_with(10 * MSS, 10 * MSS, WindowGrowth::ByteCounting);
+        for _ in 0..3 {
+            cc.on_ack(&ack(4 * MSS));
+        }
+        assert_eq!(cc.cwnd(), 11 * MSS); // 12 segments acknowledged: 2 left over
+        for _ in 0..9 {
+            cc.on_ack(&ack(MSS));
+        }
+        assert_eq!(cc.cwnd(), 12 * MSS); // 2 + 9 = 11 = the window of 11 segments
+
+        // Nine segments of credit, then a loss: the credit is gone after recovery.
+        let mut cc = reno_with(10 * MSS, 10 * MSS, WindowGrowth::ByteCounting);
+        for _ in 0..9 {
+            cc.on_ack(&ack(MSS));
+        }
+        assert_eq!(cc.cwnd(), 10 * MSS);
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 0, bytes_in_flight: 10 * MSS });
+        cc.on_recovery_exit(0);
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (5 * MSS, 5 * MSS));
+        for _ in 0..4 {
+            cc.on_ack(&ack(MSS));
+        }
+        assert_eq!(cc.cwnd(), 5 * MSS, "credit from before the loss must not count");
+        cc.on_ack(&ack(MSS));
+        assert_eq!(cc.cwnd(), 6 * MSS);
+
+        // After a timeout: slow start from one segment with L = 2*SMSS, then a fresh count.
+        for _ in 0..3 {
+            cc.on_ack(&ack(MSS));
+        }
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: 0, bytes_in_flight: 6 * MSS, repeated: false });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 3 * MSS));
+        cc.on_ack(&ack(4 * MSS));
+        assert_eq!(cc.cwnd(), 3 * MSS); // slow start: +2 segments, now at ssthresh
+        for _ in 0..2 {
+            cc.on_ack(&ack(MSS));
+        }
+        assert_eq!(cc.cwnd(), 3 * MSS);
+        cc.on_ack(&ack(MSS));
+        assert_eq!(cc.cwnd(), 4 * MSS);
+    }
+
+    #[test]
+    fn window_growth_names_round_trip() {
+        for g in WindowGrowth::ALL {
+            assert_eq!(WindowGrowth::from_name(g.name()), Some(g));
+        }
+        assert_eq!(WindowGrowth::from_name(" Byte_Counting "), Some(WindowGrowth::ByteCounting));
+        assert_eq!(WindowGrowth::from_name("abc"), None);
+        assert_eq!(WindowGrowth::default(), WindowGrowth::PerAck);
     }
 
     #[test]

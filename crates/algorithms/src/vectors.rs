@@ -18,7 +18,7 @@
 //!
 //! Nothing here depends on anything outside the crate: JSON is written by hand.
 
-use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig};
+use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig, WindowGrowth};
 use crate::reno::Reno;
 use crate::westwood::{
     AbseEstimator, AbseParams, BandwidthEstimator, PlusParams, TcpwEstimator, TcpwParams, TrEstimator,
@@ -301,6 +301,8 @@ pub fn window_config(mss: u64) -> WindowConfig {
         mss,
         initial_cwnd: WindowConfig::rfc5681_initial_window(mss),
         initial_ssthresh: INITIAL_SSTHRESH,
+        // The vectors (and the kernel programs checked against them) grow per ACK.
+        window_growth: WindowGrowth::PerAck,
     }
 }
 

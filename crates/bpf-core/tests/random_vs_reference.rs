@@ -9,7 +9,7 @@
 use westwood_algorithms::westwood::{
     PlusParams, Tcpw, TcpwEstimator, TcpwParams, WestwoodPlus, WestwoodPlusEstimator,
 };
-use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, WindowConfig};
+use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, WindowConfig, WindowGrowth};
 use westwood_bpf_core::{Ack, Core, Variant};
 
 struct Rng(u64);
@@ -32,6 +32,7 @@ fn run(variant: Variant, mss: u64, seed: u64, events: usize) -> (f64, f64) {
         mss,
         initial_cwnd: WindowConfig::rfc5681_initial_window(mss),
         initial_ssthresh: 0x7fff_ffff,
+        window_growth: WindowGrowth::PerAck,
     };
     let mut reference: Box<dyn CongestionControl> = match variant {
         Variant::Tcpw { .. } => Box::new(Tcpw::new(config, TcpwEstimator::new(TcpwParams::default()))),

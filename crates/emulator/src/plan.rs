@@ -8,6 +8,7 @@
 //! simulator builds them (rate, delay, queue and its limit, RED, error models per direction).
 //! Flows that share a link in the scenario share it (its queue) in the emulator.
 
+use westwood_algorithms::WindowGrowth;
 use westwood_simulator::model::{CcSpec, ErrorSpec, Nanos, Scenario, NANOS_PER_SECOND};
 use westwood_simulator::network::Routes;
 
@@ -49,6 +50,9 @@ pub struct FlowPlan {
     /// The scenario's congestion control and loss recovery for this flow.
     pub scenario_cc: String,
     pub recovery: String,
+    /// The scenario's `window_growth` for this flow; `byte_counting` is the kernel's own rule
+    /// (it counts the segments each ACK acknowledges), `per_ack` has no kernel counterpart.
+    pub window_growth: WindowGrowth,
     /// net.ipv4.tcp_sack in the flow's namespaces.
     pub sack: bool,
     pub segment_size: u64,
@@ -207,8 +211,7 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
     let routes = Routes::shortest_paths(scenario.nodes.len(), &endpoints);
     let mut approximations = vec![
         "kernel TCP is Linux's: its loss recovery (NewReno without SACK; RACK-TLP with SACK), PRR, F-RTO, undo, \
-         pacing and quick-ACK mode are not the simulator's, and it grows cwnd by the segments each ACK \
-         acknowledges where the simulator grows it per ACK (with delayed ACKs, twice as fast)"
+         pacing and quick-ACK mode are not the simulator's"
             .to_string(),
         "time 0 of the error models (outage offsets, Gilbert-Elliott start) is the emulator's start, a fraction \
          of a second before the first flow starts"
@@ -251,6 +254,15 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
                     tcpw_params = Some(((p.tau_ns / 1000) as u32, p.m));
                 }
             }
+        }
+        // The kernel grows cwnd by the segments each ACK acknowledges: the scenario's
+        // `byte_counting` maps onto that; `per_ack` (ns-2's rule) cannot be reproduced.
+        if tcp.window_growth == WindowGrowth::PerAck {
+            note("the scenario's window_growth = \"per_ack\" (ns-2's: one increment per ACK): the kernel grows cwnd \
+                  by the segments each ACK acknowledges, twice as fast with delayed ACKs, as window_growth = \
+                  \"byte_counting\" does; the simulator's comparison run uses byte_counting unless --set \
+                  tcp.window_growth says otherwise"
+                .to_string());
         }
         let recovery = tcp.recovery.name().to_string();
         // BBR has no use for NewReno-style recovery; it runs with SACK as everywhere.
@@ -321,6 +333,7 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
             kernel_cc: kernel,
             scenario_cc: tcp.cc_name.clone(),
             recovery,
+            window_growth: tcp.window_growth,
             sack,
             segment_size: tcp.segment_size,
             header_size: tcp.header_size,
@@ -394,6 +407,24 @@ mod tests {
             assert_eq!(f.data_path, p.flows[0].data_path);
             assert_eq!(f.data_path.len(), 3);
         }
+    }
+
+    #[test]
+    fn byte_counting_maps_onto_the_kernel_and_per_ack_is_one_approximation() {
+        let growth_notes = |p: &Plan| p.approximations.iter().filter(|a| a.contains("window_growth")).count();
+        // The default, per ACK: one line saying the kernel grows by the segments acknowledged.
+        let p = plan(&load("wireless.toml", &[("loss", "1%")]), None).unwrap();
+        assert_eq!(p.flows[0].window_growth, WindowGrowth::PerAck);
+        assert_eq!(growth_notes(&p), 1, "{:?}", p.approximations);
+        assert!(p.approximations.iter().any(|a| a.contains("\"per_ack\"") && a.contains("byte_counting")));
+        // Several flows with the same rule: still one line.
+        let p = plan(&load("dumbbell.toml", &[("flows", "3")]), None).unwrap();
+        assert_eq!(growth_notes(&p), 1, "{:?}", p.approximations);
+        // Byte counting is what the kernel does: nothing to approximate.
+        let p = plan(&load("wireless.toml", &[("tcp.window_growth", "byte_counting")]), None).unwrap();
+        assert_eq!(p.flows[0].window_growth, WindowGrowth::ByteCounting);
+        assert_eq!(growth_notes(&p), 0, "{:?}", p.approximations);
+        assert!(!p.approximations.iter().any(|a| a.contains("per ACK")), "{:?}", p.approximations);
     }
 
     #[test]

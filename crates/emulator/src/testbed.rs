@@ -15,6 +15,9 @@
 //! 5. when every client has finished: iperf3's byte counts (checked against each other), the
 //!    emulator's counters, the namespaces' TCP counters → the simulator's result schema.
 //!
+//! The simulator then runs the same scenario ([`simulator_scenario`]) with RFC 3465 byte-counting
+//! window growth, the kernel's, unless the user's `--set` chose a `window_growth`.
+//!
 //! Everything it creates is removed by RAII guards, also on an error or Ctrl-C.
 
 use std::collections::HashMap;
@@ -23,6 +26,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use westwood_algorithms::WindowGrowth;
 use westwood_linux::netns::{parse_iperf3_json, tool, ChildGuard, Iperf3Result};
 use westwood_linux::sig;
 use westwood_simulator::model::{Nanos, Scenario, NANOS_PER_SECOND};
@@ -137,6 +141,73 @@ pub fn load_scenario(opts: &Options, cc: Option<&str>) -> Result<(Scenario, Opti
         None => Some(String::new()),
     };
     Ok((scenario, sim_name))
+}
+
+/// What the testbed changed in the scenario for its simulator run, beyond the user's `--set`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimulatorSetup {
+    /// The testbed's own overrides, `(KEY, VALUE)` as `--set` spells them; empty when the user's
+    /// overrides decided.
+    pub overrides: Vec<(String, String)>,
+    /// The simulator's window growth (`per_ack`, `byte_counting`; `per_ack,byte_counting` when
+    /// the flows differ).
+    pub window_growth: String,
+}
+
+impl SimulatorSetup {
+    /// `{KEY: VALUE}` of the testbed's overrides, for `summary.json`.
+    pub fn overrides_json(&self) -> Value {
+        Value::Object(self.overrides.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect())
+    }
+}
+
+/// The user's `--set` overrides choose a window growth: a key whose last part is
+/// `window_growth` (`tcp.window_growth`, `flows.NAME.window_growth`, or a parameter of that name).
+pub fn user_sets_window_growth(overrides: &[(String, String)]) -> bool {
+    overrides.iter().any(|(k, _)| {
+        k.rsplit('.').next().is_some_and(|last| last.trim().trim_matches('"') == "window_growth")
+    })
+}
+
+/// The scenario the simulator runs beside the testbed: `scenario` (already loaded with the
+/// user's overrides) with every flow's `window_growth` set to `byte_counting`, because the kernel
+/// grows cwnd by the segments each ACK acknowledges (RFC 3465 style) and the simulator's default,
+/// per ACK (ns-2's), would grow it half as fast with delayed ACKs. When the user's own `--set`
+/// overrides set a window growth, theirs stands and nothing is changed.
+pub fn simulator_scenario(
+    scenario: &Scenario,
+    user_overrides: &[(String, String)],
+) -> (Scenario, SimulatorSetup) {
+    let mut sim = scenario.clone();
+    let mut overrides = Vec::new();
+    if !user_sets_window_growth(user_overrides) {
+        let growth = WindowGrowth::ByteCounting;
+        for f in &mut sim.flows {
+            f.tcp.window_growth = growth;
+        }
+        for a in &mut sim.arrivals {
+            a.tcp.window_growth = growth;
+        }
+        overrides.push(("tcp.window_growth".to_string(), growth.name().to_string()));
+    }
+    let mut used: Vec<&str> = sim.flows.iter().map(|f| f.tcp.window_growth.name()).collect();
+    used.sort();
+    used.dedup();
+    let window_growth = used.join(",");
+    (sim, SimulatorSetup { overrides, window_growth })
+}
+
+/// How the simulator's window growth came about, for the console.
+fn describe_setup(setup: &SimulatorSetup) -> String {
+    if setup.overrides.is_empty() {
+        format!("window_growth = {} (from --set)", setup.window_growth)
+    } else {
+        format!(
+            "window_growth = {} (set by the testbed: the kernel's growth rule; --set tcp.window_growth=per_ack for \
+             ns-2's)",
+            setup.window_growth
+        )
+    }
 }
 
 /// The kernel congestion control `name` is registered, loading its module if need be.
@@ -610,7 +681,8 @@ fn assemble(
         "sample_interval_seconds": 0.1,
         "flows": plan.flows.iter().map(|f| json!({
             "name": f.name, "kernel_cc": f.kernel_cc, "scenario_cc": f.scenario_cc,
-            "scenario_recovery": f.recovery, "sack": f.sack, "timestamps": f.timestamps, "mtu": f.mtu,
+            "scenario_recovery": f.recovery, "scenario_window_growth": f.window_growth.name(),
+            "sack": f.sack, "timestamps": f.timestamps, "mtu": f.mtu,
             "start_seconds": f.start as f64 / 1e9, "stop_seconds": f.stop as f64 / 1e9,
         })).collect::<Vec<_>>(),
         "integrity": integrity,
@@ -687,6 +759,8 @@ pub fn simulate(scenario: &Scenario, record: bool) -> Result<westwood_simulator:
 pub struct Comparison {
     pub cc: String,
     pub simulator_cc: Option<String>,
+    /// The simulator run's window growth (see [`simulator_scenario`]).
+    pub simulator_window_growth: Option<String>,
     pub flow: String,
     pub testbed_goodput_bps: f64,
     pub simulator_goodput_bps: Option<f64>,
@@ -704,6 +778,7 @@ pub fn dry_run(opts: &Options) -> Result<i32> {
     for cc in &ccs {
         let (scenario, sim_cc) = load_scenario(opts, cc.as_deref())?;
         let plan = plan::plan(&scenario, cc.as_deref())?;
+        let (_, setup) = simulator_scenario(&scenario, &opts.overrides);
         let link = |i: &u32| scenario.links[*i as usize].name.clone();
         println!(
             "{} ({}): {} s, seed {}, simulator cc {}",
@@ -740,6 +815,9 @@ pub fn dry_run(opts: &Options) -> Result<i32> {
                 if f.receiver_route.is_empty() { "-".to_string() } else { f.receiver_route.join(" ") },
             );
         }
+        if sim_cc.is_some() {
+            println!("  simulator: {}", describe_setup(&setup));
+        }
         println!("  approximations:\n    - {}", plan.approximations.join("\n    - "));
     }
     Ok(0)
@@ -755,16 +833,21 @@ pub fn main(opts: &Options) -> Result<i32> {
     for cc in &ccs {
         let (scenario, sim_cc) = load_scenario(opts, cc.as_deref())?;
         let plan = plan::plan(&scenario, cc.as_deref())?;
-        runs.push((cc.clone(), scenario, sim_cc, plan));
+        let (sim_scenario, setup) = simulator_scenario(&scenario, &opts.overrides);
+        runs.push((cc.clone(), sim_scenario, sim_cc, plan, setup));
     }
-    if let Some((_, _, _, plan)) = runs.first() {
+    if let Some((_, _, sim_cc, plan, setup)) = runs.first() {
         if !opts.json {
             eprintln!("approximations:\n  - {}", plan.approximations.join("\n  - "));
+            if opts.simulate && sim_cc.is_some() {
+                eprintln!("simulator: {}", describe_setup(setup));
+            }
         }
     }
     let mut rows = Vec::new();
     let mut all_ok = true;
-    for (cc, scenario, sim_cc, plan) in &runs {
+    for (cc, sim_scenario, sim_cc, plan, setup) in &runs {
+        let scenario = &plan.scenario;
         let label = cc.clone().unwrap_or_else(|| "scenario".into());
         if !opts.json {
             eprintln!(
@@ -776,12 +859,14 @@ pub fn main(opts: &Options) -> Result<i32> {
                 scenario.seed
             );
         }
-        let tb = run_once(plan, opts.sample_interval, opts.fifo, &label)?;
-        let sim = if opts.simulate && sim_cc.is_some() {
-            Some(simulate(scenario, opts.out.is_some())?)
-        } else {
-            None
-        };
+        let mut tb = run_once(plan, opts.sample_interval, opts.fifo, &label)?;
+        let simulated = opts.simulate && sim_cc.is_some();
+        let sim = if simulated { Some(simulate(sim_scenario, opts.out.is_some())?) } else { None };
+        // What the simulator run changed beyond the user's --set (null without a simulator run).
+        tb.summary["testbed"]["simulator_overrides"] =
+            if simulated { setup.overrides_json() } else { Value::Null };
+        tb.summary["testbed"]["simulator_window_growth"] =
+            if simulated { Value::String(setup.window_growth.clone()) } else { Value::Null };
         if let Some(out) = &opts.out {
             let dir = if runs.len() > 1 { out.join(&label) } else { out.clone() };
             output::write_run(&dir, &tb.summary, &tb.flow_series, &tb.link_series)?;
@@ -799,6 +884,7 @@ pub fn main(opts: &Options) -> Result<i32> {
             rows.push(Comparison {
                 cc: label.clone(),
                 simulator_cc: s.map(|s| s.cc.clone()),
+                simulator_window_growth: s.map(|_| setup.window_growth.clone()),
                 flow: f["name"].as_str().unwrap_or("").to_string(),
                 testbed_goodput_bps: f["goodput_bps"].as_f64().unwrap_or(0.0),
                 simulator_goodput_bps: s.map(|s| s.goodput_bps),
@@ -947,4 +1033,62 @@ pub fn format_comparison(rows: &[Comparison], ratios: &[Value]) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(overrides: &[(&str, &str)]) -> Options {
+        Options {
+            scenario: std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/wireless.toml"),
+            overrides: overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            ..Options::default()
+        }
+    }
+
+    fn growths(s: &Scenario) -> Vec<WindowGrowth> {
+        s.flows.iter().map(|f| f.tcp.window_growth).collect()
+    }
+
+    #[test]
+    fn the_simulator_run_grows_the_window_as_the_kernel_does() {
+        let opts = options(&[("loss", "1%")]);
+        for cc in [None, Some("reno"), Some("tcpw")] {
+            let (scenario, _) = load_scenario(&opts, cc).unwrap();
+            assert_eq!(growths(&scenario), [WindowGrowth::PerAck], "the scenario as written");
+            let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
+            assert_eq!(growths(&sim), [WindowGrowth::ByteCounting], "{cc:?}");
+            assert_eq!(setup.overrides, [("tcp.window_growth".to_string(), "byte_counting".to_string())]);
+            assert_eq!(setup.window_growth, "byte_counting");
+            assert_eq!(setup.overrides_json(), json!({ "tcp.window_growth": "byte_counting" }));
+            // Nothing else changes: same links, seed, duration, cc.
+            let mut back = sim.clone();
+            back.flows[0].tcp.window_growth = WindowGrowth::PerAck;
+            assert_eq!(back, scenario);
+        }
+    }
+
+    #[test]
+    fn the_users_window_growth_wins() {
+        for (key, value, expected) in [
+            ("tcp.window_growth", "per_ack", WindowGrowth::PerAck),
+            ("tcp.window_growth", "byte_counting", WindowGrowth::ByteCounting),
+            ("flows.ftp.window_growth", "per_ack", WindowGrowth::PerAck),
+        ] {
+            let opts = options(&[("loss", "1%"), (key, value)]);
+            let (scenario, _) = load_scenario(&opts, Some("reno")).unwrap();
+            let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
+            assert_eq!(growths(&sim), [expected], "--set {key}={value}");
+            assert!(setup.overrides.is_empty(), "--set {key}={value}: {setup:?}");
+            assert_eq!(setup.window_growth, expected.name());
+            assert_eq!(setup.overrides_json(), json!({}));
+        }
+        let set = |k: &str| vec![(k.to_string(), "per_ack".to_string())];
+        assert!(user_sets_window_growth(&set("tcp.window_growth")));
+        assert!(user_sets_window_growth(&set("flows.\"bulk.1\".window_growth")));
+        assert!(user_sets_window_growth(&set("window_growth")));
+        assert!(!user_sets_window_growth(&set("tcp.cc")));
+        assert!(!user_sets_window_growth(&set("loss")));
+    }
 }

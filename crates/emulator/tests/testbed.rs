@@ -286,6 +286,48 @@ fn ctrl_c_cleans_up_and_a_killed_run_is_cleaned_by_the_next() {
     assert!(v["runs"][0]["testbed_goodput_bps"].as_f64().unwrap() > 0.0);
 }
 
+#[test]
+fn the_simulator_comparison_grows_the_window_as_the_kernel_unless_the_user_says_otherwise() {
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    require_root!();
+    let file = ScenarioFile::new("growth.toml", PATH_10M);
+    let path = file.0.clone();
+    let out_dir = path.parent().unwrap().join("out");
+    let run = |sets: &[&str]| -> (serde_json::Value, serde_json::Value) {
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let mut args = vec!["testbed", path.to_str().unwrap(), "--cc", "reno", "--duration", "2"];
+        for s in sets {
+            args.extend(["--set", s]);
+        }
+        args.extend(["--out", out_dir.to_str().unwrap()]);
+        let out = Command::new(binary()).args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let read = |p: PathBuf| -> serde_json::Value {
+            serde_json::from_str(
+                &std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+            )
+            .unwrap()
+        };
+        assert!(out_dir.join("simulator/summary.json").exists(), "the simulator ran");
+        (read(out_dir.join("summary.json")), read(out_dir.join("comparison.json")))
+    };
+    // By default the simulator grows the window by bytes acknowledged, as the kernel does.
+    let (summary, comparison) = run(&[]);
+    let tb = &summary["testbed"];
+    assert_eq!(tb["simulator_overrides"], serde_json::json!({ "tcp.window_growth": "byte_counting" }));
+    assert_eq!(tb["simulator_window_growth"], "byte_counting");
+    assert_eq!(tb["flows"][0]["scenario_window_growth"], "per_ack");
+    assert_eq!(comparison["runs"][0]["simulator_window_growth"], "byte_counting");
+    // The user's --set wins.
+    let (summary, comparison) = run(&["tcp.window_growth=per_ack"]);
+    let tb = &summary["testbed"];
+    assert_eq!(tb["simulator_overrides"], serde_json::json!({}));
+    assert_eq!(tb["simulator_window_growth"], "per_ack");
+    assert_eq!(comparison["runs"][0]["simulator_window_growth"], "per_ack");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    assert!(ours().is_empty(), "left: {:?}", ours());
+}
+
 fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
     let end = Instant::now() + limit;
     loop {

@@ -5,7 +5,7 @@
 //! integers (nanoseconds, bits per second, bytes). The simulator never sees TOML.
 
 use westwood_algorithms::westwood::{AbseParams, PlusParams, TcpwParams};
-use westwood_algorithms::Recovery;
+use westwood_algorithms::{Recovery, WindowGrowth};
 
 /// Simulated time in integer nanoseconds.
 pub type Nanos = u64;
@@ -230,6 +230,9 @@ pub struct TcpSpec {
     pub dupack_threshold: u32,
     pub rto: RtoSpec,
     pub delayed_ack: DelayedAckSpec,
+    /// How the window grows on ACKs of new data: per ACK (ns-2, the default) or by the bytes
+    /// acknowledged (RFC 3465, as Linux does).
+    pub window_growth: WindowGrowth,
 }
 
 /// RFC 6298 retransmission timer parameters.

@@ -175,6 +175,7 @@ fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionControl
         mss: spec.segment_size,
         initial_cwnd: spec.initial_cwnd,
         initial_ssthresh: spec.initial_ssthresh,
+        window_growth: spec.window_growth,
     };
     match spec.cc {
         CcSpec::Reno => Box::new(Reno::new(config)),

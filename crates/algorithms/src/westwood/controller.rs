@@ -1,5 +1,9 @@
 //! The Westwood controller: Reno's slow start and congestion avoidance, BWE-based loss rules.
 //!
+//! The growth is [`Reno::grow`]'s, so it follows the configured
+//! [`WindowGrowth`](crate::congestion::WindowGrowth): per ACK (ns-2, the papers) or RFC 3465 byte
+//! counting (Linux).
+//!
 //! After `n` DUPACKs (seed 000 §3.1):
 //! ```text
 //! ssthresh = (BWE * RTTmin) / seg_size;  if (cwin > ssthresh) cwin = ssthresh;
@@ -129,7 +133,11 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::westwood::{Tcpw, TcpwEstimator, TcpwParams, TcpwTr, TrEstimator};
+    use crate::congestion::WindowGrowth;
+    use crate::westwood::{
+        AbseEstimator, AbseParams, PlusParams, Tcpw, TcpwAbse, TcpwEstimator, TcpwParams, TcpwTr,
+        TrEstimator, WestwoodPlus, WestwoodPlusEstimator,
+    };
 
     const MSS: u64 = 1000;
     const MS: u64 = 1_000_000;
@@ -139,6 +147,7 @@ mod tests {
             mss: MSS,
             initial_cwnd: cwnd_segments * MSS,
             initial_ssthresh: ssthresh_segments * MSS,
+            window_growth: WindowGrowth::PerAck,
         }
     }
 
@@ -168,6 +177,61 @@ mod tests {
             cc.on_ack(&ack(now, seq, MSS, Some(rtt_ms)));
         }
         (now, seq)
+    }
+
+    /// `rounds` round trips of delayed ACKs (two segments each) from a window of `cwnd`
+    /// segments and a threshold of `ssthresh`; returns the growth in segments.
+    fn delayed_ack_growth<C: CongestionControl>(cc: &mut C, rounds: u32) -> u64 {
+        let before = cc.cwnd();
+        let (mut now, mut seq) = (0, 0);
+        for _ in 0..rounds {
+            let mut left = cc.cwnd() / MSS;
+            while left > 0 {
+                let n = left.min(2);
+                now += 4 * MS;
+                seq += n * MSS;
+                cc.on_ack(&ack(now, seq, n * MSS, Some(100)));
+                left -= n;
+            }
+        }
+        (cc.cwnd() - before) / MSS
+    }
+
+    /// (slow start, congestion avoidance) growth of the controller `make` builds, per ACK and with
+    /// byte counting.
+    fn growth_under_both_rules<C: CongestionControl>(make: impl Fn(WindowConfig) -> C) -> [(u64, u64); 2] {
+        [WindowGrowth::PerAck, WindowGrowth::ByteCounting].map(|window_growth| {
+            let slow_start =
+                delayed_ack_growth(&mut make(WindowConfig { window_growth, ..config(8, 1000) }), 1);
+            let avoidance =
+                delayed_ack_growth(&mut make(WindowConfig { window_growth, ..config(20, 20) }), 2);
+            (slow_start, avoidance)
+        })
+    }
+
+    #[test]
+    fn every_westwood_variant_inherits_the_window_growth_rule() {
+        // Slow start from 8 segments, one round trip of delayed ACKs: +4 per ACK, +8 by bytes.
+        // Congestion avoidance at 20 segments, two round trips: +1 per ACK, +2 by bytes.
+        let expected = [(4, 1), (8, 2)];
+        assert_eq!(
+            growth_under_both_rules(|c| Tcpw::new(c, TcpwEstimator::new(TcpwParams::default()))),
+            expected
+        );
+        assert_eq!(growth_under_both_rules(|c| TcpwTr::new(c, TrEstimator::new())), expected);
+        assert_eq!(
+            growth_under_both_rules(|c| TcpwAbse::new(c, AbseEstimator::new(AbseParams::default()))),
+            expected
+        );
+        assert_eq!(
+            growth_under_both_rules(|c| WestwoodPlus::new(
+                c,
+                WestwoodPlusEstimator::new(PlusParams::default())
+            )),
+            expected
+        );
+        // And Reno itself, for reference.
+        assert_eq!(growth_under_both_rules(Reno::new), expected);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Checks every field of a substituted scenario document and builds the typed model.
 
 use toml::{Table, Value};
-use westwood_algorithms::WindowConfig;
+use westwood_algorithms::{WindowConfig, WindowGrowth};
 
 use super::congestion;
 use super::fields::{self, describe, join, Section};
@@ -34,6 +34,7 @@ pub(crate) const TCP_KEYS: &[&str] = &[
     "delayed_ack",
     "delayed_ack_timeout",
     "ack_every",
+    "window_growth",
     "westwood",
     "westwood_abse",
     "westwood_plus",
@@ -492,6 +493,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
             None => ack_defaults.every_segments,
         },
     };
+    let window_growth = match get("window_growth") {
+        Some((v, f)) => congestion::window_growth(v, &f)?,
+        None => WindowGrowth::default(),
+    };
     Ok(TcpSpec {
         cc_name,
         cc,
@@ -504,5 +509,6 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         dupack_threshold,
         rto,
         delayed_ack,
+        window_growth,
     })
 }

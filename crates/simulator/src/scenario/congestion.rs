@@ -4,6 +4,7 @@
 //! [tcp]
 //! cc = "westwood"                       # reno | newreno | tahoe | sack | cubic | westwood | westwood-tr | westwood-abse | westwood-plus
 //! recovery = "sack"                     # reno | newreno | sack | tahoe (default: the variant's own)
+//! window_growth = "byte_counting"       # per_ack (default) | byte_counting
 //! westwood = { tau = "500ms", m = 2 }   # only with cc = "westwood"
 //! westwood_abse = { t_min = "50ms", n = 10, u_max = "auto", epsilon = 0.6, beta = 0.6 }
 //! westwood_plus = { min_window = "50ms" }
@@ -11,7 +12,7 @@
 
 use toml::Value;
 use westwood_algorithms::westwood::{AbseParams, PlusParams, TcpwParams};
-use westwood_algorithms::Recovery;
+use westwood_algorithms::{Recovery, WindowGrowth};
 
 use super::fields::{self, describe, Section};
 use super::{FieldError, Res};
@@ -158,6 +159,17 @@ pub(crate) fn recovery(v: &Value, field: &str) -> Res<Recovery> {
     let s = fields::string(v, field, RECOVERY_EXPECTED)?;
     Recovery::from_name(s).ok_or_else(|| {
         FieldError::new(field, format!("unknown loss recovery {s:?}; expected {RECOVERY_EXPECTED}"))
+    })
+}
+
+/// The window-growth rules a scenario may name, as the error message lists them.
+const WINDOW_GROWTH_EXPECTED: &str = "\"per_ack\" or \"byte_counting\"";
+
+/// Parse a `window_growth` value.
+pub(crate) fn window_growth(v: &Value, field: &str) -> Res<WindowGrowth> {
+    let s = fields::string(v, field, WINDOW_GROWTH_EXPECTED)?;
+    WindowGrowth::from_name(s).ok_or_else(|| {
+        FieldError::new(field, format!("unknown window growth rule {s:?}; expected {WINDOW_GROWTH_EXPECTED}"))
     })
 }
 

@@ -452,6 +452,55 @@ fn congestion_control_and_recovery() {
 }
 
 #[test]
+fn window_growth_defaults_to_per_ack_and_parses_byte_counting() {
+    use westwood_algorithms::WindowGrowth;
+    let growth = |s: &Scenario| s.flows.iter().map(|f| f.tcp.window_growth).collect::<Vec<_>>();
+    assert_eq!(growth(&load(BASE).unwrap()), [WindowGrowth::PerAck]);
+    let with = |extra: &str| format!("{BASE}\n[tcp]\n{extra}\n");
+    let s = load(&with("window_growth = \"byte_counting\"")).unwrap();
+    assert_eq!(growth(&s), [WindowGrowth::ByteCounting]);
+    let s = load(&with("window_growth = \"Per_Ack\"")).unwrap();
+    assert_eq!(growth(&s), [WindowGrowth::PerAck]);
+    // A flow's own key wins over [tcp].
+    let text = format!(
+        "{}\n[tcp]\nwindow_growth = \"byte_counting\"\n",
+        edit("cc = \"${cc}\"", "window_growth = \"per_ack\"")
+    );
+    assert_eq!(growth(&load(&text).unwrap()), [WindowGrowth::PerAck]);
+    // --set tcp.window_growth=byte_counting, as the testbed's users write it.
+    let s = load_with(&with("cc = \"reno\""), &[("tcp.window_growth", "byte_counting")]).unwrap();
+    assert_eq!(growth(&s), [WindowGrowth::ByteCounting]);
+    // Through a parameter, like every other key.
+    let text = format!(
+        "{}\n[tcp]\nwindow_growth = \"${{growth}}\"\n",
+        edit("flows = 1", "flows = 1\ngrowth = \"per_ack\"")
+    );
+    let s = load_with(&text, &[("growth", "byte_counting")]).unwrap();
+    assert_eq!(growth(&s), [WindowGrowth::ByteCounting]);
+}
+
+#[test]
+fn a_bad_window_growth_names_the_file_the_field_and_the_choices() {
+    let with = |extra: &str| format!("{BASE}\n[tcp]\n{extra}\n");
+    let e = fails(
+        &with("window_growth = \"linux\""),
+        "tcp.window_growth",
+        &["unknown window growth rule \"linux\"", "\"per_ack\" or \"byte_counting\""],
+    );
+    assert_eq!(e.file, "t.toml");
+    assert!(e.to_string().starts_with("t.toml: tcp.window_growth: "), "{e}");
+    fails(&with("window_growth = 2"), "tcp.window_growth", &["\"per_ack\" or \"byte_counting\""]);
+    fails(
+        &edit("cc = \"${cc}\"", "window_growth = \"abc\""),
+        "flows.f.window_growth",
+        &["\"per_ack\" or \"byte_counting\""],
+    );
+    let e = load_with(&with("cc = \"reno\""), &[("tcp.window_growth", "per_segment")]).unwrap_err();
+    assert_eq!(e.field, "tcp.window_growth", "{e}");
+    assert!(e.message.contains("\"per_ack\" or \"byte_counting\""), "{e}");
+}
+
+#[test]
 fn tcp_defaults_and_flow_overrides() {
     let text = format!(
         "{}\n[tcp]\ncc = \"newreno\"\nsegment_size = \"400B\"\nheader_size = \"52B\"\n\

@@ -650,11 +650,13 @@ mod tests {
             dupack_threshold: 3,
             rto: RtoSpec::default(),
             delayed_ack: DelayedAckSpec::default(),
+            window_growth: Default::default(),
         };
         let config = WindowConfig {
             mss: MSS,
             initial_cwnd: spec.initial_cwnd,
             initial_ssthresh: spec.initial_ssthresh,
+            window_growth: spec.window_growth,
         };
         Sender::new(0, 0, 1, &spec, Box::new(Reno::new(config)))
     }

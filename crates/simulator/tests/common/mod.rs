@@ -2,7 +2,7 @@
 //! depend on the TOML front end.
 #![allow(dead_code)]
 
-use westwood_algorithms::{Recovery, WindowConfig};
+use westwood_algorithms::{Recovery, WindowConfig, WindowGrowth};
 use westwood_simulator::model::*;
 
 pub const MS: Nanos = 1_000_000;
@@ -22,6 +22,7 @@ pub struct Line {
     pub recovery: Recovery,
     pub segment_size: u64,
     pub delayed_ack: bool,
+    pub window_growth: WindowGrowth,
     pub receiver_window: u64,
     pub duration: Nanos,
     pub seed: u64,
@@ -43,6 +44,7 @@ impl Default for Line {
             recovery: Recovery::Reno,
             segment_size: 1000,
             delayed_ack: true,
+            window_growth: WindowGrowth::PerAck,
             receiver_window: 10_000_000,
             duration: 60 * SECOND,
             seed: 1,
@@ -65,6 +67,7 @@ pub fn tcp(line: &Line) -> TcpSpec {
         dupack_threshold: 3,
         rto: RtoSpec::default(),
         delayed_ack: DelayedAckSpec { enabled: line.delayed_ack, ..DelayedAckSpec::default() },
+        window_growth: line.window_growth,
     }
 }
 
