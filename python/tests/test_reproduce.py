@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import fake_emu_binary
 from conftest import SHORT, cli, dir_entries, without_wall
 from westwood import experiments, report, runner
 from westwood.reproduce import reproduce
@@ -158,14 +159,17 @@ def test_every_registered_experiment_is_runnable(exp_id: str):
     from westwood.traces import bottleneck_rate, flow_record
 
     exp = experiments.EXPERIMENTS[exp_id]
-    xs = (exp.x.values[0], exp.x.values[-1]) if exp.kind == "sweep" else (0.0,)
+    xs = (exp.x.values[0], exp.x.values[-1]) if exp.kind in ("sweep", "testbed") else (0.0,)
     for x in xs:
         for series in exp.series:
-            overrides = exp.run_overrides(
-                x, series, quick=True, extra=[(exp.duration_parameter, "10s")]
-            )
+            if exp.kind == "testbed":  # its simulator side; the testbed side: test_testbed_reproduce
+                overrides = exp.run_overrides(x, series, extra=[("duration", "10s")])
+            else:
+                overrides = exp.run_overrides(
+                    x, series, quick=True, extra=[(exp.duration_parameter, "10s")]
+                )
             summary = run_raw(exp.scenario, 1, overrides).summary
-            if exp.kind == "sweep":
+            if exp.kind in ("sweep", "testbed"):
                 metric = getattr(series, "metric", None) or exp.metric
                 assert not metric.value(summary) < 0  # NaN: no flow of that cc in this mix
                 if not summary["flows"]:  # only flows arriving during the run
@@ -275,7 +279,9 @@ def test_recorded_run_without_series_in_cache_is_rerun(tmp_path: Path):
     assert runner.load_series(out / "runs", spec)["bwe_bps"]
 
 
-def test_default_reproduce_runs_every_experiment(tmp_path: Path):
+def test_default_reproduce_runs_every_experiment(tmp_path: Path, monkeypatch):
+    # The testbed sections run against a stand-in binary (or are skipped without root).
+    fake_emu_binary.install(tmp_path, monkeypatch)
     out = tmp_path / "all"
     proc = cli("reproduce", "--quick", "--jobs", "2", "--out", str(out))
     assert proc.returncode == 0, proc.stderr

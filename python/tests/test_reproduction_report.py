@@ -7,6 +7,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import fake_emu_binary
 from westwood import experiments
 from westwood.claims import VERDICTS
 from westwood.reproduce import reproduce
@@ -37,7 +38,12 @@ def tiny(e):
         return clone
 
 
-def test_report_covers_every_registered_experiment(tmp_path: Path):
+def test_report_covers_every_registered_experiment(tmp_path: Path, monkeypatch):
+    # The testbed experiments run against a stand-in binary (real ones: test_testbed_reproduce).
+    from westwood import testbed_experiments
+
+    fake_emu_binary.install(tmp_path, monkeypatch)
+    monkeypatch.setattr(testbed_experiments, "unavailable_reason", lambda: None)
     ids = list(experiments.EXPERIMENTS)
     exps = [tiny(e) for e in experiments.get(ids)]
     out = tmp_path / "results"

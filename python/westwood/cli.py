@@ -120,6 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="shorter runs (fewer x values where an experiment defines them) and by default 1 seed",
     )
     rep.add_argument("--seeds", type=int, help="seeds per point (default 3, or 1 with --quick)")
+    rep.add_argument(
+        "--no-testbed",
+        action="store_true",
+        help="leave out the testbed experiments (real Linux TCP, run one at a time after the "
+        "simulations; without root or iperf3 they are reported as skipped anyway)",
+    )
     _add_executor(rep)
     rep.add_argument(
         "--out", metavar="DIR", default="results", help="output directory (default results/)"
@@ -305,10 +311,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.list:
         for e in experiments.EXPERIMENTS.values():
             mark = "*" if e.headline else " "
-            print(f"{mark} {e.id:12} {e.kind:6} {e.title} ({e.paper})")
+            print(f"{mark} {e.id:20} {e.kind:7} {e.title} ({e.paper})")
         return 0
     executor = _executor(args)
     selected = experiments.get(args.ids, quick=args.quick)
+    if args.no_testbed:
+        selected = [e for e in selected if e.kind != "testbed"]
     extra = parse_assignments(args.overrides)
     from .reproduce import reproduce
 

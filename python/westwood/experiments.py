@@ -79,6 +79,8 @@ class Series:
     # The series' own metric (default: the experiment's), e.g. the mean goodput of TCPW flows in
     # one series and of Reno flows in another, from the same runs of a mix.
     metric: Optional["Metric"] = None
+    # Line style of the plot ("" solid, "dashed"), e.g. the simulator's line beside a testbed's.
+    style: str = ""
 
 
 @dataclass(frozen=True)

@@ -46,15 +46,23 @@ def plot_experiment(
     with matplotlib.rc_context({"svg.hashsalt": experiment.id, "font.size": 10}):
         fig = Figure(figsize=(6.4, 4.4), layout="constrained")
         ax = fig.add_subplot()
-        for i, (series, row) in enumerate(zip(experiment.series, cells)):
+        colour = -1
+        for series, row in zip(experiment.series, cells):
             means = [c.mean for c in row]
             errors = [c.half_width if not math.isnan(c.half_width) else 0.0 for c in row]
+            # A dashed series is the twin of the one before it (the simulator beside the
+            # testbed): same colour and marker, hollow.
+            dashed = getattr(series, "style", "") == "dashed" and colour >= 0
+            colour += 0 if dashed else 1
             ax.errorbar(
                 list(xs),
                 means,
                 yerr=errors,
                 label=series.label,
-                marker=MARKERS[i % len(MARKERS)],
+                color=f"C{colour % 10}",
+                linestyle="--" if dashed else "-",
+                markerfacecolor="none" if dashed else None,
+                marker=MARKERS[colour % len(MARKERS)],
                 markersize=5,
                 linewidth=1.4,
                 capsize=3,

@@ -246,20 +246,36 @@ def _verdict_counts(entry: Mapping[str, Any]) -> str:
     return ", ".join(f"{n} {v}" for v, n in counts.items())
 
 
+TESTBED_HEADING = "Testbed: real Linux TCP through the link emulator"
+TESTBED_INTRO = (
+    "Kernel TCP (iperf3; TCPW as the eBPF tcpw) in network namespaces through the user-space "
+    "link emulator, with the simulator's result for the same scenario beside each point "
+    "(docs/testbed.md)."
+)
+
+
+def _in_order(manifest: Mapping[str, Mapping[str, Any]]):
+    """Simulated experiments first, then the testbed's, each in id order."""
+    sim = [(k, e) for k, e in manifest.items() if e.get("kind") != "testbed"]
+    testbed = [(k, e) for k, e in manifest.items() if e.get("kind") == "testbed"]
+    return sim, testbed
+
+
 def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> None:
-    md = [
-        "# westwood reproductions",
-        "",
-        "| Experiment | Paper | Runs | Claims | Files | Rerun |",
-        "|---|---|---|---|---|---|",
-    ]
-    for exp_id, e in manifest.items():
-        files = " · ".join(f"[{label}]({name})" for label, name in _files(exp_id, e))
-        md.append(
-            f"| {exp_id}: {e.get('title', '')} | {e.get('paper', '')} | {e.get('runs_text', '')} "
-            f"| {_verdict_counts(e)} | {files} | `{e.get('command', '')}` |"
-        )
-    for exp_id, e in manifest.items():
+    sim, testbed = _in_order(manifest)
+    header = ["| Experiment | Paper | Runs | Claims | Files | Rerun |", "|---|---|---|---|---|---|"]
+    md = ["# westwood reproductions", ""] + header
+    for part, rows in (("sim", sim), ("testbed", testbed)):
+        if part == "testbed" and rows:
+            md += ["", f"## {TESTBED_HEADING}", "", TESTBED_INTRO, ""] + header
+        for exp_id, e in rows:
+            files = " · ".join(f"[{label}]({name})" for label, name in _files(exp_id, e))
+            md.append(
+                f"| {exp_id}: {e.get('title', '')} | {e.get('paper', '')} | "
+                f"{e.get('runs_text', '')} | {_verdict_counts(e)} | {files} | "
+                f"`{e.get('command', '')}` |"
+            )
+    for exp_id, e in sim + testbed:
         if e.get("claims"):
             md += ["", f"## {exp_id}: claims", ""]
             md.append(markdown_claims([_VerdictView(c) for c in e["claims"]]))
@@ -267,7 +283,9 @@ def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> Non
 
     esc = html.escape
     sections = []
-    for exp_id, e in manifest.items():
+    for exp_id, e in sim + testbed:
+        if e.get("kind") == "testbed" and exp_id == testbed[0][0]:
+            sections.append(f"<h1>{esc(TESTBED_HEADING)}</h1>\n<p>{esc(TESTBED_INTRO)}</p>")
         links = " · ".join(
             f'<a href="{esc(name)}">{esc(label)}</a>' for label, name in _files(exp_id, e)
         )
@@ -290,6 +308,7 @@ def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> Non
 <h2>{esc(exp_id)}: {esc(str(e.get("title", "")))}</h2>
 <p>{esc(str(e.get("paper", "")))} &mdash; {esc(str(e.get("runs_text", "")))}</p>
 {html_table(e.get("table", {})) if e.get("table") else ""}
+{"".join(f"<p>{esc(str(n))}</p>" for n in e.get("notes") or [])}
 {claims_html}
 {figure}
 <p>{links}</p>

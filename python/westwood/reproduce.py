@@ -56,19 +56,35 @@ def reproduce(
         raise UsageError("--seeds must be at least 1")
     jobs = jobs if jobs is not None else default_jobs()
     extra = list(extra)
+    # Testbed experiments (real TCP, run one at a time after the simulations): their own module.
+    testbed = [e for e in experiments if e.kind == "testbed"]
+    experiments = [e for e in experiments if e.kind != "testbed"]
     n_seeds = {e.id: seeds if seeds is not None else default_seeds(e, quick) for e in experiments}
     specs = {e.id: plan(e, quick, n_seeds[e.id], extra) for e in experiments}
     out.mkdir(parents=True, exist_ok=True)
-    summaries = execute(
-        [s for group in specs.values() for s in group],
-        out / "runs",
-        jobs,
-        progress_stream,
-        executor=executor,
+    all_specs = [s for group in specs.values() for s in group]
+    summaries = (
+        execute(all_specs, out / "runs", jobs, progress_stream, executor=executor)
+        if all_specs
+        else {}
     )
 
     written: List[Path] = []
     entries: Dict[str, Dict[str, Any]] = {}
+    if testbed:
+        from .testbed_experiments import reproduce_testbed
+
+        tb_written, tb_entries = reproduce_testbed(
+            testbed,
+            out,
+            quick=quick,
+            seeds=seeds,
+            extra=extra,
+            stream=progress_stream,
+            command=lambda e, n: rerun_command(e.id, quick, n, extra, out),
+        )
+        written += tb_written
+        entries.update(tb_entries)
     for experiment in experiments:
         command = rerun_command(experiment.id, quick, n_seeds[experiment.id], extra, out)
         if hasattr(experiment, "write_report"):  # kinds defined in their own modules

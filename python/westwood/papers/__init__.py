@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any, List
 
-MODULES = ("seed000", "seed001", "seed002", "seed003", "seed004")
+MODULES = ("seed000", "seed001", "seed002", "seed003", "seed004", "testbed")
 
 
 def experiments() -> List[Any]:

@@ -1,0 +1,65 @@
+"""A stand-in for `westwood-emu testbed`: writes canned summaries at once, so the testbed
+sections of `westwood reproduce` can be tested without root and without minutes of real TCP.
+
+`testbed SCENARIO --set K=V ... --out DIR` writes DIR/summary.json (the kernel's view: a flow per
+`cc`, `cc_a`, `cc_b` setting; westwood runs as tcpw at 2 Mb/s, anything else 1 Mb/s) and
+DIR/simulator/summary.json (westwood 2.2 Mb/s, anything else 1 Mb/s). `FAKE_MODE=missing` exits
+2 (a missing prerequisite), `FAKE_MODE=fail` exits 1. Each call is appended to `$FAKE_LOG`.
+"""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+SCRIPT = r"""#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+log = os.environ.get("FAKE_LOG")
+if log:
+    with open(log, "a") as f:
+        f.write(" ".join(args) + "\n")
+mode = os.environ.get("FAKE_MODE", "ok")
+if mode == "missing":
+    print("westwood-emu: iperf3 not found: apt-get install iperf3", file=sys.stderr)
+    sys.exit(2)
+if mode == "fail":
+    print("westwood-emu: iperf3 byte counts disagree", file=sys.stderr)
+    sys.exit(1)
+out = args[args.index("--out") + 1]
+sets = dict(args[i + 1].split("=", 1) for i, a in enumerate(args) if a == "--set")
+ccs = [sets[k] for k in ("cc", "cc_a", "cc_b") if k in sets] or ["reno"]
+def summary(testbed):
+    flows, per_cc, mapping = [], {}, []
+    for i, cc in enumerate(ccs):
+        name = {"westwood": "tcpw"}.get(cc, cc) if testbed else cc
+        rate = (2e6 if testbed else 2.2e6) if cc == "westwood" else 1e6
+        flows.append({"name": f"f{i}", "cc": name, "goodput_bps": rate, "throughput_bps": rate,
+                      "retransmits": 1, "timeouts": 0, "fast_retransmits": 1})
+        per_cc[name] = {"flows": 1, "mean_goodput_bps": rate, "total_goodput_bps": rate}
+        mapping.append({"name": f"f{i}", "kernel_cc": name, "scenario_cc": cc})
+    s = {"flows": flows, "per_cc": per_cc, "fairness": {"index": 1.0}, "sim_seconds": 5.0,
+         "events": 10, "wall_seconds": 5.0}
+    if testbed:
+        s["testbed"] = {"flows": mapping,
+                        "emulator": {"counters": {"frames_in": 100, "rx_socket_drops": 0,
+                                                  "tx_errors": 0},
+                                     "lateness_seconds": {"p99": 0.0002}},
+                        "integrity": [{"flow": f["name"], "ok": True} for f in flows]}
+    return s
+os.makedirs(os.path.join(out, "simulator"))
+json.dump(summary(True), open(os.path.join(out, "summary.json"), "w"))
+json.dump(summary(False), open(os.path.join(out, "simulator", "summary.json"), "w"))
+print("cc flow testbed simulator")
+"""
+
+
+def install(directory: Path, monkeypatch) -> Path:
+    """Put the fake at DIRECTORY/westwood-emu, point WESTWOOD_EMU_BIN at it; returns the log."""
+    fake = Path(directory) / "westwood-emu"
+    fake.write_text(SCRIPT)
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("WESTWOOD_EMU_BIN", str(fake))
+    log = Path(directory) / "calls.log"
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    return log

@@ -1,0 +1,212 @@
+"""The testbed sections of `westwood reproduce` (westwood/testbed_experiments.py).
+
+The runner, the store, the report and the skipped path are tested with a fake `westwood-emu`
+that writes canned summaries (no privileges). One test runs a real two-point testbed
+reproduction for a few seconds when this machine can (root, iperf3, the built binary); it is
+skipped with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import fake_emu_binary
+from westwood import report, testbed_experiments as tbx
+from westwood.claims import REPRODUCED, Claim, between, judge
+from westwood.experiments import GOODPUT_MBPS, Axis, Series, SweepResults
+from westwood.reproduce import reproduce
+from westwood.stats import mean_ci
+
+
+def _summary(goodputs, cc_names, **extra):
+    flows = [
+        {"name": f"f{i}", "cc": cc, "goodput_bps": g, "throughput_bps": g, "retransmits": 0,
+         "timeouts": 0, "fast_retransmits": 0}
+        for i, (g, cc) in enumerate(zip(goodputs, cc_names))
+    ]
+    per_cc = {}
+    for f in flows:
+        e = per_cc.setdefault(f["cc"], {"flows": 0, "total_goodput_bps": 0.0})
+        e["flows"] += 1
+        e["total_goodput_bps"] += f["goodput_bps"]
+    for e in per_cc.values():
+        e["mean_goodput_bps"] = e["total_goodput_bps"] / e["flows"]
+    return {"flows": flows, "per_cc": per_cc, "fairness": {"index": 1.0}, "sim_seconds": 5.0,
+            "events": 10, "wall_seconds": 5.0, **extra}
+
+
+def tiny_experiment(**changes):
+    fields = dict(
+        id="tb_tiny",
+        title="tiny",
+        paper="test",
+        scenario="wireless",
+        x=Axis("loss", (0, 1), "Packet error rate", unit="%"),
+        series=(Series("TCPW", {"cc": "westwood"}), Series("Reno", {"cc": "reno"})),
+        metric=GOODPUT_MBPS,
+        seconds=3,
+        quick_seconds=2,
+        seeds=1,
+        claims=(
+            Claim(
+                "agreement",
+                tbx.agreement("TCPW", "Reno"),
+                target=between(0.75, 1.25),
+                partly=between(0.5, 1.5),
+                paper="",
+            ),
+        ),
+    )
+    fields.update(changes)
+    return tbx.TestbedExperiment(**fields)
+
+
+@pytest.fixture
+def fake_emu(tmp_path, monkeypatch):
+    monkeypatch.setattr(tbx, "unavailable_reason", lambda: None)
+    return fake_emu_binary.install(tmp_path, monkeypatch)
+
+
+def _calls(log):
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def test_a_testbed_experiment_reports_both_sides_and_judges_agreement(tmp_path, fake_emu):
+    out = tmp_path / "results"
+    reproduce([tiny_experiment()], out, progress_stream=open("/dev/null", "w"))
+    assert len(_calls(fake_emu)) == 4  # 2 losses x 2 ccs
+    manifest = json.loads((out / "index.json").read_text())
+    entry = manifest["tb_tiny"]
+    assert entry["kind"] == "testbed"
+    assert entry["table"]["header"][1:] == ["TCPW", "TCPW (simulator)", "Reno", "Reno (simulator)"]
+    assert entry["table"]["rows"][0][1:] == ["2.000", "2.200", "1.000", "1.000"]
+    (claim,) = entry["claims"]
+    assert claim["verdict"] == REPRODUCED  # 2/1 over 2.2/1 = 0.91
+    assert math.isclose(claim["value"], 2 / 2.2, rel_tol=1e-9)
+    rows = (out / "tb_tiny.csv").read_text().splitlines()
+    assert rows[0].split(",")[:4] == ["experiment", "loss", "series", "seed"]
+    assert len(rows) == 1 + 8 and rows[1].endswith("testbed")
+    md = (out / "tb_tiny.md").read_text()
+    assert "0 dropped or not sent by the emulator" in md
+    assert (out / "tb_tiny.png").stat().st_size > 0
+    index = (out / "index.md").read_text()
+    assert f"## {report.TESTBED_HEADING}" in index
+    assert report.TESTBED_HEADING in (out / "index.html").read_text()
+    for key_file in (out / tbx.STORE).glob("*.json"):
+        stored = json.loads(key_file.read_text())
+        assert stored["status"] == "ok"
+        assert (out / stored["files"] / "testbed.log").is_file()
+
+
+def test_finished_runs_are_not_run_again(tmp_path, fake_emu):
+    out = tmp_path / "results"
+    null = open("/dev/null", "w")
+    reproduce([tiny_experiment()], out, progress_stream=null)
+    reproduce([tiny_experiment()], out, progress_stream=null)
+    assert len(_calls(fake_emu)) == 4
+    # a longer run is another run
+    reproduce([tiny_experiment(seconds=4)], out, progress_stream=null)
+    assert len(_calls(fake_emu)) == 8
+
+
+def test_a_missing_prerequisite_skips_the_experiment_with_its_reason(tmp_path, fake_emu, monkeypatch):
+    monkeypatch.setenv("FAKE_MODE", "missing")
+    out = tmp_path / "results"
+    reproduce([tiny_experiment()], out, progress_stream=open("/dev/null", "w"))
+    entry = json.loads((out / "index.json").read_text())["tb_tiny"]
+    assert entry["skipped"] == "westwood-emu: iperf3 not found: apt-get install iperf3"
+    assert entry["runs_text"].startswith("skipped: ")
+    assert "Skipped: this machine cannot run the testbed." in (out / "tb_tiny.md").read_text()
+    assert "skipped: westwood-emu: iperf3 not found" in (out / "index.html").read_text()
+
+
+def test_a_machine_without_root_gets_a_skipped_note(tmp_path, monkeypatch):
+    monkeypatch.setattr(tbx, "unavailable_reason", lambda: "the testbed needs root")
+    out = tmp_path / "results"
+    reproduce([tiny_experiment()], out, progress_stream=open("/dev/null", "w"))
+    entry = json.loads((out / "index.json").read_text())["tb_tiny"]
+    assert entry["skipped"] == "the testbed needs root"
+
+
+def test_a_failing_run_is_retried_once_then_reported_missing(tmp_path, fake_emu, monkeypatch):
+    monkeypatch.setenv("FAKE_MODE", "fail")
+    out = tmp_path / "results"
+    exp = tiny_experiment(x=Axis("loss", (1,), "Packet error rate", unit="%"))
+    reproduce([exp], out, progress_stream=open("/dev/null", "w"))
+    assert len(_calls(fake_emu)) == 2 * tbx.ATTEMPTS
+    md = (out / "tb_tiny.md").read_text()
+    assert "2 run(s) failed and are missing from the table" in md
+    assert "iperf3 byte counts disagree" in md
+    # failed runs are tried again by the next invocation
+    monkeypatch.setenv("FAKE_MODE", "ok")
+    reproduce([exp], out, progress_stream=open("/dev/null", "w"))
+    assert len(_calls(fake_emu)) == 2 * tbx.ATTEMPTS + 2
+
+
+def test_keys_depend_on_what_is_asked_and_on_the_binary():
+    exp = tiny_experiment()
+    a = exp.plan(False, 1, [], "bin1")
+    assert [r.key for r in a] == [r.key for r in exp.plan(False, 1, [], "bin1")]
+    assert len({r.key for r in a}) == 4
+    assert a[0].key != exp.plan(False, 1, [], "bin2")[0].key
+    assert a[0].key != exp.plan(False, 1, [("tcp.rto_min", "200ms")], "bin1")[0].key
+    assert exp.plan(True, 1, [], "bin1")[0].seconds == 2
+    assert "--duration" in a[0].argv(tbx.Path("/x"), tbx.Path("/o"))
+
+
+def test_the_kernel_cc_names_read_as_the_scenario_s():
+    summary = _summary([1e6, 2e6], ["reno", "tcpw"])
+    summary["testbed"] = {"flows": [{"kernel_cc": "reno", "scenario_cc": "newreno"},
+                                    {"kernel_cc": "tcpw", "scenario_cc": "westwood"}]}
+    view = tbx.scenario_view(summary)
+    assert set(view["per_cc"]) == {"newreno", "westwood"}
+    assert [f["cc"] for f in view["flows"]] == ["newreno", "westwood"]
+    assert set(tbx.scenario_view(_summary([1e6], ["tcpw_plus"]))["per_cc"]) == {"westwood-plus"}
+
+
+def test_agreement_picks_the_ratio_farthest_from_one():
+    exp = tiny_experiment(x=Axis("loss", (0, 1, 2), "loss", unit="%")).as_sweep(False)
+
+    def cells(*values):
+        return [[mean_ci([v]) for v in row] for row in values]
+
+    # series order: TCPW, TCPW (simulator), Reno, Reno (simulator)
+    r = SweepResults(exp, (0, 1, 2), cells((1, 2, 3), (1, 2, 3), (1, 1, 1), (1, 2, 1)))
+    m = tbx.agreement("TCPW", "Reno")(r)
+    assert math.isclose(m.value, 2.0)  # at 1%: testbed 2 / simulator 1
+    assert judge(tiny_experiment().claims[0], r).verdict == "not reproduced"
+
+
+def test_testbed_experiments_are_registered_and_listed():
+    from westwood import experiments
+
+    testbed = [e for e in experiments.EXPERIMENTS.values() if e.kind == "testbed"]
+    assert {e.id for e in testbed} >= {"testbed_fig9", "testbed_fig7", "testbed_seed004_fig3",
+                                       "testbed_seed004_fig5"}
+    quick = experiments.get([], quick=True)
+    assert {"testbed_fig9", "testbed_fig7"} <= {e.id for e in quick}
+    for e in testbed:
+        for run in e.plan(True, 1, [], "x") + e.plan(False, e.seeds, [], "x"):
+            assert run.scenario_path.endswith(".toml")
+
+
+def test_a_real_testbed_reproduction(tmp_path):
+    reason = tbx.unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"cannot run the testbed here: {reason}")
+    out = tmp_path / "results"
+    exp = tiny_experiment(x=Axis("loss", (1,), "Packet error rate", unit="%"), seconds=3)
+    reproduce([exp], out, progress_stream=open("/dev/null", "w"))
+    entry = json.loads((out / "index.json").read_text())["tb_tiny"]
+    assert "skipped" not in entry, entry.get("skipped")
+    stored = [json.loads(p.read_text()) for p in (out / tbx.STORE).glob("*.json")]
+    assert len(stored) == 2 and all(s["status"] == "ok" for s in stored), stored
+    for s in stored:
+        (flow,) = s["testbed"]["flows"]
+        assert flow["goodput_bps"] > 0
+        assert all(f["ok"] for f in s["testbed"]["testbed"]["integrity"])
+        assert s["simulator"]["flows"][0]["goodput_bps"] > 0
+    assert entry["table"]["rows"][0][1] != "–"

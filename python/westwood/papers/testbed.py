@@ -1,0 +1,183 @@
+"""The seed papers' lab measurements on real Linux TCP: the "testbed" sections of the report.
+
+Each experiment runs the scenario the simulated reproduction uses, as kernel TCP through the
+link emulator (``westwood testbed``; ``westwood`` flows run as the eBPF ``tcpw``, ``reno`` as the
+kernel's reno), with the simulator's value for the same scenario, seed and duration beside
+every point (``TestbedExperiment``, docs/testbed.md). The claims are the paper's, judged on the
+testbed's line, plus the agreement between testbed and simulator.
+
+* ``testbed_fig9``: seed 000 fig. 9 points (2 Mbps wireless hop, 45 ms wired delay, 0-5 % loss):
+  the agreement target (the testbed's tcpw/reno goodput ratio within 25 % of the
+  simulator's).
+* ``testbed_fig7``: seed 000 fig. 7, which the paper measured on a lab testbed: 5 connections,
+  0-5 of them Reno, 100 ms RTT, clean and 1 % loss.
+* ``testbed_seed004_fig3`` / ``testbed_seed004_fig5``: seed 004's LAN measurements (a FreeBSD
+  testbed in the paper) with tcpw and the kernel's reno: Jain's index vs. the number of
+  connections, and n Reno vs. 10 - n TCPW.
+
+Runs are real time, one at a time: ``--quick`` runs the headline two with fewer points and
+shorter runs (about 5 minutes); the full set takes about 45 minutes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..claims import Claim, at_least, between
+from ..experiments import GOODPUT_MBPS, Axis, Series, fairness_metric, per_cc_metric, ratio_at
+from ..testbed_experiments import TestbedExperiment, agreement
+from . import _common as c
+from . import seed000
+
+FIG9 = TestbedExperiment(
+    id="testbed_fig9",
+    title="Testbed: throughput vs. wireless packet error rate, tcpw and reno",
+    paper="seed 000 §5.1, fig. 9 (simulated in the paper)",
+    scenario="wireless",
+    x=Axis("loss", (0, 0.5, 1, 2, 3, 5), "Packet error rate", unit="%", quick_values=(0, 1, 2)),
+    series=(Series("TCPW", {"cc": "westwood"}), Series("Reno", {"cc": "reno"})),
+    metric=GOODPUT_MBPS,
+    seconds=40,
+    quick_seconds=20,
+    seeds=2,
+    headline=True,
+    description="One bulk flow over a 10 Mbps, 45 ms wired link and a 2 Mbps wireless hop with "
+    "Bernoulli packet errors both ways.",
+    claims=(
+        Claim(
+            "Testbed tcpw/reno goodput ratio within 25% of the simulator's, at every loss rate "
+            "(the ratio farthest from 1)",
+            agreement("TCPW", "Reno"),
+            target=between(0.75, 1.25),
+            partly=between(0.5, 1.5),
+            paper="(testbed target: tcpw/reno within 25% of the simulator's ratio for the fig. 9 points)",
+            digits=2,
+        ),
+        Claim(
+            "On real TCP, TCPW/Reno throughput ratio at 1% loss",
+            ratio_at(1, "TCPW", "Reno"),
+            target=at_least(2),
+            partly=at_least(1.2),
+            paper='4.94 in simulation ("TCPW gains up to 394% over Reno", at 1%)',
+        ),
+    ),
+)
+
+FIG7 = TestbedExperiment(
+    id="testbed_fig7",
+    title="Testbed: mean throughput per flow vs. number of Reno flows (5 flows in all)",
+    paper="seed 000 §4.3, fig. 7 (a lab testbed with a link emulator in the paper)",
+    scenario=seed000.FRIENDLINESS,
+    x=dataclasses.replace(seed000.FIG7.x, quick_values=(0, 2, 5)),
+    series=seed000.FIG7.series,
+    metric=seed000.FIG7.metric,
+    seconds=40,
+    quick_seconds=20,
+    seeds=2,
+    headline=True,
+    description="5 bulk flows, x of them Reno (the kernel's) and the others TCPW (tcpw), over a "
+    "2 Mbps, 100 ms RTT bottleneck, without errors and with 1% packet loss; mean goodput per "
+    "flow of each protocol.",
+    claims=seed000.FIG7.claims
+    + (
+        Claim(
+            "Testbed TCPW/Reno per-flow ratio in the 1% mixes within 25% of the simulator's",
+            agreement("TCPW, 1% loss", "Reno, 1% loss"),
+            target=between(0.75, 1.25),
+            partly=between(0.5, 1.5),
+            paper="(agreement between testbed and simulator)",
+            digits=2,
+        ),
+    ),
+)
+
+
+LAN_DESCRIPTION = (
+    "FTP-like bulk sessions over a 100 Mb/s, 2.2 ms RTT LAN bottleneck (bdp buffer), as "
+    "scenarios/seed004_lan*.toml; the paper's TCPW ABSE is replaced by tcpw (TCPW 2002, the "
+    "kernel program) and its NewReno by the kernel's reno."
+)
+
+SEED004_FIG3 = TestbedExperiment(
+    id="testbed_seed004_fig3",
+    title="Testbed: fairness index vs. number of connections, tcpw and reno (each alone)",
+    paper="seed 004 §3.3, fig. 3 (a FreeBSD LAN testbed in the paper)",
+    scenario="seed004_lan_single",
+    x=Axis("n", (2, 5, 10, 19), "Number of connections", quick_values=(2, 10)),
+    series=(Series("TCPW", {"cc": "westwood"}), Series("Reno", {"cc": "reno"})),
+    metric=fairness_metric(),
+    seconds=30,
+    quick_seconds=15,
+    seeds=1,
+    description="n sessions of one protocol from one host; Jain's index of their goodputs. "
+    + LAN_DESCRIPTION,
+    claims=(
+        Claim(
+            "Smallest TCPW fairness index over 2-19 connections, on real TCP",
+            c.smallest_value("TCPW"),
+            target=at_least(0.9),
+            partly=at_least(0.8),
+            paper='fig. 3: "TCPW ABSE offers a fairness index comparable to those obtained with '
+            'TCP New Reno" (near 1)',
+        ),
+        Claim(
+            "Largest |TCPW - Reno| fairness index difference, on real TCP",
+            c.largest_difference("TCPW", "Reno"),
+            target=between(0, 0.05),
+            partly=between(0, 0.1),
+            paper='"the results performed by TCPW are close to those of TCP New Reno"',
+        ),
+    ),
+)
+
+SEED004_FIG5 = TestbedExperiment(
+    id="testbed_seed004_fig5",
+    title="Testbed: n Reno vs. 10 - n TCPW sessions, mean rate of a session of each",
+    paper="seed 004 §3.4, fig. 5 (a FreeBSD LAN testbed in the paper)",
+    scenario="seed004_lan",
+    x=Axis(
+        "n_b",
+        tuple(range(1, 10)),
+        "Reno connections n (of 10)",
+        quick_values=(1, 5, 9),
+        expand=lambda n: {"n_a": str(10 - int(round(n)))},
+    ),
+    series=(
+        Series(
+            "Reno",
+            {"cc_a": "westwood", "cc_b": "reno"},
+            metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "reno"),
+        ),
+        Series(
+            "TCPW",
+            {"cc_a": "westwood", "cc_b": "reno"},
+            metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "westwood"),
+        ),
+    ),
+    metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "reno"),
+    seconds=30,
+    quick_seconds=15,
+    seeds=1,
+    description="n Reno sessions (from s2) and 10 - n TCPW sessions (from s1) start together. "
+    + LAN_DESCRIPTION,
+    claims=(
+        Claim(
+            "A Reno session's rate among 9 TCPW / among 9 Reno (n = 1 vs n = 9), on real TCP",
+            c.ratio_of_points("Reno", 1, "Reno", 9),
+            target=at_least(0.9),
+            partly=at_least(0.75),
+            paper="fig. 5: NewReno reaches 225.53 KB/s with 9 TCPW ABSE sessions; \"TCPW exhibits "
+            'a friendly behavior towards TCP New Reno"',
+        ),
+        Claim(
+            "A TCPW session's rate among 9 Reno / among 9 TCPW (n = 9 vs n = 1), on real TCP",
+            c.ratio_of_points("TCPW", 9, "TCPW", 1),
+            target=between(0.6, 1.0),
+            partly=between(0.5, 1.2),
+            paper="fig. 5: TCPW ABSE reaches only 179.15 KB/s with 9 NewReno sessions (0.79 of "
+            "NewReno's 225.53 with 9 TCPW ABSE)",
+        ),
+    ),
+)
+
+EXPERIMENTS = [FIG9, FIG7, SEED004_FIG3, SEED004_FIG5]
