@@ -11,7 +11,7 @@ PY_SOURCES   := $(shell find python/westwood -name '*.py') pyproject.toml
 # the vendored libbpf, iperf3 and iproute2 for the Linux tests. Installed when missing (as root).
 APT_PACKAGES := clang llvm libbpf-dev bpftool iperf3 iproute2 libelf-dev zlib1g-dev pkg-config
 
-.PHONY: deps linux build reproduce test test-rust test-python bench clean
+.PHONY: deps linux build reproduce test test-rust test-python lint bench clean
 
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -50,7 +50,16 @@ test-rust: deps
 test-python: build
 	$(VENV)/bin/pytest -q python/tests
 
-test: test-rust test-python
+# Python style: ruff's lint and formatter (settings in pyproject.toml), pinned so that every
+# machine judges alike.
+RUFF_VERSION := 0.17.6
+lint: $(VENV)/bin/python
+	@$(VENV)/bin/ruff --version 2>/dev/null | grep -qx 'ruff $(RUFF_VERSION)' || \
+	  $(PY) -m pip install --quiet 'ruff==$(RUFF_VERSION)'
+	$(VENV)/bin/ruff check python
+	$(VENV)/bin/ruff format --check python
+
+test: lint test-rust test-python
 
 bench: build
 	$(VENV)/bin/westwood bench

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,12 @@ SCENARIOS = sorted((REPO / "scenarios").glob("seed000_*.toml"))
 
 def test_there_are_seed000_scenarios():
     names = {p.stem for p in SCENARIOS}
-    assert {"seed000_rtt_fairness", "seed000_friendliness", "seed000_gilbert", "seed000_leo"} <= names
+    assert {
+        "seed000_rtt_fairness",
+        "seed000_friendliness",
+        "seed000_gilbert",
+        "seed000_leo",
+    } <= names
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)

@@ -13,7 +13,9 @@ from westwood.papers import seed001, seed002, seed003, seed004
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(
-    p for prefix in ("seed001_", "seed002_", "seed003_", "seed004_") for p in (REPO / "scenarios").glob(prefix + "*.toml")
+    p
+    for prefix in ("seed001_", "seed002_", "seed003_", "seed004_")
+    for p in (REPO / "scenarios").glob(prefix + "*.toml")
 )
 OURS = [e for m in (seed001, seed002, seed003, seed004) for e in m.EXPERIMENTS]
 SHORT = "3s"
@@ -21,8 +23,15 @@ SHORT = "3s"
 
 def test_scenarios_found():
     names = {p.stem for p in SCENARIOS}
-    assert {"seed001_onoff", "seed001_bursty", "seed002_fourpath", "seed003_wireless", "seed003_geo",
-            "seed004_lan", "seed004_lan_single"} <= names
+    assert {
+        "seed001_onoff",
+        "seed001_bursty",
+        "seed002_fourpath",
+        "seed003_wireless",
+        "seed003_geo",
+        "seed004_lan",
+        "seed004_lan_single",
+    } <= names
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)

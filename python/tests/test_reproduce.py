@@ -162,7 +162,9 @@ def test_every_registered_experiment_is_runnable(exp_id: str):
     xs = (exp.x.values[0], exp.x.values[-1]) if exp.kind in ("sweep", "testbed") else (0.0,)
     for x in xs:
         for series in exp.series:
-            if exp.kind == "testbed":  # its simulator side; the testbed side: test_testbed_reproduce
+            if (
+                exp.kind == "testbed"
+            ):  # its simulator side; the testbed side: test_testbed_reproduce
                 overrides = exp.run_overrides(x, series, extra=[("duration", "10s")])
             else:
                 overrides = exp.run_overrides(

@@ -24,7 +24,9 @@ def tiny(e):
     x = getattr(e, "x", None)
     if isinstance(x, experiments.Axis):
         values = x.values_for(True)
-        changes["x"] = dataclasses.replace(x, quick_values=tuple(dict.fromkeys((values[0], values[-1]))))
+        changes["x"] = dataclasses.replace(
+            x, quick_values=tuple(dict.fromkeys((values[0], values[-1])))
+        )
     if not changes:
         return e
     try:

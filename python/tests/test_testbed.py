@@ -13,9 +13,8 @@ import subprocess
 
 import pytest
 
-from westwood import tables, testbed
-
 from conftest import REPO
+from westwood import tables, testbed
 
 
 def _fake(tmp_path, monkeypatch, code=3):
@@ -88,10 +87,21 @@ def test_a_real_run_writes_the_files_of_westwood_run(tmp_path):
     out = tmp_path / "tb"
     proc = subprocess.run(
         [
-            str(binary), "testbed", os.fspath(REPO / "scenarios" / "wireless.toml"),
-            "--cc", "reno", "--set", "loss=1%", "--duration", "3", "--out", os.fspath(out),
+            str(binary),
+            "testbed",
+            os.fspath(REPO / "scenarios" / "wireless.toml"),
+            "--cc",
+            "reno",
+            "--set",
+            "loss=1%",
+            "--duration",
+            "3",
+            "--out",
+            os.fspath(out),
         ],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "testbed Mb/s" in proc.stdout and "simulator Mb/s" in proc.stdout

@@ -16,8 +16,8 @@ the cache and the reports need no change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import math
+from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import traces
@@ -102,7 +102,9 @@ class Metric:
         return float(summary["flows"][self.flow][self.field]) / self.divisor
 
 
-def per_cc_metric(name: str, label: str, cc: str, key: str = "mean_goodput_bps", divisor: float = 1e6):
+def per_cc_metric(
+    name: str, label: str, cc: str, key: str = "mean_goodput_bps", divisor: float = 1e6
+):
     """The summary's ``per_cc[cc][key]`` (friendliness: mean goodput per protocol in a mix);
     NaN when no flow of that cc ran (e.g. 0 Reno flows in a Reno/TCPW mix)."""
 

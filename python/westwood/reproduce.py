@@ -104,7 +104,7 @@ def reproduce(
                 command,
             )
         else:
-            paths, entry = _write_sweep(
+            paths, entry = write_sweep(
                 experiment,
                 specs[experiment.id],
                 summaries,
@@ -134,7 +134,7 @@ def reproduce(
     return written
 
 
-def _write_sweep(
+def write_sweep(
     experiment: Experiment,
     specs: Sequence[RunSpec],
     summaries: Mapping[str, Mapping[str, Any]],

@@ -142,8 +142,11 @@ class TableExperiment:
             f"  - {r.label}: `{' '.join(f'{k}={v}' for k, v in r.overrides.items())}`"
             for r in self.rows
         )
-        mode = f"quick (duration {self.quick_duration})" if quick and self.quick_duration else (
-            "quick (scenario duration)" if quick else "full (scenario duration)")
+        mode = (
+            f"quick (duration {self.quick_duration})"
+            if quick and self.quick_duration
+            else ("quick (scenario duration)" if quick else "full (scenario duration)")
+        )
         ci = f"mean ± 95% CI (Student t) over {seeds} seeds" if seeds > 1 else "one seed"
         text = f"""# {self.id}: {self.title}
 

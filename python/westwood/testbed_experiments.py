@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from .claims import Claim, ClaimUnavailable, Measurement
-from .experiments import Axis, Experiment, Metric, Series, SweepResults, format_number
+from .experiments import Axis, Experiment, Metric, Series, SweepResults
 from .files import write_json_atomic, write_text_atomic
 from .paths import resolve_scenario
 from .progress import format_duration
@@ -180,7 +180,7 @@ class TestbedExperiment:
             quick_duration=f"{self.quick_seconds}s",
             description=f"{self.description} Real Linux TCP through the link emulator "
             f"(`westwood testbed`, docs/testbed.md), {seconds} s per run; the dashed "
-            "\"(simulator)\" lines are the simulator on the same scenario, seed and duration.",
+            '"(simulator)" lines are the simulator on the same scenario, seed and duration.',
             claims=self.claims,
             seeds=self.seeds,
         )
@@ -370,7 +370,9 @@ def scenario_view(testbed_summary: Mapping[str, Any]) -> Dict[str, Any]:
             names[flow["kernel_cc"]] = flow["scenario_cc"]
     view = dict(testbed_summary)
     view["per_cc"] = {names.get(cc, cc): v for cc, v in testbed_summary.get("per_cc", {}).items()}
-    view["flows"] = [{**f, "cc": names.get(f.get("cc"), f.get("cc"))} for f in testbed_summary.get("flows", [])]
+    view["flows"] = [
+        {**f, "cc": names.get(f.get("cc"), f.get("cc"))} for f in testbed_summary.get("flows", [])
+    ]
     return view
 
 
@@ -429,39 +431,26 @@ def write_report(
     seeds: int,
     command: str,
 ) -> Tuple[List[Path], Dict[str, Any]]:
-    from .claims import judge
-    from .plot import plot_experiment
-    from .report import aggregate, default_files, experiment_rows, result_table, write_csv
-    from .report import write_markdown
+    from .reproduce import write_sweep
 
     sweep = experiment.as_sweep(quick)
     specs, summaries = sides(runs, entries)
-    rows = experiment_rows(sweep, specs, summaries)
-    for row, spec in zip(rows, specs):
-        row["side"] = SIMULATOR if spec.series.endswith(SIMULATOR_SUFFIX) else TESTBED
-    xs, cells = aggregate(sweep, rows)
-    verdicts = [judge(c, SweepResults(sweep, xs, cells)) for c in experiment.claims]
-    csv_path = out / f"{experiment.id}.csv"
+    paths, entry = write_sweep(sweep, specs, summaries, out, quick, seeds, command)
     md_path = out / f"{experiment.id}.md"
-    write_csv(csv_path, rows)
-    write_markdown(md_path, sweep, xs, cells, seeds, quick, command, verdicts)
-    failed = [r for r in runs if (entries.get(r.key) or {}).get("status") != STATUS_OK]
+    unique = {r.key: r for r in runs}.values()  # series of one mix share their runs
+    failed = [r for r in unique if (entries.get(r.key) or {}).get("status") != STATUS_OK]
     notes = [emulator_notes(runs, entries)]
     if failed:
         notes.append(
             f"{len(failed)} run(s) failed and are missing from the table: "
-            + "; ".join(f"{r.describe()}: {(entries.get(r.key) or {}).get('error', '')}" for r in failed)
+            + "; ".join(
+                f"{r.describe()}: {(entries.get(r.key) or {}).get('error', '')}" for r in failed
+            )
         )
-    with md_path.open("a", encoding="utf-8") as f:  # the page was just written whole
-        f.write("\n" + "\n\n".join(notes) + f"\n\nPer-run files: `{STORE}/<key>/` (see docs/testbed.md)\n")
-    paths = [csv_path, md_path] + plot_experiment(sweep, xs, cells, out / experiment.id)
-    entry = {
-        "table": result_table(sweep, xs, cells),
-        "claims": [v.as_dict() for v in verdicts],
-        "files": default_files(experiment.id),
-        "notes": notes,
-    }
-    return paths, entry
+    page = md_path.read_text(encoding="utf-8")
+    page += "\n" + "\n\n".join(notes) + f"\n\nPer-run files: `{STORE}/<key>/` (docs/testbed.md)\n"
+    write_text_atomic(md_path, page)
+    return paths, {**entry, "notes": notes}
 
 
 def write_skipped(experiment: TestbedExperiment, reason: str, out: Path, command: str):
@@ -494,16 +483,21 @@ def agreement(testbed_a: str, testbed_b: str, xs: Sequence[float] = ()):
         for x in xs or r.xs:
             try:
                 tb = r.mean(testbed_a, x) / r.mean(testbed_b, x)
-                sim = r.mean(testbed_a + SIMULATOR_SUFFIX, x) / r.mean(testbed_b + SIMULATOR_SUFFIX, x)
+                sim = r.mean(testbed_a + SIMULATOR_SUFFIX, x) / r.mean(
+                    testbed_b + SIMULATOR_SUFFIX, x
+                )
             except (ClaimUnavailable, ZeroDivisionError):
                 continue
             if sim > 0 and not math.isnan(tb) and not math.isnan(sim):
                 found.append((tb / sim, x, tb, sim))
         if not found:
-            raise ClaimUnavailable(f"no x value with both {testbed_a} and {testbed_b} on both sides")
+            raise ClaimUnavailable(
+                f"no x value with both {testbed_a} and {testbed_b} on both sides"
+            )
         worst = max(found, key=lambda f: abs(math.log(f[0])) if f[0] > 0 else math.inf)
         detail = "; ".join(
-            f"{r.x_text(x)}: testbed {tb:.2f} / simulator {sim:.2f} = {q:.2f}" for q, x, tb, sim in found
+            f"{r.x_text(x)}: testbed {tb:.2f} / simulator {sim:.2f} = {q:.2f}"
+            for q, x, tb, sim in found
         )
         return Measurement(worst[0], detail)
 
@@ -553,7 +547,9 @@ def reproduce_testbed(
             runs_text = f"skipped: {skipped}"
         else:
             paths, entry = write_report(experiment, runs, done, out, quick, n_seeds, rerun)
-            ok = sum(1 for r in {r.key: r for r in runs}.values() if done[r.key]["status"] == STATUS_OK)
+            ok = sum(
+                1 for r in {r.key: r for r in runs}.values() if done[r.key]["status"] == STATUS_OK
+            )
             seconds = experiment.quick_seconds if quick else experiment.seconds
             runs_text = (
                 f"{'quick' if quick else 'full'}, {ok} testbed runs of {seconds} s, "

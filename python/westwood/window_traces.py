@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .claims import Claim, ClaimUnavailable, Measurement
 from .errors import UsageError
@@ -126,14 +126,19 @@ def flow_ratio(series: str, numerator_flow: str, denominator_flow: str, name="go
         b = r.field_mean(series, denominator_flow, name)
         if b <= 0:
             raise ClaimUnavailable(f"{series}: {denominator_flow} has 0 {name}")
-        return Measurement(a / b, f"{series}: {numerator_flow} {a / 1e6:.3f} / "
-                           f"{denominator_flow} {b / 1e6:.3f} Mb/s")
+        return Measurement(
+            a / b,
+            f"{series}: {numerator_flow} {a / 1e6:.3f} / {denominator_flow} {b / 1e6:.3f} Mb/s",
+        )
 
     return measure
 
 
 def flow_ratio_of_ratios(
-    numerator: str, denominator: str, numerator_flow: str, denominator_flow: str,
+    numerator: str,
+    denominator: str,
+    numerator_flow: str,
+    denominator_flow: str,
     name="goodput_bps",
 ):
     """Claim measure: (flow ratio in series ``numerator``) / (flow ratio in ``denominator``),
@@ -150,7 +155,8 @@ def flow_ratio_of_ratios(
             raise ClaimUnavailable(f"{denominator}: {numerator_flow} has 0 {name}")
         return Measurement(
             qs[0] / qs[1],
-            f"{numerator_flow}/{denominator_flow}: {numerator} {qs[0]:.3f}, {denominator} {qs[1]:.3f}",
+            f"{numerator_flow}/{denominator_flow}: {numerator} {qs[0]:.3f}, "
+            f"{denominator} {qs[1]:.3f}",
         )
 
     return measure
@@ -202,7 +208,9 @@ class SeriesTraceExperiment:
             str(f["name"]): float(f.get("segment_size") or 1000) for f in summary.get("flows", [])
         }
         times: Dict[str, List[float]] = {f: [] for f in flows}
-        values: Dict[str, Dict[str, List[float]]] = {f: {c.column: [] for c in self.curves} for f in flows}
+        values: Dict[str, Dict[str, List[float]]] = {
+            f: {c.column: [] for c in self.curves} for f in flows
+        }
         names = series.get("flow", [])
         columns = {c.column: series.get(c.column) for c in self.curves}
         for c, data in columns.items():
@@ -246,13 +254,20 @@ class SeriesTraceExperiment:
                 good = mean_ci([r.flow_field(flow, "goodput_bps") / 1e6 for r in group])
                 cells = [label, flow, _fmt(good)]
                 for c in self.curves:
-                    cells.append(_fmt(mean_ci([r.mean(flow, c.column, self.skip_seconds) for r in group])))
+                    cells.append(
+                        _fmt(mean_ci([r.mean(flow, c.column, self.skip_seconds) for r in group]))
+                    )
                 rows.append(cells)
                 for r in group:
-                    row = {"experiment": self.id, "series": label, "seed": r.seed, "flow": flow,
-                           "goodput_mbps": r.flow_field(flow, "goodput_bps") / 1e6,
-                           "retransmits": r.flow_field(flow, "retransmits"),
-                           "timeouts": r.flow_field(flow, "timeouts")}
+                    row = {
+                        "experiment": self.id,
+                        "series": label,
+                        "seed": r.seed,
+                        "flow": flow,
+                        "goodput_mbps": r.flow_field(flow, "goodput_bps") / 1e6,
+                        "retransmits": r.flow_field(flow, "retransmits"),
+                        "timeouts": r.flow_field(flow, "timeouts"),
+                    }
                     for c in self.curves:
                         row[f"mean_{c.column}_{c.unit}"] = r.mean(flow, c.column, self.skip_seconds)
                     csv_rows.append(row)
@@ -279,8 +294,11 @@ class SeriesTraceExperiment:
             f"{s.label} (`{' '.join(f'{k}={v}' for k, v in s.overrides.items())}`)"
             for s in self.series
         )
-        mode = f"quick (duration {self.quick_duration})" if quick and self.quick_duration else (
-            "quick (scenario duration)" if quick else "full (scenario duration)")
+        mode = (
+            f"quick (duration {self.quick_duration})"
+            if quick and self.quick_duration
+            else ("quick (scenario duration)" if quick else "full (scenario duration)")
+        )
         ci = f"mean ± 95% CI over {seeds} seeds" if seeds > 1 else "one seed"
         skip = f", after the first {self.skip_seconds:g} s" if self.skip_seconds else ""
         text = f"""# {self.id}: {self.title}
@@ -304,9 +322,13 @@ Rerun: `{command}`
 
         md_path = out / f"{self.id}.md"
         write_text_atomic(md_path, text)
-        files = [("table", f"{self.id}.md"), ("csv", f"{self.id}.csv"),
-                 ("trace csv", f"{self.id}_trace.csv"), ("png", f"{self.id}.png"),
-                 ("svg", f"{self.id}.svg")]
+        files = [
+            ("table", f"{self.id}.md"),
+            ("csv", f"{self.id}.csv"),
+            ("trace csv", f"{self.id}_trace.csv"),
+            ("png", f"{self.id}.png"),
+            ("svg", f"{self.id}.svg"),
+        ]
         entry = {"table": table, "claims": [v.as_dict() for v in verdicts], "files": files}
         return [csv_path, trace_path, md_path] + figures, entry
 

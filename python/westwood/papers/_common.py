@@ -23,7 +23,9 @@ def group_goodput_metric(prefix: str, name: str, label: str, divisor: float = 1e
     return Metric(name=name, label=label, divisor=divisor, extract=extract)
 
 
-def all_flows_goodput_metric(name: str = "mean_goodput_mbps", label: str = "Goodput per connection (Mbps)") -> Metric:
+def all_flows_goodput_metric(
+    name: str = "mean_goodput_mbps", label: str = "Goodput per connection (Mbps)"
+) -> Metric:
     """Mean goodput over every bulk flow of the run (the papers' "average goodput")."""
 
     def extract(summary: Mapping[str, Any]) -> float:
@@ -75,7 +77,8 @@ def smallest_ratio(numerator: str, denominator: str, xs: Sequence[float] = ()):
         ratios = _ratios(r, numerator, denominator, xs)
         worst, at = min(ratios)
         return Measurement(
-            worst, f"at {r.x_text(at)}; ratios " + ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios)
+            worst,
+            f"at {r.x_text(at)}; ratios " + ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios),
         )
 
     return measure
@@ -121,7 +124,9 @@ def smallest_value(series: str):
     def measure(r) -> Measurement:
         values = [(r.mean(series, x), x) for x in r.xs]
         v, at = min(values)
-        return Measurement(v, f"at {r.x_text(at)}; " + ", ".join(f"{r.x_text(x)}: {w:.3f}" for w, x in values))
+        return Measurement(
+            v, f"at {r.x_text(at)}; " + ", ".join(f"{r.x_text(x)}: {w:.3f}" for w, x in values)
+        )
 
     return measure
 
@@ -132,7 +137,9 @@ def largest_difference(a: str, b: str):
     def measure(r) -> Measurement:
         diffs = [(abs(r.mean(a, x) - r.mean(b, x)), x) for x in r.xs]
         d, at = max(diffs)
-        return Measurement(d, f"at {r.x_text(at)}: {a} {r.mean(a, at):.3f}, {b} {r.mean(b, at):.3f}")
+        return Measurement(
+            d, f"at {r.x_text(at)}: {a} {r.mean(a, at):.3f}, {b} {r.mean(b, at):.3f}"
+        )
 
     return measure
 

@@ -25,14 +25,19 @@ from ..experiments import (
     Series,
     SweepResults,
     fairness_metric,
-    format_number,
     per_cc_metric,
     ratio_at,
     x_of_largest_ratio,
 )
 from ..table_experiments import TableExperiment, cell_ratio
-from ..window_traces import CWND, SEQUENCE, SSTHRESH, SeriesTraceExperiment, curve_ratio
-from ..window_traces import flow_ratio, flow_ratio_of_ratios
+from ..window_traces import (
+    CWND,
+    SEQUENCE,
+    SSTHRESH,
+    SeriesTraceExperiment,
+    curve_ratio,
+    flow_ratio_of_ratios,
+)
 
 RENO = Series("Reno", {"cc": "reno"})
 SACK = Series("SACK", {"cc": "sack"})
@@ -66,8 +71,9 @@ def largest_ratio(numerator: str, denominator: str):
         if not ratios:
             raise ClaimUnavailable(f"{denominator} is 0 everywhere")
         best, at = max(ratios)
-        return Measurement(best, f"at {r.x_text(at)}; " + ", ".join(
-            f"{r.x_text(x)}: {q:.2f}" for q, x in ratios))
+        return Measurement(
+            best, f"at {r.x_text(at)}; " + ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios)
+        )
 
     return measure
 
@@ -78,8 +84,11 @@ def ratio_growth(numerator: str, denominator: str, x_low: float, x_high: float):
 
     def measure(r: SweepResults) -> Measurement:
         a, b = high(r).value, low(r).value
-        return Measurement(a / b, f"{numerator}/{denominator} {a:.2f} at {r.x_text(x_high)}, "
-                           f"{b:.2f} at {r.x_text(x_low)}")
+        return Measurement(
+            a / b,
+            f"{numerator}/{denominator} {a:.2f} at {r.x_text(x_high)}, "
+            f"{b:.2f} at {r.x_text(x_low)}",
+        )
 
     return measure
 
@@ -91,8 +100,9 @@ def cross_ratio(series_a: str, x_a: float, series_b: str, x_b: float):
         a, b = r.mean(series_a, x_a), r.mean(series_b, x_b)
         if b <= 0:
             raise ClaimUnavailable(f"{series_b} is 0 at {r.x_text(x_b)}")
-        return Measurement(a / b, f"{series_a} at {r.x_text(x_a)} {a:.4f} / "
-                           f"{series_b} at {r.x_text(x_b)} {b:.4f}")
+        return Measurement(
+            a / b, f"{series_a} at {r.x_text(x_a)} {a:.4f} / {series_b} at {r.x_text(x_b)} {b:.4f}"
+        )
 
     return measure
 
@@ -109,8 +119,10 @@ def least_share(series: str, xs, reference_x: float):
         if not values:
             raise ClaimUnavailable("none of the mixes was run")
         low, at = min(values)
-        return Measurement(low, f"lowest at {r.x_text(at)}; " + ", ".join(
-            f"{r.x_text(x)}: {q:.2f}" for q, x in values))
+        return Measurement(
+            low,
+            f"lowest at {r.x_text(at)}; " + ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in values),
+        )
 
     return measure
 
@@ -236,7 +248,7 @@ SEC4_3 = TableExperiment(
             cell_ratio("10 TCPW + 10 Reno", "tcpw_mbps", "10 TCPW + 10 Reno", "reno_mbps"),
             target=between(1.0, 1.35),
             partly=between(1.0, 2.0),
-            paper="0.1078 / 0.0913 = 1.18 (\"departs from fair share by 16%\")",
+            paper='0.1078 / 0.0913 = 1.18 ("departs from fair share by 16%")',
             digits=3,
         ),
         Claim(
@@ -244,7 +256,7 @@ SEC4_3 = TableExperiment(
             cell_ratio("10 TCPW + 10 Reno", "reno_mbps", "20 Reno", "all_mbps"),
             target=at_least(0.85),
             partly=at_least(0.6),
-            paper="0.0913 / 0.0992 = 0.92 (\"TCP Reno loses 8%\")",
+            paper='0.0913 / 0.0992 = 0.92 ("TCP Reno loses 8%")',
             digits=3,
         ),
     ),
@@ -437,6 +449,7 @@ FIG12_13 = SeriesTraceExperiment(
 
 # --- the Snoop/ELN and BA-TCP points -----------------------------------------------------------
 
+
 def _ber_point(label: str, cc: str, ber: str, wired_delay: str) -> Series:
     return Series(
         f"{label}: {'TCPW' if cc == 'westwood' else 'Reno'}",
@@ -626,8 +639,8 @@ FIG18 = Experiment(
     "4 s losing every packet) as its rate varies.",
     claims=(
         Claim(
-            "TCPW/Reno throughput ratio at 10 Mbps >= 2 (\"major improvements ... especially "
-            "at high speeds\")",
+            'TCPW/Reno throughput ratio at 10 Mbps >= 2 ("major improvements ... especially '
+            'at high speeds")',
             ratio_at(10, "TCPW", "Reno"),
             target=at_least(2),
             partly=at_least(1.2),
@@ -644,5 +657,17 @@ FIG18 = Experiment(
 )
 
 
-EXPERIMENTS = [FIG4, FIG5, SEC4_3, FIG7, FIG10, FIG11, FIG12_13, SEC5_1_POINTS, FIG15, FIG16,
-               FIG17, FIG18]
+EXPERIMENTS = [
+    FIG4,
+    FIG5,
+    SEC4_3,
+    FIG7,
+    FIG10,
+    FIG11,
+    FIG12_13,
+    SEC5_1_POINTS,
+    FIG15,
+    FIG16,
+    FIG17,
+    FIG18,
+]

@@ -45,7 +45,8 @@ def mean_step_error(series: str):
         values = [s.relative_percent.mean for s in judged]
         return Measurement(
             math.fsum(values) / len(values),
-            "per step: " + ", ".join(f"{s.step.label} {s.relative_percent.mean:.0f}%" for s in judged),
+            "per step: "
+            + ", ".join(f"{s.step.label} {s.relative_percent.mean:.0f}%" for s in judged),
         )
 
     return measure
@@ -58,7 +59,10 @@ def _trace(id_: str, lossy: bool, figure: str) -> TraceExperiment:
         + (", lossy link (10^-4)" if lossy else ""),
         paper=f"seed 001 §V-A, {figure}",
         scenario="seed001_onoff",
-        series=(Series("TCPW", {"cc": "westwood-tr"}), Series("TCPW (seed 000 filter)", {"cc": "westwood"})),
+        series=(
+            Series("TCPW", {"cc": "westwood-tr"}),
+            Series("TCPW (seed 000 filter)", {"cc": "westwood"}),
+        ),
         flow="tcp",
         bottleneck="bottleneck",
         overrides={"loss": LOSSY if lossy else "0%"},
@@ -68,7 +72,11 @@ def _trace(id_: str, lossy: bool, figure: str) -> TraceExperiment:
         "/ 100 ms FIFO bottleneck with two 9 Mb/s ON/OFF UDP sources (ON at 50 s and 100 s, "
         "OFF-ON-OFF at 150/250/350 s, OFF at 400 s, a 2 s burst at 459 s); per step, the BWE "
         "against the bandwidth the UDP sources leave"
-        + (". Bernoulli losses 10^-4 on the data path (2 seeds)." if lossy else " (no random component: 1 seed)."),
+        + (
+            ". Bernoulli losses 10^-4 on the data path (2 seeds)."
+            if lossy
+            else " (no random component: 1 seed)."
+        ),
         claims=(
             Claim(
                 "TCPW's BWE tracks the available bandwidth: mean per-step error",
@@ -98,7 +106,13 @@ FIG6 = Experiment(
     title="Goodput of one TCP flow under ON/OFF UDP traffic, non-lossy and lossy link",
     paper="seed 001 §V-A, fig. 6",
     scenario="seed001_onoff",
-    x=Axis(parameter="loss", values=(0, 0.01), label="Loss probability", unit="%", quick_values=(0, 0.01)),
+    x=Axis(
+        parameter="loss",
+        values=(0, 0.01),
+        label="Loss probability",
+        unit="%",
+        quick_values=(0, 0.01),
+    ),
     series=(TCPW, Series("TCPW (seed 000 filter)", {"cc": "westwood"}), RENO),
     metric=c.all_flows_goodput_metric("goodput_mbps", "Goodput (Mbps)"),
     seeds=2,
@@ -127,7 +141,9 @@ FIG6 = Experiment(
 )
 
 
-def _bursty(id_: str, fig: str, lossy: bool, axis: Axis, fixed: dict, what: str, claims) -> Experiment:
+def _bursty(
+    id_: str, fig: str, lossy: bool, axis: Axis, fixed: dict, what: str, claims
+) -> Experiment:
     overrides = {"loss": LOSSY if lossy else "0%"}
     overrides.update(fixed)
     return Experiment(
@@ -144,7 +160,11 @@ def _bursty(id_: str, fig: str, lossy: bool, axis: Axis, fixed: dict, what: str,
         quick_duration="120s",
         description="TCP connections share a FIFO bottleneck with a UDP source ON 60 s / OFF 60 s "
         "at 90 % of the bottleneck; 600 s runs as in the paper, 1 seed"
-        + (" (the 10^-4 losses are the only random component)." if lossy else " (no random component)."),
+        + (
+            " (the 10^-4 losses are the only random component)."
+            if lossy
+            else " (no random component)."
+        ),
         claims=claims,
     )
 
@@ -159,12 +179,23 @@ def _tcpw_vs(other: str, text: str, paper: str, target: float, partly: float, xs
     )
 
 
-CONNECTIONS = Axis("flows", (1, 2, 5, 10, 20, 30), "Number of connections", quick_values=(1, 10, 30))
-BANDWIDTH = Axis("bw", (2, 10, 45, 100, 150), "Bottleneck capacity (Mb/s)", quick_values=(2, 45, 150))
-DELAY = Axis("delay", (10, 50, 100, 200, 500, 1000), "One-way delay", unit="ms", quick_values=(10, 200, 1000))
+CONNECTIONS = Axis(
+    "flows", (1, 2, 5, 10, 20, 30), "Number of connections", quick_values=(1, 10, 30)
+)
+BANDWIDTH = Axis(
+    "bw", (2, 10, 45, 100, 150), "Bottleneck capacity (Mb/s)", quick_values=(2, 45, 150)
+)
+DELAY = Axis(
+    "delay", (10, 50, 100, 200, 500, 1000), "One-way delay", unit="ms", quick_values=(10, 200, 1000)
+)
 
 FIG7 = _bursty(
-    "seed001_fig7", "fig. 7", False, CONNECTIONS, {"bw": "45", "delay": "500ms"}, "number of connections",
+    "seed001_fig7",
+    "fig. 7",
+    False,
+    CONNECTIONS,
+    {"bw": "45", "delay": "500ms"},
+    "number of connections",
     (
         _tcpw_vs("Reno", "", '"TCP Westwood constantly outperforms Reno" (no number)', 1.05, 0.95),
         Claim(
@@ -177,7 +208,12 @@ FIG7 = _bursty(
     ),
 )
 FIG8 = _bursty(
-    "seed001_fig8", "fig. 8", False, BANDWIDTH, {"flows": "10", "delay": "500ms"}, "bottleneck capacity",
+    "seed001_fig8",
+    "fig. 8",
+    False,
+    BANDWIDTH,
+    {"flows": "10", "delay": "500ms"},
+    "bottleneck capacity",
     (
         Claim(
             "TCPW/SACK goodput ratio at 150 Mb/s",
@@ -197,9 +233,16 @@ FIG8 = _bursty(
     ),
 )
 FIG9 = _bursty(
-    "seed001_fig9", "fig. 9", False, DELAY, {"flows": "10", "bw": "45"}, "one-way delay",
+    "seed001_fig9",
+    "fig. 9",
+    False,
+    DELAY,
+    {"flows": "10", "bw": "45"},
+    "one-way delay",
     (
-        _tcpw_vs("Reno", "", '"Westwood performs better than Reno under all tested RTTs"', 1.0, 0.9),
+        _tcpw_vs(
+            "Reno", "", '"Westwood performs better than Reno under all tested RTTs"', 1.0, 0.9
+        ),
         _tcpw_vs(
             "SACK",
             " ≥ 200 ms",
@@ -217,23 +260,40 @@ FIG9 = _bursty(
         ),
     ),
 )
-LOSSY_PAPER = '"TCP Westwood is particularly suited for lossy links, under almost all scenarios" (no number)'
+LOSSY_PAPER = (
+    '"TCP Westwood is particularly suited for lossy links, under almost all scenarios" (no number)'
+)
 FIG10 = _bursty(
-    "seed001_fig10", "fig. 10", True, CONNECTIONS, {"bw": "45", "delay": "500ms"}, "number of connections",
+    "seed001_fig10",
+    "fig. 10",
+    True,
+    CONNECTIONS,
+    {"bw": "45", "delay": "500ms"},
+    "number of connections",
     (
         _tcpw_vs("Reno", "", LOSSY_PAPER, 1.2, 1.0),
         _tcpw_vs("SACK", "", LOSSY_PAPER, 1.0, 0.9),
     ),
 )
 FIG11 = _bursty(
-    "seed001_fig11", "fig. 11", True, BANDWIDTH, {"flows": "10", "delay": "500ms"}, "bottleneck capacity",
+    "seed001_fig11",
+    "fig. 11",
+    True,
+    BANDWIDTH,
+    {"flows": "10", "delay": "500ms"},
+    "bottleneck capacity",
     (
         _tcpw_vs("Reno", "", LOSSY_PAPER, 1.2, 1.0),
         _tcpw_vs("SACK", "", LOSSY_PAPER, 1.0, 0.9),
     ),
 )
 FIG12 = _bursty(
-    "seed001_fig12", "fig. 12", True, DELAY, {"flows": "10", "bw": "45"}, "one-way delay",
+    "seed001_fig12",
+    "fig. 12",
+    True,
+    DELAY,
+    {"flows": "10", "bw": "45"},
+    "one-way delay",
     (
         _tcpw_vs("Reno", "", LOSSY_PAPER, 1.2, 1.0),
         _tcpw_vs("SACK", "", LOSSY_PAPER, 1.0, 0.9),
@@ -265,9 +325,11 @@ def _windows(id_: str, lossy: bool, figs: str) -> SeriesTraceExperiment:
                 target=at_least(1.5 if lossy else 1.2),
                 partly=at_least(1.1 if lossy else 1.0),
                 paper=(
-                    'figs 4-5: "repeated losses floor Reno\'s attempts", TCPW resumes "almost unhindered" (no number)'
+                    'figs 4-5: "repeated losses floor Reno\'s attempts", TCPW resumes '
+                    '"almost unhindered" (no number)'
                     if lossy
-                    else 'figs 2-3: Reno\'s ssthresh "is forced back further and further after each burst of losses" (no number)'
+                    else "figs 2-3: Reno's ssthresh \"is forced back further and further "
+                    'after each burst of losses" (no number)'
                 ),
             ),
             Claim(

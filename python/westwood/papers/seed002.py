@@ -21,7 +21,7 @@ so rather than being tuned around it.
 from __future__ import annotations
 
 from ..claims import Claim, at_least, at_most
-from ..experiments import Axis, Experiment, GOODPUT_MBPS, Series, ratio_at
+from ..experiments import GOODPUT_MBPS, Axis, Experiment, Series, ratio_at
 from ..window_traces import Curve, SeriesTraceExperiment, curve_ratio
 from . import _common as c
 
@@ -57,7 +57,7 @@ FIG7 = Experiment(
             ratio_at(2, "Reno", "TCPW"),
             target=at_most(0.5),
             partly=at_most(0.8),
-            paper="figs 5-7: Reno's cwnd and ssthresh kept \"with unnecessarily low values\"",
+            paper='figs 5-7: Reno\'s cwnd and ssthresh kept "with unnecessarily low values"',
         ),
         Claim(
             "SACK/TCPW throughput ratio over 2 paths",

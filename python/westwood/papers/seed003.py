@@ -16,7 +16,7 @@ reproduced: the slides do not describe that topology beyond one line.
 from __future__ import annotations
 
 from ..claims import Claim, at_least, at_most, between
-from ..experiments import Axis, Experiment, GOODPUT_MBPS, Series
+from ..experiments import GOODPUT_MBPS, Axis, Experiment, Series
 from . import _common as c
 
 TCPW = Series("TCPW", {"cc": "westwood"})
@@ -26,8 +26,12 @@ BURST = (
     '{ model = "gilbert-elliott", mean_good = "8s", mean_bad = "4s", loss_good = "0.001%", '
     'loss_bad = "${loss}" }'
 )
-INDEP_AXIS = Axis("loss", (1, 2, 4, 6, 8, 10), "Packet loss probability", unit="%", quick_values=(1, 4, 10))
-BURST_AXIS = Axis("loss", (0, 1, 5, 10, 20, 30), "Bad-state packet loss", unit="%", quick_values=(1, 10, 30))
+INDEP_AXIS = Axis(
+    "loss", (1, 2, 4, 6, 8, 10), "Packet loss probability", unit="%", quick_values=(1, 4, 10)
+)
+BURST_AXIS = Axis(
+    "loss", (0, 1, 5, 10, 20, 30), "Bad-state packet loss", unit="%", quick_values=(1, 10, 30)
+)
 
 
 def _wireless(id_, mobile, burst, claims, slide):
@@ -45,7 +49,8 @@ def _wireless(id_, mobile, burst, claims, slide):
         overrides=overrides,
         seeds=5,
         quick_duration="60s",
-        description=f"One connection, the mobile as {'receiver' if mobile == 'client' else 'sender'}; "
+        description="One connection, the mobile as "
+        f"{'receiver' if mobile == 'client' else 'sender'}; "
         "wired 100 Mb/s / 62 ms, wireless 2 Mb/s / 0.01 ms with "
         + (
             "a two-state Markov channel (mean good 8 s, mean bad 4 s, 0.001 % loss in good)"
@@ -96,9 +101,17 @@ def _geo(id_, burst, claims):
         scenario="seed003_geo",
         x=BURST_AXIS
         if burst
-        else Axis("loss", (0, 0.1, 0.5, 1, 2, 5), "Packet loss probability", unit="%", quick_values=(0, 1, 5)),
+        else Axis(
+            "loss",
+            (0, 0.1, 0.5, 1, 2, 5),
+            "Packet loss probability",
+            unit="%",
+            quick_values=(0, 1, 5),
+        ),
         series=GEO_SERIES,
-        metric=c.group_goodput_metric("a", "mean_goodput_mbps", "Mean throughput per connection (Mbps)"),
+        metric=c.group_goodput_metric(
+            "a", "mean_goodput_mbps", "Mean throughput per connection (Mbps)"
+        ),
         overrides={"topology.bottleneck_errors": BURST} if burst else {},
         seeds=3,
         quick_duration="100s",
@@ -124,7 +137,15 @@ EXPERIMENTS = [
         "seed003_client_indep",
         "client",
         False,
-        (_gain('"TCPW improves throughput up to 163% with respect to TCP Reno in single connection"', 110, 250, 50),),
+        (
+            _gain(
+                '"TCPW improves throughput up to 163% with respect to TCP Reno in single '
+                'connection"',
+                110,
+                250,
+                50,
+            ),
+        ),
         "mobile client, independent errors",
     ),
     _wireless(
@@ -137,21 +158,32 @@ EXPERIMENTS = [
         ),
         "mobile client, burst errors",
     ),
-    _wireless("seed003_server_indep", "server", False, (
-        Claim(
-            "TCPW/Reno throughput ratio, smallest over loss rates",
-            c.smallest_ratio("TCPW", "Reno"),
-            target=at_least(1.2),
-            partly=at_least(1.0),
-            paper="mobile server, independent errors: plot only (TCPW above Reno)",
+    _wireless(
+        "seed003_server_indep",
+        "server",
+        False,
+        (
+            Claim(
+                "TCPW/Reno throughput ratio, smallest over loss rates",
+                c.smallest_ratio("TCPW", "Reno"),
+                target=at_least(1.2),
+                partly=at_least(1.0),
+                paper="mobile server, independent errors: plot only (TCPW above Reno)",
+            ),
         ),
-    ), "mobile server, independent errors"),
+        "mobile server, independent errors",
+    ),
     _wireless(
         "seed003_server_burst",
         "server",
         True,
         (
-            _gain('"The improvement of TCPW ranges from 40% to 222% for single connection"', 150, 350, 40),
+            _gain(
+                '"The improvement of TCPW ranges from 40% to 222% for single connection"',
+                150,
+                350,
+                40,
+            ),
             _converge(),
         ),
         "mobile server, burst errors",

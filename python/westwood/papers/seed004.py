@@ -75,7 +75,7 @@ FIG5_NEWRENO = c.ComplementExperiment(
             c.ratio_of_points("10 sessions", 1, "10 sessions", 9),
             target=at_least(0.9),
             partly=at_least(0.75),
-            paper="fig. 5: NewReno reaches 225.53 KB/s with 9 TCPW ABSE sessions; \"TCPW exhibits "
+            paper='fig. 5: NewReno reaches 225.53 KB/s with 9 TCPW ABSE sessions; "TCPW exhibits '
             'a friendly behavior towards TCP New Reno"',
         ),
     ),

@@ -50,7 +50,8 @@ FIG9 = TestbedExperiment(
             agreement("TCPW", "Reno"),
             target=between(0.75, 1.25),
             partly=between(0.5, 1.5),
-            paper="(testbed target: tcpw/reno within 25% of the simulator's ratio for the fig. 9 points)",
+            paper="(testbed target: tcpw/reno within 25% of the simulator's ratio for the "
+            "fig. 9 points)",
             digits=2,
         ),
         Claim(
@@ -166,7 +167,7 @@ SEED004_FIG5 = TestbedExperiment(
             c.ratio_of_points("Reno", 1, "Reno", 9),
             target=at_least(0.9),
             partly=at_least(0.75),
-            paper="fig. 5: NewReno reaches 225.53 KB/s with 9 TCPW ABSE sessions; \"TCPW exhibits "
+            paper='fig. 5: NewReno reaches 225.53 KB/s with 9 TCPW ABSE sessions; "TCPW exhibits '
             'a friendly behavior towards TCP New Reno"',
         ),
         Claim(
