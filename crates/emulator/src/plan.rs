@@ -53,6 +53,9 @@ pub struct FlowPlan {
     /// The scenario's `window_growth` for this flow; `byte_counting` is the kernel's own rule
     /// (it counts the segments each ACK acknowledges), `per_ack` has no kernel counterpart.
     pub window_growth: WindowGrowth,
+    /// The scenario's `limited_transmit` for this flow; `true` is what the kernel always does
+    /// (RFC 3042), `false` (ns-2's agents) has no kernel counterpart.
+    pub limited_transmit: bool,
     /// net.ipv4.tcp_sack in the flow's namespaces.
     pub sack: bool,
     pub segment_size: u64,
@@ -264,12 +267,22 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
                   tcp.window_growth says otherwise"
                 .to_string());
         }
+        // The kernel always does limited transmit: without SACK each DUPACK counts as a segment
+        // that left the network (tcp_add_reno_sack), so the first DUPACKs let new segments out.
+        if !tcp.limited_transmit {
+            note("the scenario's limited_transmit = false (ns-2's agents): Linux always sends a new segment on \
+                  each of the first two DUPACKs (RFC 3042 limited transmit), so a small window reaches three \
+                  DUPACKs more often; the simulator's comparison run uses limited_transmit = true unless --set \
+                  tcp.limited_transmit says otherwise"
+                .to_string());
+        }
         let recovery = tcp.recovery.name().to_string();
         // BBR has no use for NewReno-style recovery; it runs with SACK as everywhere.
         let sack = recovery == "sack" || kernel == "bbr";
         if recovery == "reno" {
             note("the scenario's Reno recovery: Linux without SACK recovers NewReno-style (it stays in recovery \
-                  until the whole window is acknowledged)"
+                  until the whole window is acknowledged); the simulator's comparison run uses newreno unless \
+                  --set tcp.recovery says otherwise"
                 .to_string());
         }
         let timestamps = tcp.header_size == 52;
@@ -334,6 +347,7 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
             scenario_cc: tcp.cc_name.clone(),
             recovery,
             window_growth: tcp.window_growth,
+            limited_transmit: tcp.limited_transmit,
             sack,
             segment_size: tcp.segment_size,
             header_size: tcp.header_size,
@@ -425,6 +439,26 @@ mod tests {
         assert_eq!(p.flows[0].window_growth, WindowGrowth::ByteCounting);
         assert_eq!(growth_notes(&p), 0, "{:?}", p.approximations);
         assert!(!p.approximations.iter().any(|a| a.contains("per ACK")), "{:?}", p.approximations);
+    }
+
+    #[test]
+    fn limited_transmit_maps_onto_the_kernel_and_its_absence_is_one_approximation() {
+        let notes = |p: &Plan| p.approximations.iter().filter(|a| a.contains("limited_transmit")).count();
+        // The default, off (ns-2's): one line saying the kernel does it.
+        let p = plan(&load("wireless.toml", &[("loss", "1%")]), None).unwrap();
+        assert!(!p.flows[0].limited_transmit);
+        assert_eq!(notes(&p), 1, "{:?}", p.approximations);
+        assert!(p
+            .approximations
+            .iter()
+            .any(|a| a.contains("limited_transmit = false") && a.contains("RFC 3042")));
+        // Several flows: still one line.
+        let p = plan(&load("dumbbell.toml", &[("flows", "3")]), None).unwrap();
+        assert_eq!(notes(&p), 1, "{:?}", p.approximations);
+        // On is what the kernel does: nothing to approximate.
+        let p = plan(&load("wireless.toml", &[("tcp.limited_transmit", "true")]), None).unwrap();
+        assert!(p.flows[0].limited_transmit);
+        assert_eq!(notes(&p), 0, "{:?}", p.approximations);
     }
 
     #[test]

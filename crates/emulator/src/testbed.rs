@@ -16,7 +16,8 @@
 //!    emulator's counters, the namespaces' TCP counters → the simulator's result schema.
 //!
 //! The simulator then runs the same scenario ([`simulator_scenario`]) with RFC 3465 byte-counting
-//! window growth, the kernel's, unless the user's `--set` chose a `window_growth`.
+//! window growth and RFC 3042 limited transmit, as the kernel does, unless the user's `--set`
+//! chose a `window_growth` / `limited_transmit` (each decided separately).
 //!
 //! Everything it creates is removed by RAII guards, also on an error or Ctrl-C.
 
@@ -26,7 +27,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use westwood_algorithms::WindowGrowth;
+use westwood_algorithms::{Recovery, WindowGrowth};
 use westwood_linux::netns::{parse_iperf3_json, tool, ChildGuard, Iperf3Result};
 use westwood_linux::sig;
 use westwood_simulator::model::{Nanos, Scenario, NANOS_PER_SECOND};
@@ -152,6 +153,8 @@ pub struct SimulatorSetup {
     /// The simulator's window growth (`per_ack`, `byte_counting`; `per_ack,byte_counting` when
     /// the flows differ).
     pub window_growth: String,
+    /// The simulator's limited transmit (`true`, `false`; `false,true` when the flows differ).
+    pub limited_transmit: String,
 }
 
 impl SimulatorSetup {
@@ -161,19 +164,41 @@ impl SimulatorSetup {
     }
 }
 
+/// The user's `--set` overrides set `key`: an override whose last part is `key` (`tcp.KEY`,
+/// `flows.NAME.KEY`, or a parameter of that name).
+fn user_sets(overrides: &[(String, String)], key: &str) -> bool {
+    overrides
+        .iter()
+        .any(|(k, _)| k.rsplit('.').next().is_some_and(|last| last.trim().trim_matches('"') == key))
+}
+
 /// The user's `--set` overrides choose a window growth: a key whose last part is
 /// `window_growth` (`tcp.window_growth`, `flows.NAME.window_growth`, or a parameter of that name).
 pub fn user_sets_window_growth(overrides: &[(String, String)]) -> bool {
-    overrides.iter().any(|(k, _)| {
-        k.rsplit('.').next().is_some_and(|last| last.trim().trim_matches('"') == "window_growth")
-    })
+    user_sets(overrides, "window_growth")
+}
+
+/// The user's `--set` overrides choose limited transmit: a key whose last part is
+/// `limited_transmit` (`tcp.limited_transmit`, `flows.NAME.limited_transmit`, or a parameter).
+pub fn user_sets_limited_transmit(overrides: &[(String, String)]) -> bool {
+    user_sets(overrides, "limited_transmit")
 }
 
 /// The scenario the simulator runs beside the testbed: `scenario` (already loaded with the
-/// user's overrides) with every flow's `window_growth` set to `byte_counting`, because the kernel
-/// grows cwnd by the segments each ACK acknowledges (RFC 3465 style) and the simulator's default,
-/// per ACK (ns-2's), would grow it half as fast with delayed ACKs. When the user's own `--set`
-/// overrides set a window growth, theirs stands and nothing is changed.
+/// user's overrides) with what the kernel does in place of the simulator's ns-2 defaults:
+/// * every flow's `window_growth` set to `byte_counting`, because the kernel grows cwnd by the
+///   segments each ACK acknowledges (RFC 3465 style) and the simulator's default, per ACK
+///   (ns-2's), would grow it half as fast with delayed ACKs;
+/// * every flow's `limited_transmit` on, because the kernel sends a new segment on each of the
+///   first DUPACKs (RFC 3042; without SACK each DUPACK counts as a segment that left the
+///   network), which turns many of a small window's timeouts into fast retransmits.
+///
+/// * every flow with the scenario's `reno` recovery switched to `newreno`, because Linux has no
+///   plain RFC 5681 recovery: without SACK it stays in recovery until the whole window at the
+///   loss is acknowledged, resending a hole per partial ACK (RFC 6582 style).
+///
+/// When the user's own `--set` overrides set one of these keys (`recovery` for the last), theirs
+/// stands and that key is not changed.
 pub fn simulator_scenario(
     scenario: &Scenario,
     user_overrides: &[(String, String)],
@@ -190,24 +215,68 @@ pub fn simulator_scenario(
         }
         overrides.push(("tcp.window_growth".to_string(), growth.name().to_string()));
     }
-    let mut used: Vec<&str> = sim.flows.iter().map(|f| f.tcp.window_growth.name()).collect();
-    used.sort();
-    used.dedup();
-    let window_growth = used.join(",");
-    (sim, SimulatorSetup { overrides, window_growth })
+    if !user_sets_limited_transmit(user_overrides) {
+        for f in &mut sim.flows {
+            f.tcp.limited_transmit = true;
+        }
+        for a in &mut sim.arrivals {
+            a.tcp.limited_transmit = true;
+        }
+        overrides.push(("tcp.limited_transmit".to_string(), "true".to_string()));
+    }
+    if !user_sets(user_overrides, "recovery") {
+        let mut changed = false;
+        let specs =
+            sim.flows.iter_mut().map(|f| &mut f.tcp).chain(sim.arrivals.iter_mut().map(|a| &mut a.tcp));
+        for tcp in specs {
+            if tcp.recovery == Recovery::Reno {
+                tcp.recovery = Recovery::NewReno;
+                changed = true;
+            }
+        }
+        if changed {
+            overrides.push(("tcp.recovery".to_string(), Recovery::NewReno.name().to_string()));
+        }
+    }
+    let used = |names: Vec<String>| {
+        let mut names = names;
+        names.sort();
+        names.dedup();
+        names.join(",")
+    };
+    let window_growth = used(sim.flows.iter().map(|f| f.tcp.window_growth.name().to_string()).collect());
+    let limited_transmit = used(sim.flows.iter().map(|f| f.tcp.limited_transmit.to_string()).collect());
+    (sim, SimulatorSetup { overrides, window_growth, limited_transmit })
 }
 
-/// How the simulator's window growth came about, for the console.
+/// How the simulator's window growth and limited transmit came about, for the console.
 fn describe_setup(setup: &SimulatorSetup) -> String {
-    if setup.overrides.is_empty() {
-        format!("window_growth = {} (from --set)", setup.window_growth)
-    } else {
+    let by_testbed = |key: &str| setup.overrides.iter().any(|(k, _)| k == key);
+    let growth = if by_testbed("tcp.window_growth") {
         format!(
             "window_growth = {} (set by the testbed: the kernel's growth rule; --set tcp.window_growth=per_ack for \
              ns-2's)",
             setup.window_growth
         )
-    }
+    } else {
+        format!("window_growth = {} (from --set)", setup.window_growth)
+    };
+    let limited = if by_testbed("tcp.limited_transmit") {
+        format!(
+            "limited_transmit = {} (set by the testbed: the kernel does RFC 3042 limited transmit; --set \
+             tcp.limited_transmit=false for ns-2's)",
+            setup.limited_transmit
+        )
+    } else {
+        format!("limited_transmit = {} (from --set)", setup.limited_transmit)
+    };
+    let recovery = if by_testbed("tcp.recovery") {
+        "; reno recovery run as newreno (set by the testbed: Linux recovers NewReno-style; --set \
+         tcp.recovery=reno for RFC 5681's)"
+    } else {
+        ""
+    };
+    format!("{growth}; {limited}{recovery}")
 }
 
 /// The kernel congestion control `name` is registered, loading its module if need be.
@@ -682,6 +751,7 @@ fn assemble(
         "flows": plan.flows.iter().map(|f| json!({
             "name": f.name, "kernel_cc": f.kernel_cc, "scenario_cc": f.scenario_cc,
             "scenario_recovery": f.recovery, "scenario_window_growth": f.window_growth.name(),
+            "scenario_limited_transmit": f.limited_transmit,
             "sack": f.sack, "timestamps": f.timestamps, "mtu": f.mtu,
             "start_seconds": f.start as f64 / 1e9, "stop_seconds": f.stop as f64 / 1e9,
         })).collect::<Vec<_>>(),
@@ -761,6 +831,8 @@ pub struct Comparison {
     pub simulator_cc: Option<String>,
     /// The simulator run's window growth (see [`simulator_scenario`]).
     pub simulator_window_growth: Option<String>,
+    /// Whether the simulator run used limited transmit for this flow (see [`simulator_scenario`]).
+    pub simulator_limited_transmit: Option<bool>,
     pub flow: String,
     pub testbed_goodput_bps: f64,
     pub simulator_goodput_bps: Option<f64>,
@@ -885,6 +957,9 @@ pub fn main(opts: &Options) -> Result<i32> {
                 cc: label.clone(),
                 simulator_cc: s.map(|s| s.cc.clone()),
                 simulator_window_growth: s.map(|_| setup.window_growth.clone()),
+                simulator_limited_transmit: s
+                    .and_then(|_| sim_scenario.flows.get(i))
+                    .map(|f| f.tcp.limited_transmit),
                 flow: f["name"].as_str().unwrap_or("").to_string(),
                 testbed_goodput_bps: f["goodput_bps"].as_f64().unwrap_or(0.0),
                 simulator_goodput_bps: s.map(|s| s.goodput_bps),
@@ -1051,22 +1126,101 @@ mod tests {
         s.flows.iter().map(|f| f.tcp.window_growth).collect()
     }
 
+    fn limited(s: &Scenario) -> Vec<bool> {
+        s.flows.iter().map(|f| f.tcp.limited_transmit).collect()
+    }
+
+    fn pair(k: &str, v: &str) -> (String, String) {
+        (k.to_string(), v.to_string())
+    }
+
     #[test]
-    fn the_simulator_run_grows_the_window_as_the_kernel_does() {
+    fn the_simulator_run_grows_the_window_and_does_limited_transmit_as_the_kernel_does() {
         let opts = options(&[("loss", "1%")]);
         for cc in [None, Some("reno"), Some("tcpw")] {
             let (scenario, _) = load_scenario(&opts, cc).unwrap();
             assert_eq!(growths(&scenario), [WindowGrowth::PerAck], "the scenario as written");
+            assert_eq!(limited(&scenario), [false], "the scenario as written");
             let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
             assert_eq!(growths(&sim), [WindowGrowth::ByteCounting], "{cc:?}");
-            assert_eq!(setup.overrides, [("tcp.window_growth".to_string(), "byte_counting".to_string())]);
-            assert_eq!(setup.window_growth, "byte_counting");
-            assert_eq!(setup.overrides_json(), json!({ "tcp.window_growth": "byte_counting" }));
+            assert_eq!(limited(&sim), [true], "{cc:?}");
+            assert_eq!(recoveries(&scenario), [Recovery::Reno], "the scenario as written");
+            assert_eq!(recoveries(&sim), [Recovery::NewReno], "{cc:?}");
+            assert_eq!(
+                setup.overrides,
+                [
+                    pair("tcp.window_growth", "byte_counting"),
+                    pair("tcp.limited_transmit", "true"),
+                    pair("tcp.recovery", "newreno")
+                ]
+            );
+            assert_eq!(
+                (setup.window_growth.as_str(), setup.limited_transmit.as_str()),
+                ("byte_counting", "true")
+            );
+            assert_eq!(
+                setup.overrides_json(),
+                json!({
+                    "tcp.window_growth": "byte_counting",
+                    "tcp.limited_transmit": "true",
+                    "tcp.recovery": "newreno"
+                })
+            );
+            let line = describe_setup(&setup);
+            assert!(line.contains("reno recovery run as newreno"), "{line}");
+            assert!(line.contains("window_growth = byte_counting (set by the testbed"), "{line}");
+            assert!(line.contains("limited_transmit = true (set by the testbed"), "{line}");
             // Nothing else changes: same links, seed, duration, cc.
             let mut back = sim.clone();
             back.flows[0].tcp.window_growth = WindowGrowth::PerAck;
+            back.flows[0].tcp.limited_transmit = false;
+            back.flows[0].tcp.recovery = Recovery::Reno;
             assert_eq!(back, scenario);
         }
+    }
+
+    #[test]
+    fn the_users_limited_transmit_wins_and_each_key_is_decided_on_its_own() {
+        for (key, value, expected) in [
+            ("tcp.limited_transmit", "false", false),
+            ("tcp.limited_transmit", "true", true),
+            ("flows.ftp.limited_transmit", "false", false),
+        ] {
+            let opts = options(&[("loss", "1%"), (key, value)]);
+            let (scenario, _) = load_scenario(&opts, Some("reno")).unwrap();
+            let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
+            assert_eq!(limited(&sim), [expected], "--set {key}={value}");
+            // The window growth is still the testbed's.
+            assert_eq!(growths(&sim), [WindowGrowth::ByteCounting], "--set {key}={value}");
+            assert_eq!(
+                setup.overrides,
+                [pair("tcp.window_growth", "byte_counting"), pair("tcp.recovery", "newreno")],
+                "--set {key}={value}"
+            );
+            assert_eq!(setup.limited_transmit, expected.to_string());
+            assert_eq!(
+                setup.overrides_json(),
+                json!({ "tcp.window_growth": "byte_counting", "tcp.recovery": "newreno" })
+            );
+            let line = describe_setup(&setup);
+            assert!(line.contains(&format!("limited_transmit = {expected} (from --set)")), "{line}");
+        }
+        // All chosen by the user: the testbed changes nothing.
+        let opts = options(&[
+            ("tcp.window_growth", "per_ack"),
+            ("tcp.limited_transmit", "false"),
+            ("tcp.recovery", "reno"),
+        ]);
+        let (scenario, _) = load_scenario(&opts, Some("reno")).unwrap();
+        let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
+        assert_eq!(sim, scenario);
+        assert_eq!(setup.overrides_json(), json!({}));
+        let set = |k: &str| vec![pair(k, "true")];
+        assert!(user_sets_limited_transmit(&set("tcp.limited_transmit")));
+        assert!(user_sets_limited_transmit(&set("flows.\"bulk.1\".limited_transmit")));
+        assert!(user_sets_limited_transmit(&set("limited_transmit")));
+        assert!(!user_sets_limited_transmit(&set("tcp.window_growth")));
+        assert!(!user_sets_window_growth(&set("tcp.limited_transmit")));
     }
 
     #[test]
@@ -1080,9 +1234,13 @@ mod tests {
             let (scenario, _) = load_scenario(&opts, Some("reno")).unwrap();
             let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
             assert_eq!(growths(&sim), [expected], "--set {key}={value}");
-            assert!(setup.overrides.is_empty(), "--set {key}={value}: {setup:?}");
+            // Only limited transmit and the recovery are the testbed's now.
+            assert_eq!(
+                setup.overrides,
+                [pair("tcp.limited_transmit", "true"), pair("tcp.recovery", "newreno")],
+                "--set {key}={value}"
+            );
             assert_eq!(setup.window_growth, expected.name());
-            assert_eq!(setup.overrides_json(), json!({}));
         }
         let set = |k: &str| vec![(k.to_string(), "per_ack".to_string())];
         assert!(user_sets_window_growth(&set("tcp.window_growth")));
@@ -1090,5 +1248,27 @@ mod tests {
         assert!(user_sets_window_growth(&set("window_growth")));
         assert!(!user_sets_window_growth(&set("tcp.cc")));
         assert!(!user_sets_window_growth(&set("loss")));
+    }
+
+    fn recoveries(scenario: &Scenario) -> Vec<Recovery> {
+        scenario.flows.iter().map(|f| f.tcp.recovery).collect()
+    }
+
+    #[test]
+    fn reno_recovery_runs_as_newreno_unless_the_user_chooses() {
+        // The kernel has no plain Reno recovery; SACK stays SACK.
+        let opts = options(&[("tcp.recovery", "sack")]);
+        let (scenario, _) = load_scenario(&opts, Some("reno")).unwrap();
+        let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
+        assert_eq!(recoveries(&sim), [Recovery::Sack]);
+        assert!(!setup.overrides.iter().any(|(k, _)| k == "tcp.recovery"));
+        for (key, value) in [("tcp.recovery", "reno"), ("flows.ftp.recovery", "reno")] {
+            let opts = options(&[(key, value)]);
+            let (scenario, _) = load_scenario(&opts, Some("reno")).unwrap();
+            let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
+            assert_eq!(recoveries(&sim), [Recovery::Reno], "--set {key}={value}");
+            assert!(!setup.overrides.iter().any(|(k, _)| k == "tcp.recovery"));
+            assert!(!describe_setup(&setup).contains("run as newreno"));
+        }
     }
 }

@@ -287,7 +287,7 @@ fn ctrl_c_cleans_up_and_a_killed_run_is_cleaned_by_the_next() {
 }
 
 #[test]
-fn the_simulator_comparison_grows_the_window_as_the_kernel_unless_the_user_says_otherwise() {
+fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_says_otherwise() {
     let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
     require_root!();
     let file = ScenarioFile::new("growth.toml", PATH_10M);
@@ -311,19 +311,31 @@ fn the_simulator_comparison_grows_the_window_as_the_kernel_unless_the_user_says_
         assert!(out_dir.join("simulator/summary.json").exists(), "the simulator ran");
         (read(out_dir.join("summary.json")), read(out_dir.join("comparison.json")))
     };
-    // By default the simulator grows the window by bytes acknowledged, as the kernel does.
+    // By default the simulator grows the window by bytes acknowledged, does limited transmit
+    // and recovers NewReno-style, as the kernel does.
     let (summary, comparison) = run(&[]);
     let tb = &summary["testbed"];
-    assert_eq!(tb["simulator_overrides"], serde_json::json!({ "tcp.window_growth": "byte_counting" }));
+    assert_eq!(
+        tb["simulator_overrides"],
+        serde_json::json!({
+            "tcp.window_growth": "byte_counting",
+            "tcp.limited_transmit": "true",
+            "tcp.recovery": "newreno"
+        })
+    );
     assert_eq!(tb["simulator_window_growth"], "byte_counting");
     assert_eq!(tb["flows"][0]["scenario_window_growth"], "per_ack");
+    assert_eq!(tb["flows"][0]["scenario_limited_transmit"], false);
     assert_eq!(comparison["runs"][0]["simulator_window_growth"], "byte_counting");
+    assert_eq!(comparison["runs"][0]["simulator_limited_transmit"], true);
     // The user's --set wins.
-    let (summary, comparison) = run(&["tcp.window_growth=per_ack"]);
+    let (summary, comparison) =
+        run(&["tcp.window_growth=per_ack", "tcp.limited_transmit=false", "tcp.recovery=reno"]);
     let tb = &summary["testbed"];
     assert_eq!(tb["simulator_overrides"], serde_json::json!({}));
     assert_eq!(tb["simulator_window_growth"], "per_ack");
     assert_eq!(comparison["runs"][0]["simulator_window_growth"], "per_ack");
+    assert_eq!(comparison["runs"][0]["simulator_limited_transmit"], false);
     let _ = std::fs::remove_dir_all(&out_dir);
     assert!(ours().is_empty(), "left: {:?}", ours());
 }

@@ -233,6 +233,10 @@ pub struct TcpSpec {
     /// How the window grows on ACKs of new data: per ACK (ns-2, the default) or by the bytes
     /// acknowledged (RFC 3465, as Linux does).
     pub window_growth: WindowGrowth,
+    /// RFC 3042 limited transmit: a new segment beyond cwnd on each of the first
+    /// `dupack_threshold - 1` DUPACKs, as Linux does. Off by default, as in ns-2's agents of the
+    /// seed papers' era.
+    pub limited_transmit: bool,
 }
 
 /// RFC 6298 retransmission timer parameters.

@@ -16,7 +16,7 @@ testbed's line, plus the agreement between testbed and simulator.
   connections, and n Reno vs. 10 - n TCPW.
 
 Runs are real time, one at a time: ``--quick`` runs the headline two with fewer points and
-shorter runs (about 5 minutes); the full set takes about 45 minutes.
+shorter runs (about 5 minutes); the full set takes about 35 minutes.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ FIG7 = TestbedExperiment(
     metric=seed000.FIG7.metric,
     seconds=40,
     quick_seconds=20,
-    seeds=2,
+    seeds=1,
     headline=True,
     description="5 bulk flows, x of them Reno (the kernel's) and the others TCPW (tcpw), over a "
     "2 Mbps, 100 ms RTT bottleneck, without errors and with 1% packet loss; mean goodput per "

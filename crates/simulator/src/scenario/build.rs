@@ -35,6 +35,7 @@ pub(crate) const TCP_KEYS: &[&str] = &[
     "delayed_ack_timeout",
     "ack_every",
     "window_growth",
+    "limited_transmit",
     "westwood",
     "westwood_abse",
     "westwood_plus",
@@ -497,6 +498,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::window_growth(v, &f)?,
         None => WindowGrowth::default(),
     };
+    let limited_transmit = match get("limited_transmit") {
+        Some((v, f)) => fields::boolean(v, &f)?,
+        None => false,
+    };
     Ok(TcpSpec {
         cc_name,
         cc,
@@ -510,5 +515,6 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         rto,
         delayed_ack,
         window_growth,
+        limited_transmit,
     })
 }

@@ -5,6 +5,7 @@
 //! cc = "westwood"                       # reno | newreno | tahoe | sack | cubic | westwood | westwood-tr | westwood-abse | westwood-plus
 //! recovery = "sack"                     # reno | newreno | sack | tahoe (default: the variant's own)
 //! window_growth = "byte_counting"       # per_ack (default) | byte_counting
+//! limited_transmit = true               # RFC 3042; false (default) | true
 //! westwood = { tau = "500ms", m = 2 }   # only with cc = "westwood"
 //! westwood_abse = { t_min = "50ms", n = 10, u_max = "auto", epsilon = 0.6, beta = 0.6 }
 //! westwood_plus = { min_window = "50ms" }

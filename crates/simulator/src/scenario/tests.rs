@@ -501,6 +501,52 @@ fn a_bad_window_growth_names_the_file_the_field_and_the_choices() {
 }
 
 #[test]
+fn limited_transmit_defaults_to_off_and_parses_everywhere_a_tcp_key_may_be() {
+    let lt = |s: &Scenario| s.flows.iter().map(|f| f.tcp.limited_transmit).collect::<Vec<_>>();
+    assert_eq!(lt(&load(BASE).unwrap()), [false], "off by default (ns-2's agents)");
+    let with = |extra: &str| format!("{BASE}\n[tcp]\n{extra}\n");
+    assert_eq!(lt(&load(&with("limited_transmit = true")).unwrap()), [true]);
+    assert_eq!(lt(&load(&with("limited_transmit = false")).unwrap()), [false]);
+    assert_eq!(lt(&load(&with("limited_transmit = \"true\"")).unwrap()), [true]);
+    // A flow's own key wins over [tcp].
+    let text =
+        format!("{}\n[tcp]\nlimited_transmit = true\n", edit("cc = \"${cc}\"", "limited_transmit = false"));
+    assert_eq!(lt(&load(&text).unwrap()), [false]);
+    // --set tcp.limited_transmit=true (the parent table must exist, as for any dotted key) and
+    // --set flows.f.limited_transmit=true.
+    let s = load_with(&with("cc = \"reno\""), &[("tcp.limited_transmit", "true")]).unwrap();
+    assert_eq!(lt(&s), [true]);
+    let s = load_with(BASE, &[("flows.f.limited_transmit", "true")]).unwrap();
+    assert_eq!(lt(&s), [true]);
+    // Through a parameter, like every other key.
+    let text =
+        format!("{}\n[tcp]\nlimited_transmit = \"${{lt}}\"\n", edit("flows = 1", "flows = 1\nlt = false"));
+    assert_eq!(lt(&load(&text).unwrap()), [false]);
+    assert_eq!(lt(&load_with(&text, &[("lt", "true")]).unwrap()), [true]);
+    // Only the key differs: everything else about the flow is the same.
+    let mut on = load(&with("limited_transmit = true")).unwrap();
+    on.flows[0].tcp.limited_transmit = false;
+    assert_eq!(on.flows, load(&with("cc = \"reno\"")).unwrap().flows);
+}
+
+#[test]
+fn a_bad_limited_transmit_names_the_file_the_field_and_what_was_expected() {
+    let with = |extra: &str| format!("{BASE}\n[tcp]\n{extra}\n");
+    let e = fails(&with("limited_transmit = \"yes\""), "tcp.limited_transmit", &["expected true or false"]);
+    assert_eq!(e.file, "t.toml");
+    assert!(e.to_string().starts_with("t.toml: tcp.limited_transmit: "), "{e}");
+    fails(&with("limited_transmit = 1"), "tcp.limited_transmit", &["expected true or false"]);
+    fails(
+        &edit("cc = \"${cc}\"", "limited_transmit = \"on\""),
+        "flows.f.limited_transmit",
+        &["expected true or false", "\"on\""],
+    );
+    let e = load_with(&with("cc = \"reno\""), &[("tcp.limited_transmit", "sometimes")]).unwrap_err();
+    assert_eq!(e.field, "tcp.limited_transmit", "{e}");
+    assert!(e.message.contains("expected true or false"), "{e}");
+}
+
+#[test]
 fn tcp_defaults_and_flow_overrides() {
     let text = format!(
         "{}\n[tcp]\ncc = \"newreno\"\nsegment_size = \"400B\"\nheader_size = \"52B\"\n\

@@ -38,10 +38,30 @@
 //! state), so SACKed segments are skipped; no new SACK recovery starts until `RecoveryPoint` is
 //! cumulatively acknowledged, as §5.1 requires.
 //!
-//! Deviations: no limited transmit (RFC 3042; RFC 6675 §5 step 3 makes it optional), as in the
-//! ns-2 agents of the seed papers; after a timeout a sender without SACK goes back to `snd_una`
-//! and resends everything outstanding as the window allows (go-back-N), since it cannot know
-//! what the receiver holds.
+//! Limited transmit (RFC 3042), when the flow's `limited_transmit` is on (off by default, as in the
+//! ns-2 agents of the seed papers; Linux always does it). Outside loss recovery, each of the first
+//! `dupthresh - 1` consecutive DUPACKs lets one segment of previously unsent data out beyond cwnd,
+//! if the receiver's window allows and FlightSize stays at most cwnd + (`dupthresh` - 1)·SMSS (§2:
+//! "cwnd plus 2 segments" at the standard threshold); cwnd is not changed. A small window that a
+//! loss leaves with too few segments behind it for `dupthresh` DUPACKs (with delayed ACKs the first
+//! segment after the hole acknowledges the delayed one instead of making a DUPACK) then still ends
+//! in fast retransmit rather than a timeout (§1). The bytes so sent are not counted in the
+//! FlightSize that the loss detection hands to the control (RFC 5681 §3.2 step 2). With `sack`
+//! recovery it is RFC 6675 §5 step (3): on a DUPACK that SACKs new data (only those count, RFC 3042
+//! §2's note on SACK), `HighRxt` = `HighACK` and new data goes out while `cwnd - pipe >= SMSS`
+//! (pipe leaves out the SACKed segments, as gone; since `IsLost` starts recovery once more than
+//! (`dupthresh` - 1)·SMSS are SACKed, FlightSize stays within the same bound). Tahoe, Reno and
+//! NewReno use the first rule; inside fast recovery nothing changes (Reno's inflation, SACK's pipe
+//! already send on DUPACKs).
+//!
+//! Deviations: limited transmit is off unless the flow asks for it (RFC 5681 §3.2 step 1 says a
+//! sender SHOULD do it; ns-2's agents did not, by default, before 2001-11-28, and the seed
+//! papers' results are reproduced without it); with a `dupthresh` other than three it allows
+//! `dupthresh - 1` segments rather than RFC 3042's two, as Linux scales it with
+//! `tcp_reordering`. After a timeout a sender without SACK goes back to `snd_una` and resends
+//! everything outstanding as the window allows (go-back-N), since it cannot know what the
+//! receiver holds; limited transmit waits until that resend has caught up with `snd_max` (it
+//! sends only previously unsent data).
 
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
@@ -67,6 +87,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Loss detections by DUPACKs (fast retransmits; with SACK, entries into loss recovery).
     pub fast_retransmits: u64,
+    /// New segments sent by RFC 3042 limited transmit (part of `segments_sent`).
+    pub limited_transmits: u64,
 }
 
 /// Which `NextSeg` rule (RFC 6675 §4) chose a segment.
@@ -105,6 +127,11 @@ pub struct Sender {
     peer_window: u64,
 
     dupacks: u32,
+    /// RFC 3042 limited transmit is on.
+    limited_transmit: bool,
+    /// Bytes sent by limited transmit since the last ACK of new data (or timeout): left out of
+    /// the FlightSize a loss detection reports (RFC 5681 §3.2 step 2).
+    limited_bytes: u64,
     in_recovery: bool,
     /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: `snd_max` when the last loss was detected.
     recover: Option<u64>,
@@ -151,6 +178,8 @@ impl Sender {
             started: false,
             peer_window: spec.receiver_window,
             dupacks: 0,
+            limited_transmit: spec.limited_transmit,
+            limited_bytes: 0,
             in_recovery: false,
             recover: None,
             inflation: 0,
@@ -232,6 +261,56 @@ impl Sender {
         }
     }
 
+    /// The length of the next segment of previously unsent data (at `snd_max`), if the
+    /// application has some and the receiver's advertised window allows it.
+    fn new_data_len(&self) -> Option<u64> {
+        let limit = self.data_limit.unwrap_or(u64::MAX);
+        if self.snd_max >= limit {
+            return None;
+        }
+        let len = self.mss.min(limit - self.snd_max);
+        (self.snd_max + len <= self.snd_una + self.peer_window.max(self.mss)).then_some(len)
+    }
+
+    /// RFC 3042 §2: on one of the first `dupthresh - 1` DUPACKs (the caller checked), send one
+    /// segment of previously unsent data if the receiver's window allows and FlightSize stays
+    /// within cwnd + (`dupthresh` - 1)·SMSS (RFC 3042's "cwnd plus 2 segments" at the standard
+    /// threshold). cwnd is not changed ("MUST NOT be changed").
+    fn limited_transmit_one(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        // Previously unsent data only: not while a go-back-N resend is under way.
+        if self.snd_nxt != self.snd_max {
+            return;
+        }
+        let Some(len) = self.new_data_len() else { return };
+        let allowance = u64::from(self.dupack_threshold.saturating_sub(1)) * self.mss;
+        if self.snd_max + len - self.snd_una > self.cc.cwnd() + allowance {
+            return;
+        }
+        self.send_limited(len, now, out);
+    }
+
+    /// RFC 6675 §5 step (3), SACK's limited transmit: on a DUPACK (one that SACKs new data) that
+    /// does not start loss recovery, send previously unsent data while `cwnd - pipe >= SMSS`.
+    fn sack_limited_transmit(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        if self.snd_nxt != self.snd_max {
+            return;
+        }
+        // (3.1) HighRxt = HighACK: nothing retransmitted counts twice in pipe.
+        self.high_rxt = self.snd_una;
+        // (3.2)-(3.3)
+        while self.pipe() + self.mss <= self.cc.cwnd() {
+            let Some(len) = self.new_data_len() else { break };
+            self.send_limited(len, now, out);
+        }
+    }
+
+    fn send_limited(&mut self, len: u64, now: Nanos, out: &mut Vec<Packet>) {
+        self.transmit(self.snd_max, len, now, out);
+        self.snd_nxt = self.snd_max;
+        self.limited_bytes += len;
+        self.stats.limited_transmits += 1;
+    }
+
     /// RFC 6675 §4 `NextSeg()`: the next segment to send, `(seq, len, rule)`.
     fn next_seg(&self) -> Option<(u64, u64, NextSegRule)> {
         let from = self.high_rxt.max(self.snd_una);
@@ -242,12 +321,8 @@ impl Sender {
             return Some((s, len, NextSegRule::Lost));
         }
         // (2) New data, if the application has some and the receiver's window allows.
-        let limit = self.data_limit.unwrap_or(u64::MAX);
-        if self.snd_max < limit {
-            let len = self.mss.min(limit - self.snd_max);
-            if self.snd_max + len <= self.snd_una + self.peer_window.max(self.mss) {
-                return Some((self.snd_max, len, NextSegRule::New));
-            }
+        if let Some(len) = self.new_data_len() {
+            return Some((self.snd_max, len, NextSegRule::New));
         }
         // (3) Un-SACKed data above HighRxt and below the highest SACKed byte.
         if let Some(highest) = self.scoreboard.highest_sacked() {
@@ -363,6 +438,7 @@ impl Sender {
         self.snd_una = ack_seq;
         self.snd_nxt = self.snd_nxt.max(ack_seq);
         self.dupacks = 0;
+        self.limited_bytes = 0;
         let recovered = self.recover.is_none_or(|recover| ack_seq >= recover);
         if self.recovery_style == Recovery::Sack {
             self.scoreboard.advance(ack_seq);
@@ -442,7 +518,13 @@ impl Sender {
             // §5.1: no new recovery before the RecoveryPoint of a timeout is acknowledged.
             let blocked = self.recover.is_some_and(|recover| ack_seq < recover);
             if (self.dupacks >= self.dupack_threshold || lost) && !blocked {
-                self.enter_sack_recovery(bytes_in_flight, now, out);
+                // RFC 5681 §3.2 step 2 (RFC 6675 (4.2)): limited transmit's data is not part of
+                // the FlightSize the reduction is computed from.
+                let flight_size = bytes_in_flight - self.limited_bytes.min(bytes_in_flight);
+                self.enter_sack_recovery(flight_size, now, out);
+            } else if self.limited_transmit && sacked_new_data && !blocked && !self.sack_timeout_recovery {
+                // §5 step (3).
+                self.sack_limited_transmit(now, out);
             }
             return;
         }
@@ -452,9 +534,18 @@ impl Sender {
             self.inflation += self.mss as i64;
             return;
         }
+        if self.dupacks < self.dupack_threshold {
+            // RFC 3042 §2 (RFC 5681 §3.2 step 1): the first DUPACKs may send new data.
+            if self.limited_transmit {
+                self.limited_transmit_one(now, out);
+            }
+            return;
+        }
         if self.dupacks != self.dupack_threshold {
             return;
         }
+        // RFC 5681 §3.2 step 2: the data sent by limited transmit is not part of FlightSize.
+        let bytes_in_flight = bytes_in_flight - self.limited_bytes.min(bytes_in_flight);
         // RFC 6582 §3.2 step 2: DUPACKs for data sent before the last loss detection (e.g. the
         // go-back-N resend after a timeout) must not trigger a second reduction. Tahoe applies
         // the same test (ns-2's `bug_fix_`): its go-back-N resend makes such DUPACKs after every
@@ -524,6 +615,7 @@ impl Sender {
         self.in_recovery = false;
         self.inflation = 0;
         self.dupacks = 0;
+        self.limited_bytes = 0;
         self.recover = Some(self.snd_max);
         for segment in &mut self.outstanding {
             segment.retransmitted = true;
@@ -638,6 +730,15 @@ mod tests {
     const MS: Nanos = 1_000_000;
 
     fn sender(recovery: Recovery, initial_segments: u64) -> Sender {
+        sender_with(recovery, initial_segments, false, 3)
+    }
+
+    fn sender_with(
+        recovery: Recovery,
+        initial_segments: u64,
+        limited_transmit: bool,
+        dupthresh: u32,
+    ) -> Sender {
         let spec = TcpSpec {
             cc_name: "reno".into(),
             cc: CcSpec::Reno,
@@ -647,10 +748,11 @@ mod tests {
             receiver_window: 1 << 30,
             initial_cwnd: initial_segments * MSS,
             initial_ssthresh: 1 << 40,
-            dupack_threshold: 3,
+            dupack_threshold: dupthresh,
             rto: RtoSpec::default(),
             delayed_ack: DelayedAckSpec::default(),
             window_growth: Default::default(),
+            limited_transmit,
         };
         let config = WindowConfig {
             mss: MSS,
@@ -940,6 +1042,172 @@ mod tests {
         s.on_ack(&sack_ack(2, &[(3, 4)]), 1200 * MS, &mut out);
         assert_eq!(seqs(&out), vec![2, 4]);
         assert_eq!(s.stats.fast_retransmits, 0, "no SACK recovery before RecoveryPoint");
+    }
+
+    /// `started` with limited transmit on.
+    fn started_lt(recovery: Recovery, segments: u64, dupthresh: u32) -> (Sender, Vec<Packet>) {
+        let mut s = sender_with(recovery, segments, true, dupthresh);
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        assert_eq!(seqs(&out), (0..segments).collect::<Vec<_>>());
+        (s, out)
+    }
+
+    fn flight(s: &Sender) -> u64 {
+        s.snd_max() - s.snd_una()
+    }
+
+    #[test]
+    fn without_limited_transmit_the_first_duplicate_acks_send_nothing() {
+        let (mut s, _) = started(Recovery::Reno, 4);
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            s.on_ack(&ack(0), 100 * MS, &mut out);
+        }
+        assert!(out.is_empty());
+        assert_eq!(s.stats.limited_transmits, 0);
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicate_acks() {
+        for recovery in [Recovery::Reno, Recovery::NewReno, Recovery::Tahoe] {
+            // cwnd 4, segment 0 lost: each of the first two DUPACKs lets one new segment out
+            // (RFC 3042 §2).
+            let (mut s, _) = started_lt(recovery, 4, 3);
+            let mut out = Vec::new();
+            s.on_ack(&ack(0), 100 * MS, &mut out);
+            assert_eq!(seqs(&out), vec![4], "{recovery:?}");
+            assert_eq!((s.cwnd(), flight(&s)), (4 * MSS, 5 * MSS), "cwnd is not changed");
+            out.clear();
+            s.on_ack(&ack(0), 101 * MS, &mut out);
+            assert_eq!(seqs(&out), vec![5], "{recovery:?}");
+            assert_eq!((s.cwnd(), flight(&s)), (4 * MSS, 6 * MSS), "FlightSize = cwnd + 2 SMSS");
+            assert_eq!(s.stats.limited_transmits, 2);
+            assert_eq!(s.stats.fast_retransmits, 0);
+            // The third is fast retransmit; FlightSize for the reduction leaves out the two
+            // limited-transmit segments (RFC 5681 §3.2 step 2): ssthresh = 4/2 segments.
+            out.clear();
+            s.on_ack(&ack(0), 102 * MS, &mut out);
+            assert_eq!(seqs(&out), vec![0], "{recovery:?}");
+            assert_eq!(s.stats.fast_retransmits, 1);
+            assert_eq!(s.ssthresh(), 2 * MSS, "{recovery:?}");
+            assert_eq!(s.stats.limited_transmits, 2, "nothing more by limited transmit");
+        }
+    }
+
+    #[test]
+    fn limited_transmit_never_takes_flight_beyond_cwnd_plus_two_segments() {
+        for recovery in [Recovery::Reno, Recovery::NewReno, Recovery::Tahoe, Recovery::Sack] {
+            // 10 outstanding; ACK 2 grows cwnd to 11 and sends 10..13: FlightSize 11 = cwnd.
+            let (mut s, _) = started_lt(recovery, 10, 3);
+            let mut out = Vec::new();
+            s.on_ack(&ack(2), 100 * MS, &mut out);
+            assert_eq!(flight(&s), s.cwnd());
+            // DUPACKs (SACKing one more segment each, so they count for SACK too): never more
+            // than cwnd + 2 SMSS outstanding while no recovery has started.
+            for (i, top) in (4..=12).enumerate() {
+                out.clear();
+                let before = s.stats.limited_transmits;
+                s.on_ack(&sack_ack(2, &[(3, top)]), (101 + i as u64) * MS, &mut out);
+                if s.stats.fast_retransmits == 0 {
+                    assert!(flight(&s) <= s.cwnd() + 2 * MSS, "{recovery:?}: flight {}", flight(&s));
+                    assert!(
+                        s.stats.limited_transmits > before,
+                        "{recovery:?}: DUPACK {} sent nothing",
+                        i + 1
+                    );
+                }
+            }
+            assert_eq!(s.stats.limited_transmits, 2, "{recovery:?}");
+            assert_eq!(s.stats.fast_retransmits, 1, "{recovery:?}");
+        }
+        // After a recovery Reno's cwnd (5.5 segments) is far below what is outstanding: the
+        // DUPACKs that follow send nothing.
+        let (mut s, _) = started_lt(Recovery::Reno, 10, 3);
+        let mut out = Vec::new();
+        s.on_ack(&ack(2), 100 * MS, &mut out);
+        for _ in 0..3 {
+            s.on_ack(&ack(2), 101 * MS, &mut out);
+        }
+        s.on_ack(&ack(5), 200 * MS, &mut out);
+        assert!(!s.in_recovery());
+        assert!(flight(&s) > s.cwnd() + 2 * MSS);
+        out.clear();
+        let before = s.stats.limited_transmits;
+        for _ in 0..2 {
+            s.on_ack(&ack(5), 201 * MS, &mut out);
+        }
+        assert!(out.is_empty(), "{:?}", seqs(&out));
+        assert_eq!(s.stats.limited_transmits, before);
+    }
+
+    #[test]
+    fn limited_transmit_scales_with_the_dupack_threshold_and_respects_the_receiver_window_and_the_data() {
+        // dupthresh 5: four DUPACKs may each send one segment, up to cwnd + 4 SMSS.
+        let (mut s, _) = started_lt(Recovery::NewReno, 4, 5);
+        let mut out = Vec::new();
+        for _ in 0..4 {
+            s.on_ack(&ack(0), 100 * MS, &mut out);
+        }
+        assert_eq!(seqs(&out), vec![4, 5, 6, 7]);
+        assert_eq!(s.stats.fast_retransmits, 0);
+        out.clear();
+        s.on_ack(&ack(0), 101 * MS, &mut out);
+        assert_eq!(seqs(&out), vec![0], "the fifth is fast retransmit");
+        // The receiver's window (5 segments) allows one more segment only.
+        let (mut s, _) = started_lt(Recovery::Reno, 4, 3);
+        let mut out = Vec::new();
+        let mut small = ack(0);
+        small.window = 5 * MSS;
+        for _ in 0..2 {
+            s.on_ack(&small, 100 * MS, &mut out);
+        }
+        assert_eq!(seqs(&out), vec![4]);
+        // No data left to send: nothing.
+        let (mut s, _) = started_lt(Recovery::Reno, 4, 3);
+        s.stop();
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            s.on_ack(&ack(0), 100 * MS, &mut out);
+        }
+        assert!(out.is_empty());
+        // Go-back-N after a timeout under way (snd_nxt < snd_max): only previously unsent data
+        // may go, so nothing.
+        let (mut s, _) = started_lt(Recovery::NewReno, 8, 3);
+        let mut out = Vec::new();
+        s.on_timer(s.timer_deadline().unwrap(), &mut out);
+        out.clear();
+        for _ in 0..2 {
+            s.on_ack(&ack(0), 1100 * MS, &mut out);
+        }
+        assert!(out.is_empty(), "{:?}", seqs(&out));
+    }
+
+    #[test]
+    fn sack_limited_transmit_sends_new_data_while_pipe_is_below_cwnd() {
+        // RFC 6675 §5 step (3): cwnd 4, segment 0 lost.
+        let (mut s, _) = started_lt(Recovery::Sack, 4, 3);
+        let mut out = Vec::new();
+        // 1 SACKed: pipe = 0, 2, 3 = 3 segments, one new segment fits.
+        s.on_ack(&sack_ack(0, &[(1, 2)]), 100 * MS, &mut out);
+        assert_eq!(seqs(&out), vec![4]);
+        assert_eq!(s.pipe(), 4 * MSS);
+        // The same SACK information again is no DUPACK (RFC 3042 §2's note): nothing.
+        out.clear();
+        s.on_ack(&sack_ack(0, &[(1, 2)]), 100 * MS, &mut out);
+        assert!(out.is_empty());
+        s.on_ack(&sack_ack(0, &[(1, 3)]), 101 * MS, &mut out);
+        assert_eq!(seqs(&out), vec![5]);
+        assert_eq!((s.cwnd(), flight(&s)), (4 * MSS, 6 * MSS));
+        assert!(!s.in_recovery());
+        // Three SACKed segments: 0 is lost, recovery; FlightSize for the reduction is 4 segments.
+        out.clear();
+        s.on_ack(&sack_ack(0, &[(1, 4)]), 102 * MS, &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(seqs(&out), vec![0]);
+        assert_eq!((s.cwnd(), s.ssthresh()), (2 * MSS, 2 * MSS));
+        assert_eq!(s.stats.limited_transmits, 2);
+        assert!(s.check_sack_state().is_ok());
     }
 
     #[test]

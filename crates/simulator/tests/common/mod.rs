@@ -23,6 +23,7 @@ pub struct Line {
     pub segment_size: u64,
     pub delayed_ack: bool,
     pub window_growth: WindowGrowth,
+    pub limited_transmit: bool,
     pub receiver_window: u64,
     pub duration: Nanos,
     pub seed: u64,
@@ -45,6 +46,7 @@ impl Default for Line {
             segment_size: 1000,
             delayed_ack: true,
             window_growth: WindowGrowth::PerAck,
+            limited_transmit: false,
             receiver_window: 10_000_000,
             duration: 60 * SECOND,
             seed: 1,
@@ -68,6 +70,7 @@ pub fn tcp(line: &Line) -> TcpSpec {
         rto: RtoSpec::default(),
         delayed_ack: DelayedAckSpec { enabled: line.delayed_ack, ..DelayedAckSpec::default() },
         window_growth: line.window_growth,
+        limited_transmit: line.limited_transmit,
     }
 }
 
