@@ -18,7 +18,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+    Callable,
+    ClassVar,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 from . import traces
 from .claims import Claim, ClaimUnavailable, Measurement, at_least, at_most, between
@@ -30,6 +42,23 @@ def format_number(value: float) -> str:
     """0.5 -> "0.5", 2.0 -> "2", no exponent for the values used as overrides."""
     text = f"{value:.10f}".rstrip("0").rstrip(".")
     return text if text not in ("", "-0") else "0"
+
+
+def merge_overrides(*layers: Iterable[Tuple[Any, Any]]) -> List[Tuple[str, str]]:
+    """One run's overrides from layers of ``(key, value)`` pairs, a later layer winning over an
+    earlier one (every experiment kind: fixed, then series, then x value, quick duration, the
+    user's ``--set``). Keys keep the position of their first layer."""
+    merged: Dict[str, str] = {}
+    for layer in layers:
+        merged.update({str(k): str(v) for k, v in layer})
+    return list(merged.items())
+
+
+def quick_duration_override(
+    quick: bool, parameter: str, duration: Optional[str]
+) -> List[Tuple[str, str]]:
+    """The duration override of a quick run (none when not quick or no quick duration)."""
+    return [(parameter, duration)] if quick and duration is not None else []
 
 
 @dataclass(frozen=True)
@@ -154,15 +183,13 @@ class Experiment:
         self, x_value: float, series: Series, quick: bool, extra: Sequence[Tuple[str, str]] = ()
     ) -> List[Tuple[str, str]]:
         """Overrides of one run: fixed, then the series', the x value, quick duration, extra."""
-        merged: Dict[str, str] = {}
-        merged.update({str(k): str(v) for k, v in self.overrides.items()})
-        merged.update({str(k): str(v) for k, v in series.overrides.items()})
-        for key, value in self.x.overrides(x_value):
-            merged[key] = value
-        if quick:
-            merged[self.duration_parameter] = self.quick_duration
-        merged.update(dict(extra))
-        return list(merged.items())
+        return merge_overrides(
+            self.overrides.items(),
+            series.overrides.items(),
+            self.x.overrides(x_value),
+            quick_duration_override(quick, self.duration_parameter, self.quick_duration),
+            extra,
+        )
 
 
 # Per-flow fields recorded in every experiment's CSV besides the metric (flow = metric.flow):
@@ -292,13 +319,12 @@ class TraceExperiment:
     def run_overrides(
         self, x_value: float, series: Series, quick: bool, extra: Sequence[Tuple[str, str]] = ()
     ) -> List[Tuple[str, str]]:
-        merged: Dict[str, str] = {}
-        merged.update({str(k): str(v) for k, v in self.overrides.items()})
-        merged.update({str(k): str(v) for k, v in series.overrides.items()})
-        if quick and self.quick_duration is not None:
-            merged[self.duration_parameter] = self.quick_duration
-        merged.update(dict(extra))
-        return list(merged.items())
+        return merge_overrides(
+            self.overrides.items(),
+            series.overrides.items(),
+            quick_duration_override(quick, self.duration_parameter, self.quick_duration),
+            extra,
+        )
 
 
 AnyExperiment = Union[Experiment, TraceExperiment]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .claims import Claim, ClaimUnavailable, Measurement
-from .experiments import Metric, Series
+from .experiments import Metric, Series, merge_overrides, quick_duration_override
 from .stats import MeanCI, mean_ci
 
 
@@ -96,13 +96,12 @@ class TableExperiment:
     def run_overrides(
         self, x_value: float, series: Series, quick: bool, extra: Sequence[Tuple[str, str]] = ()
     ) -> List[Tuple[str, str]]:
-        merged: Dict[str, str] = {}
-        merged.update({str(k): str(v) for k, v in self.overrides.items()})
-        merged.update({str(k): str(v) for k, v in series.overrides.items()})
-        if quick and self.quick_duration is not None:
-            merged[self.duration_parameter] = self.quick_duration
-        merged.update(dict(extra))
-        return list(merged.items())
+        return merge_overrides(
+            self.overrides.items(),
+            series.overrides.items(),
+            quick_duration_override(quick, self.duration_parameter, self.quick_duration),
+            extra,
+        )
 
     def write_report(self, specs, summaries, out: Path, quick: bool, seeds: int, command: str):
         from .claims import judge

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from .claims import Claim, ClaimUnavailable, Measurement
-from .experiments import Axis, Experiment, Metric, Series, SweepResults
+from .experiments import Axis, Experiment, Metric, Series, SweepResults, merge_overrides
 from .files import write_json_atomic, write_text_atomic
 from .paths import resolve_scenario
 from .progress import format_duration
@@ -155,11 +155,9 @@ class TestbedExperiment:
     def run_overrides(
         self, x_value: float, series: Series, extra: Sequence[Tuple[str, str]] = ()
     ) -> List[Tuple[str, str]]:
-        merged: Dict[str, str] = {str(k): str(v) for k, v in self.overrides.items()}
-        merged.update({str(k): str(v) for k, v in series.overrides.items()})
-        merged.update(dict(self.x.overrides(x_value)))
-        merged.update(dict(extra))
-        return list(merged.items())
+        return merge_overrides(
+            self.overrides.items(), series.overrides.items(), self.x.overrides(x_value), extra
+        )
 
     def as_sweep(self, quick: bool) -> Experiment:
         """The experiment as the report and the claims see it: each series twice."""
