@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use westwood_emulator::core::{links_from_toml, Emulator, Route};
-use westwood_emulator::error::{Error, Result};
+use westwood_emulator::error::{scenario_error, Error, Result};
 use westwood_emulator::{netns, realtime, selftest, sys, testbed};
+use westwood_linux::args::{usage_error, Args};
 use westwood_simulator::model::Nanos;
 
 const USAGE: &str = "\
@@ -39,54 +40,8 @@ commands:
 exit status: 0 ok, 1 failed, 2 usage error, unmappable scenario or missing prerequisite,
 130 interrupted";
 
-struct Args {
-    items: Vec<String>,
-}
-
 fn usage_err(msg: impl Into<String>) -> Error {
-    Error::Usage(format!("{}\n\n{USAGE}", msg.into()))
-}
-
-impl Args {
-    fn flag(&mut self, name: &str) -> bool {
-        let before = self.items.len();
-        self.items.retain(|a| a != name);
-        self.items.len() != before
-    }
-
-    fn value(&mut self, name: &str) -> Result<Option<String>> {
-        let prefix = format!("{name}=");
-        if let Some(i) = self.items.iter().position(|a| a == name) {
-            if i + 1 >= self.items.len() {
-                return Err(usage_err(format!("{name} needs a value")));
-            }
-            let v = self.items.remove(i + 1);
-            self.items.remove(i);
-            return Ok(Some(v));
-        }
-        if let Some(i) = self.items.iter().position(|a| a.starts_with(&prefix)) {
-            return Ok(Some(self.items.remove(i)[prefix.len()..].to_string()));
-        }
-        Ok(None)
-    }
-
-    fn values(&mut self, name: &str) -> Result<Vec<String>> {
-        let mut out = Vec::new();
-        while let Some(v) = self.value(name)? {
-            out.push(v);
-        }
-        Ok(out)
-    }
-
-    fn positionals(self, max: usize) -> Result<Vec<String>> {
-        if let Some(opt) = self.items.iter().find(|a| a.starts_with('-')) {
-            return Err(usage_err(format!("unknown option {opt}")));
-        }
-        if self.items.len() > max {
-            return Err(usage_err(format!("unexpected argument {:?}", self.items[max])));
-        }
-        Ok(self.items)
-    }
+    usage_error(USAGE, msg)
 }
 
 /// "30", "30s", "500ms" -> ns.
@@ -231,7 +186,7 @@ fn cmd_run(mut args: Args) -> Result<i32> {
         ],
     };
     let borrowed: Vec<(&str, &str)> = specs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
-    let (links, names) = links_from_toml(seed.unwrap_or(1), &borrowed)?;
+    let (links, names) = links_from_toml(seed.unwrap_or(1), &borrowed).map_err(scenario_error)?;
     if links.len() != 2 {
         return Err(usage_err("run: the link must be duplex, or give --reverse"));
     }
@@ -296,7 +251,7 @@ fn real_main() -> Result<i32> {
         println!("{USAGE}");
         return Ok(0);
     }
-    let args = Args { items: argv };
+    let args = Args::new(argv, USAGE);
     match command.as_str() {
         "testbed" => cmd_testbed(args),
         "selftest" => cmd_selftest(args),

@@ -193,7 +193,7 @@ impl Topology {
     }
 
     fn cmd(&self, args: &[&str]) -> Result<String> {
-        Ok(run(Command::new(&self.ip).args(args))?)
+        run(Command::new(&self.ip).args(args))
     }
 
     /// MTU, GSO off, GRO unable to merge, up.

@@ -26,7 +26,7 @@ use serde::Serialize;
 use westwood_simulator::model::Nanos;
 
 use crate::core::{links_from_toml, Emulator, Outcome, Route};
-use crate::error::{Error, Result};
+use crate::error::{scenario_error, Error, Result};
 use crate::netns::{self, EndpointSpec, Topology};
 use crate::realtime::{self, Histogram};
 use crate::sys;
@@ -350,7 +350,7 @@ pub fn run_case(case: &Case, fifo: Option<i32>) -> Result<CaseResult> {
     };
     let topo = Topology::create(&[spec("gen", GEN_IP, 1), spec("sink", SINK_IP, 0)])?;
     let body = format!("{}\n{}", case.link, case.errors);
-    let (links, _) = links_from_toml(1, &[("l", &body)])?;
+    let (links, _) = links_from_toml(1, &[("l", &body)]).map_err(scenario_error)?;
     let routes = vec![Route { links: vec![0], port: 1 }, Route { links: vec![1], port: 0 }];
     let mut config = realtime::Config {
         ports: topo.endpoints.iter().map(|e| e.router_dev.clone()).collect(),
@@ -415,7 +415,7 @@ pub fn run_case(case: &Case, fifo: Option<i32>) -> Result<CaseResult> {
     }
 
     // The ideal arrival of each datagram: the link without error models, on the send times.
-    let (replay_links, _) = links_from_toml(1, &[("l", &case.link)])?;
+    let (replay_links, _) = links_from_toml(1, &[("l", &case.link)]).map_err(scenario_error)?;
     let mut ideal_emu: Emulator<usize> = Emulator::new(replay_links, vec![Route { links: vec![0], port: 1 }]);
     let mut ideal = vec![None; sent_times.len()];
     let mut out = Vec::new();

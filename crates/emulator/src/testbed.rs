@@ -35,7 +35,7 @@ use westwood_simulator::results::{FlowSummary, LinkSummary, RunOptions, Summary}
 
 use crate::core::{Emulator, Route};
 use crate::diag::{DiagSocket, TcpInfo, INFINITE_SSTHRESH};
-use crate::error::{Error, Result};
+use crate::error::{scenario_error, Error, Result};
 use crate::netns::{self, ip_text, EndpointSpec, Topology};
 use crate::output::{self, Cell, Columns};
 use crate::plan::{self, FlowPlan, Plan};
@@ -116,14 +116,18 @@ pub fn load_scenario(opts: &Options, cc: Option<&str>) -> Result<(Scenario, Opti
     if let Some(s) = sim_cc {
         overrides.push(("tcp.cc".into(), s.into()));
     }
-    let mut scenario = westwood_simulator::scenario::load_file(&opts.scenario, &overrides)?;
+    let mut scenario =
+        westwood_simulator::scenario::load_file(&opts.scenario, &overrides).map_err(scenario_error)?;
     if let Some(s) = sim_cc {
         if scenario.flows.iter().any(|f| f.tcp.cc_name != s) {
             let mini = format!(
                 "[scenario]\nduration = \"1s\"\n[topology]\nnodes = [\"a\", \"b\"]\n[links.l]\nfrom = \"a\"\nto = \"b\"\n\
                  rate = \"1Mbps\"\ndelay = \"1ms\"\n[tcp]\ncc = \"{s}\"\n[flows.f]\nfrom = \"a\"\nto = \"b\"\n"
             );
-            let reference = westwood_simulator::scenario::load_str(&mini, "cc", &[])?.flows[0].tcp.clone();
+            let reference =
+                westwood_simulator::scenario::load_str(&mini, "cc", &[]).map_err(scenario_error)?.flows[0]
+                    .tcp
+                    .clone();
             for f in &mut scenario.flows {
                 f.tcp.cc = reference.cc;
                 f.tcp.cc_name = reference.cc_name.clone();
@@ -454,7 +458,7 @@ pub fn run_once(plan: &Plan, sample_interval: Nanos, fifo: Option<i32>, label: &
     let emu_cpu = (cpus >= 2).then_some(cpus - 1);
     let topo = Topology::create(&endpoint_specs(plan))?;
     let scenario = &plan.scenario;
-    let links = westwood_simulator::sim::build_links(scenario)?;
+    let links = westwood_simulator::sim::build_links(scenario).map_err(scenario_error)?;
     let mut routes = Vec::new();
     let mut config = realtime::Config {
         ports: topo.endpoints.iter().map(|e| e.router_dev.clone()).collect(),
@@ -821,7 +825,8 @@ fn assemble(
 
 /// The simulator's run of the same scenario (same links, seed and duration).
 pub fn simulate(scenario: &Scenario, record: bool) -> Result<westwood_simulator::RunResult> {
-    Ok(westwood_simulator::run(scenario, RunOptions { record_series: record, check_invariants: false })?)
+    westwood_simulator::run(scenario, RunOptions { record_series: record, check_invariants: false })
+        .map_err(scenario_error)
 }
 
 /// One row of the comparison.

@@ -12,6 +12,7 @@
 //! - [`bench`]: iperf3 with reno, then tcpw, over a veth pair;
 //! - [`sig`]: Ctrl-C as a flag, so guards clean up.
 
+pub mod args;
 pub mod bench;
 pub mod error;
 pub mod loader;

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use westwood_linux::args::{usage_error, Args};
 use westwood_linux::bench::{self, BenchOptions};
 use westwood_linux::loader::{self, Algo, LoadOptions};
 use westwood_linux::prereq::Status;
@@ -30,55 +31,7 @@ commands:
 exit status: 0 ok, 1 failed, 2 usage error or missing prerequisite, 130 interrupted";
 
 fn usage_err(msg: impl Into<String>) -> Error {
-    Error::Usage(format!("{}\n\n{USAGE}", msg.into()))
-}
-
-/// Split `--name value` / `--name=value` options from positionals.
-struct Args {
-    items: Vec<String>,
-}
-
-impl Args {
-    fn flag(&mut self, name: &str) -> bool {
-        let before = self.items.len();
-        self.items.retain(|a| a != name);
-        self.items.len() != before
-    }
-
-    fn value(&mut self, name: &str) -> Result<Option<String>> {
-        let prefix = format!("{name}=");
-        if let Some(i) = self.items.iter().position(|a| a == name) {
-            if i + 1 >= self.items.len() {
-                return Err(usage_err(format!("{name} needs a value")));
-            }
-            let v = self.items.remove(i + 1);
-            self.items.remove(i);
-            return Ok(Some(v));
-        }
-        if let Some(i) = self.items.iter().position(|a| a.starts_with(&prefix)) {
-            let v = self.items.remove(i)[prefix.len()..].to_string();
-            return Ok(Some(v));
-        }
-        Ok(None)
-    }
-
-    fn parsed<T: std::str::FromStr>(&mut self, name: &str) -> Result<Option<T>> {
-        match self.value(name)? {
-            None => Ok(None),
-            Some(v) => v.parse().map(Some).map_err(|_| usage_err(format!("{name}: invalid value {v:?}"))),
-        }
-    }
-
-    /// The remaining positionals (at most `max`); unknown options are errors.
-    fn positionals(self, max: usize) -> Result<Vec<String>> {
-        if let Some(opt) = self.items.iter().find(|a| a.starts_with('-')) {
-            return Err(usage_err(format!("unknown option {opt}")));
-        }
-        if self.items.len() > max {
-            return Err(usage_err(format!("unexpected argument {:?}", self.items[max])));
-        }
-        Ok(self.items)
-    }
+    usage_error(USAGE, msg)
 }
 
 fn algos(pos: &[String]) -> Result<Vec<Algo>> {
@@ -169,7 +122,7 @@ fn dispatch(argv: Vec<String>) -> Result<()> {
     let Some((cmd, rest)) = argv.split_first() else {
         return Err(usage_err("missing command"));
     };
-    let args = Args { items: rest.to_vec() };
+    let args = Args::new(rest.to_vec(), USAGE);
     match cmd.as_str() {
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
