@@ -31,7 +31,7 @@ use westwood_algorithms::{Recovery, WindowGrowth};
 use westwood_linux::netns::{parse_iperf3_json, tool, ChildGuard, Iperf3Result};
 use westwood_linux::sig;
 use westwood_simulator::model::{Nanos, Scenario, NANOS_PER_SECOND};
-use westwood_simulator::results::{FlowSummary, LinkSummary, RunOptions, Summary};
+use westwood_simulator::results::{FlowSummary, RunOptions, Summary};
 
 use crate::core::{Emulator, Route};
 use crate::diag::{DiagSocket, TcpInfo, INFINITE_SSTHRESH};
@@ -666,7 +666,6 @@ fn assemble(
     wall_seconds: f64,
 ) -> TestbedRun {
     let scenario = &plan.scenario;
-    let node = |i: usize| scenario.nodes[i].name.clone();
     let mut flows = Vec::new();
     let mut integrity = Vec::new();
     for (i, f) in plan.flows.iter().enumerate() {
@@ -709,27 +708,7 @@ fn assemble(
         });
     }
     let duration_s = scenario.duration as f64 / 1e9;
-    let links: Vec<LinkSummary> = scenario
-        .links
-        .iter()
-        .zip(&report.links)
-        .map(|(spec, l)| LinkSummary {
-            name: spec.name.clone(),
-            from: node(spec.from),
-            to: node(spec.to),
-            rate_bps: spec.rate_bps,
-            delay_seconds: spec.delay as f64 / 1e9,
-            queue_type: if l.red().is_some() { "red" } else { "droptail" }.to_string(),
-            queue_limit: l.capacity.to_string(),
-            packets_sent: l.stats.packets_sent,
-            bytes_sent: l.stats.bytes_sent,
-            drops_overflow: l.stats.drops_overflow,
-            drops_red: l.stats.drops_red,
-            drops_error: l.stats.drops_error,
-            drops_outage: l.stats.drops_outage,
-            utilization: (l.stats.busy_time as f64 / 1e9 / run_seconds.max(1e-9)).min(1.0),
-        })
-        .collect();
+    let links = westwood_simulator::sim::link_summaries(scenario, &report.links, run_seconds);
     let summary = Summary {
         scenario: scenario.name.clone(),
         seed: scenario.seed,

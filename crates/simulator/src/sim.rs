@@ -205,6 +205,35 @@ pub fn run(scenario: &Scenario, options: RunOptions) -> Result<RunResult, Scenar
     Ok(sim.finish(wall_seconds))
 }
 
+/// The summary of each of the scenario's `links` (in `Scenario::links` order) after they carried
+/// traffic for `over_seconds` (the simulated duration; the testbed's wall time): counters, drops
+/// by cause, and the fraction of that time the transmitter was busy.
+pub fn link_summaries(scenario: &Scenario, links: &[Link], over_seconds: f64) -> Vec<LinkSummary> {
+    let seconds = |ns: Nanos| ns as f64 / NANOS_PER_SECOND as f64;
+    let node = |i: usize| scenario.nodes[i].name.clone();
+    scenario
+        .links
+        .iter()
+        .zip(links)
+        .map(|(spec, l)| LinkSummary {
+            name: spec.name.clone(),
+            from: node(spec.from),
+            to: node(spec.to),
+            rate_bps: spec.rate_bps,
+            delay_seconds: seconds(spec.delay),
+            queue_type: if l.red().is_some() { "red" } else { "droptail" }.to_string(),
+            queue_limit: l.capacity.to_string(),
+            packets_sent: l.stats.packets_sent,
+            bytes_sent: l.stats.bytes_sent,
+            drops_overflow: l.stats.drops_overflow,
+            drops_red: l.stats.drops_red,
+            drops_error: l.stats.drops_error,
+            drops_outage: l.stats.drops_outage,
+            utilization: (seconds(l.stats.busy_time) / over_seconds.max(f64::MIN_POSITIVE)).min(1.0),
+        })
+        .collect()
+}
+
 /// The scenario's links exactly as [`run`] builds them (in `Scenario::links` order): `bdp`
 /// queues resolved, RED and the channel error models seeded from the scenario's seed. The
 /// testbed's link emulator (`crates/emulator`) drives these in wall-clock time.
@@ -732,28 +761,7 @@ impl<'a> Simulation<'a> {
                 }
             })
             .collect();
-        let links = scenario
-            .links
-            .iter()
-            .zip(&self.links)
-            .map(|(spec, l)| LinkSummary {
-                name: spec.name.clone(),
-                from: node(spec.from),
-                to: node(spec.to),
-                rate_bps: spec.rate_bps,
-                delay_seconds: seconds(spec.delay),
-                queue_type: if l.red().is_some() { "red" } else { "droptail" }.to_string(),
-                queue_limit: l.capacity.to_string(),
-                packets_sent: l.stats.packets_sent,
-                bytes_sent: l.stats.bytes_sent,
-                drops_overflow: l.stats.drops_overflow,
-                drops_red: l.stats.drops_red,
-                drops_error: l.stats.drops_error,
-                drops_outage: l.stats.drops_outage,
-                utilization: (seconds(l.stats.busy_time) / seconds(scenario.duration).max(f64::MIN_POSITIVE))
-                    .min(1.0),
-            })
-            .collect();
+        let links = link_summaries(scenario, &self.links, seconds(scenario.duration));
         let sources = scenario
             .sources
             .iter()
