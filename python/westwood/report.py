@@ -220,6 +220,25 @@ def update_manifest(out_dir: Path, entries: Mapping[str, Mapping[str, Any]]) -> 
     return manifest
 
 
+def index_entry(
+    experiment, quick: bool, seeds: int, runs: int, runs_text: str, command: str, entry
+) -> Dict[str, Any]:
+    """An experiment's record in ``index.json``: what it is, how it was run, and what its
+    report writer returned (table, claims, files, ...)."""
+    return {
+        "kind": experiment.kind,
+        "title": experiment.title,
+        "paper": experiment.paper,
+        "scenario": experiment.scenario,
+        "quick": quick,
+        "seeds": seeds,
+        "runs": runs,
+        "runs_text": runs_text,
+        "command": command,
+        **entry,
+    }
+
+
 def default_files(exp_id: str) -> List[Tuple[str, str]]:
     return [
         ("table", f"{exp_id}.md"),

@@ -115,19 +115,16 @@ def reproduce(
             )
         written += paths
         mode = "quick" if quick else "full"
-        entries[experiment.id] = {
-            "kind": experiment.kind,
-            "title": experiment.title,
-            "paper": experiment.paper,
-            "scenario": experiment.scenario,
-            "quick": quick,
-            "seeds": n_seeds[experiment.id],
-            "runs": len(specs[experiment.id]),
-            "runs_text": f"{mode}, {len(specs[experiment.id])} runs, "
-            f"{n_seeds[experiment.id]} seed(s) per point",
-            "command": command,
-            **entry,
-        }
+        runs = len(specs[experiment.id])
+        entries[experiment.id] = report.index_entry(
+            experiment,
+            quick,
+            n_seeds[experiment.id],
+            runs,
+            f"{mode}, {runs} runs, {n_seeds[experiment.id]} seed(s) per point",
+            command,
+            entry,
+        )
     manifest = report.update_manifest(out, entries)
     report.write_index(out, manifest)
     written += [out / "index.md", out / "index.html"]

@@ -34,14 +34,31 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    ClassVar,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    TextIO,
+    Tuple,
+)
 
 from .claims import Claim, ClaimUnavailable, Measurement
-from .experiments import Axis, Experiment, Metric, Series, SweepResults, merge_overrides
 from .files import write_json_atomic, write_text_atomic
 from .paths import resolve_scenario
 from .progress import format_duration
 from .runner import STATUS_FAILED, STATUS_OK, scenario_digest
+
+# westwood.experiments registers the papers' experiments on import, among them
+# papers/testbed.py's, which are built from this module's classes: its names are imported
+# where they are used, so that this module can also be the first one imported.
+if TYPE_CHECKING:
+    from .experiments import Axis, Experiment, Metric, Series, SweepResults
 
 STORE = "testbed-runs"
 SIMULATOR_SUFFIX = " (simulator)"
@@ -155,12 +172,16 @@ class TestbedExperiment:
     def run_overrides(
         self, x_value: float, series: Series, extra: Sequence[Tuple[str, str]] = ()
     ) -> List[Tuple[str, str]]:
+        from .experiments import merge_overrides
+
         return merge_overrides(
             self.overrides.items(), series.overrides.items(), self.x.overrides(x_value), extra
         )
 
     def as_sweep(self, quick: bool) -> Experiment:
         """The experiment as the report and the claims see it: each series twice."""
+        from .experiments import Experiment
+
         doubled: List[Series] = []
         for s in self.series:
             doubled.append(s)
@@ -517,6 +538,8 @@ def reproduce_testbed(
 ) -> Tuple[List[Path], Dict[str, Dict[str, Any]]]:
     """Run (what is not stored yet) and report every testbed experiment, or write why it was
     skipped. Returns the files written and the index entries by experiment id."""
+    from . import report
+
     stream = stream if stream is not None else sys.stderr
     reason = unavailable_reason()
     binary: Optional[Path] = None
@@ -554,16 +577,7 @@ def reproduce_testbed(
                 f"{n_seeds} seed(s) per point"
             )
         written += paths
-        entries[experiment.id] = {
-            "kind": experiment.kind,
-            "title": experiment.title,
-            "paper": experiment.paper,
-            "scenario": experiment.scenario,
-            "quick": quick,
-            "seeds": n_seeds,
-            "runs": len(runs),
-            "runs_text": runs_text,
-            "command": rerun,
-            **entry,
-        }
+        entries[experiment.id] = report.index_entry(
+            experiment, quick, n_seeds, len(runs), runs_text, rerun, entry
+        )
     return written, entries
