@@ -51,10 +51,17 @@ def _file_digest(path: str, stamp: Optional[Tuple[int, int]] = None) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def scenario_digest(path: str) -> str:
-    """SHA-256 of a scenario file as it is now (recomputed only when the file changes)."""
+def file_digest(path) -> str:
+    """SHA-256 of a file as it is now (recomputed only when the file changes): a scenario, the
+    testbed's binary."""
+    path = os.fspath(path)
     st = os.stat(path)
     return _file_digest(path, (st.st_mtime_ns, st.st_size))
+
+
+def scenario_digest(path: str) -> str:
+    """SHA-256 of a scenario file as it is now."""
+    return file_digest(path)
 
 
 def package_version() -> str:

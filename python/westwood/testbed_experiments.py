@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import (
     TYPE_CHECKING,
@@ -52,7 +52,7 @@ from .claims import Claim, ClaimUnavailable, Measurement
 from .files import write_json_atomic, write_text_atomic
 from .paths import resolve_scenario
 from .progress import format_duration
-from .runner import STATUS_FAILED, STATUS_OK, scenario_digest
+from .runner import STATUS_FAILED, STATUS_OK, file_digest, read_entry, scenario_digest
 
 # westwood.experiments registers the papers' experiments on import, among them
 # papers/testbed.py's, which are built from this module's classes: its names are imported
@@ -256,25 +256,7 @@ def unavailable_reason() -> Optional[str]:
     return None
 
 
-@lru_cache(maxsize=None)
-def _binary_digest(path: str, stamp: Tuple[int, int]) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def binary_digest(path: Path) -> str:
-    st = path.stat()
-    return _binary_digest(os.fspath(path), (st.st_mtime_ns, st.st_size))
-
-
 # --- running -----------------------------------------------------------------------------------
-
-
-def read_entry(store: Path, key: str) -> Optional[Dict[str, Any]]:
-    try:
-        entry = json.loads((store / f"{key}.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return entry if isinstance(entry, dict) else None
 
 
 def _last_lines(text: str, n: int = 6) -> str:
@@ -546,7 +528,7 @@ def reproduce_testbed(
     digest = ""
     if reason is None:
         binary = find_binary()
-        digest = binary_digest(binary)
+        digest = file_digest(binary)
     else:
         print(f"testbed sections skipped: {reason}", file=stream, flush=True)
     written: List[Path] = []
