@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import operator
 import os
+import tempfile
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Union
 
 from . import _core, tables
+from .files import PathLike, write_bytes_atomic
 from .overrides import OverridesLike, normalize
 from .paths import ScenarioLike, resolve_scenario
 
@@ -34,6 +37,8 @@ class RunResult:
     * ``links``: one row per unidirectional link (``tables.LINK_COLUMNS``).
     * ``flow_series`` / ``link_series``: time series (``tables.FLOW_SERIES_COLUMNS``,
       ``tables.LINK_SERIES_COLUMNS``), or None when the run was not recorded.
+    * ``ack_trace``: the per-ACK trace (``ack_trace.ACK_TRACE_COLUMNS``, docs/ack-trace.md)
+      when the run was asked for it with ``ack_trace=True``, else None.
     """
 
     summary: Dict[str, Any]
@@ -41,6 +46,7 @@ class RunResult:
     links: "pd.DataFrame"
     flow_series: Optional["pd.DataFrame"]
     link_series: Optional["pd.DataFrame"]
+    ack_trace: Optional["pd.DataFrame"] = None
 
 
 def run_raw(
@@ -49,15 +55,18 @@ def run_raw(
     overrides: OverridesLike = None,
     record: bool = False,
     check_invariants: bool = False,
+    ack_trace: Optional[PathLike] = None,
 ) -> RawResult:
-    """Run without building DataFrames (what the CLI uses)."""
+    """Run without building DataFrames (what the CLI uses). With ``ack_trace`` (a path) the
+    per-ACK trace is streamed there; the file appears only when the run succeeds."""
     if seed is not None:
         seed = operator.index(seed)  # TypeError for non-integers; numpy integers are fine
         if not 0 <= seed < 2**64:
             raise ValueError(f"seed must be from 0 to 2^64-1, not {seed}")
     path = resolve_scenario(scenario)
+    trace = None if ack_trace is None else os.fspath(ack_trace)
     summary_json, flow_series, link_series = _core.run(
-        os.fspath(path), normalize(overrides), seed, record, check_invariants
+        os.fspath(path), normalize(overrides), seed, record, check_invariants, trace
     )
     return RawResult(json.loads(summary_json), flow_series, link_series)
 
@@ -68,17 +77,40 @@ def run(
     overrides: OverridesLike = None,
     record: bool = True,
     check_invariants: bool = False,
+    ack_trace: Union[bool, PathLike, None] = None,
 ) -> RunResult:
     """Run a scenario (a path, or a bare name such as ``"wireless"``) and return its results.
 
     ``overrides`` is a dict or a list of (parameter, value) pairs, values converted with str()
     (``{"loss": "1%", "duration": "30s"}``). ``seed`` replaces the scenario's seed. With
-    ``record`` the time series are collected. Raises ``ScenarioError`` for invalid input and
-    ``FileNotFoundError`` when the scenario cannot be found.
+    ``record`` the time series are collected. ``ack_trace=True`` adds the per-ACK trace
+    (docs/ack-trace.md) as ``result.ack_trace``, read from a temporary file that is removed
+    afterwards; ``ack_trace=PATH`` writes it to PATH instead (CSV, left unread: it can be large),
+    only if the run succeeds. Raises ``ScenarioError`` for invalid input, ``FileNotFoundError``
+    when the scenario cannot be found and ``OSError`` when the trace cannot be written.
     """
     import pandas as pd
 
-    raw = run_raw(scenario, seed, overrides, record, check_invariants)
+    trace_frame = None
+    if ack_trace is True:
+        from .ack_trace import read_ack_trace
+
+        with tempfile.TemporaryDirectory(prefix="westwood-acks-") as tmp:
+            trace_path = Path(tmp) / "acks.csv"
+            raw = run_raw(scenario, seed, overrides, record, check_invariants, trace_path)
+            trace_frame = read_ack_trace(trace_path)
+    elif ack_trace is None or ack_trace is False:
+        raw = run_raw(scenario, seed, overrides, record, check_invariants)
+    else:
+        # Through a temporary file beside PATH, so that an interrupt that arrives as the run
+        # ends (Ctrl-C waits for the core) leaves no file either.
+        results: List[RawResult] = []
+
+        def run_into(tmp: str) -> None:
+            results.append(run_raw(scenario, seed, overrides, record, check_invariants, tmp))
+
+        write_bytes_atomic(ack_trace, run_into)
+        raw = results[0]
 
     def series(data: Optional[Dict[str, List[Any]]], documented) -> Optional[pd.DataFrame]:
         if data is None:
@@ -91,4 +123,5 @@ def run(
         links=pd.DataFrame(tables.link_columns(raw.summary)),
         flow_series=series(raw.flow_series, tables.FLOW_SERIES_COLUMNS),
         link_series=series(raw.link_series, tables.LINK_SERIES_COLUMNS),
+        ack_trace=trace_frame,
     )

@@ -80,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write summary.json, flows.csv, links.csv, flow_series.csv, link_series.csv",
     )
+    run.add_argument(
+        "--ack-trace",
+        action="store_true",
+        help="also write DIR/acks.csv (needs --out): one row per ACK each TCP sender processed "
+        "and per loss reaction, see docs/ack-trace.md",
+    )
     run.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     run.add_argument(
         "--check-invariants", action="store_true", help="check TCP invariants on every event"
@@ -261,27 +267,47 @@ def format_flow_table(summary: dict) -> str:
     return "\n".join(out)
 
 
+def _file_size(path: Path) -> str:
+    size = path.stat().st_size
+    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .api import run_raw
 
+    if args.ack_trace and not args.out:
+        raise UsageError("run: --ack-trace writes DIR/acks.csv, so it needs --out DIR")
     overrides = parse_assignments(args.overrides)
-    raw = run_raw(
-        args.scenario,
-        args.seed,
-        overrides,
-        record=bool(args.out),
-        check_invariants=args.check_invariants,
-    )
-    if args.out:
-        from .output import write_run
 
-        write_run(args.out, raw)
+    def run(ack_trace: Optional[Path] = None):
+        return run_raw(
+            args.scenario,
+            args.seed,
+            overrides,
+            record=bool(args.out),
+            check_invariants=args.check_invariants,
+            ack_trace=ack_trace,
+        )
+
+    if args.ack_trace:
+        from .output import ACK_TRACE_FILE, run_with_ack_trace
+
+        raw, _ = run_with_ack_trace(args.out, run)
+    else:
+        raw = run()
+        if args.out:
+            from .output import write_run
+
+            write_run(args.out, raw)
     if args.json:
         print(json.dumps(raw.summary))
     else:
         print(format_flow_table(raw.summary))
         if args.out:
             print(f"wrote {args.out}/")
+        if args.ack_trace:
+            trace = Path(args.out) / ACK_TRACE_FILE
+            print(f"per-ACK trace: {trace} ({_file_size(trace)})")
     return 0
 
 

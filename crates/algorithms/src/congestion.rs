@@ -203,4 +203,11 @@ pub trait CongestionControl {
     fn bandwidth_estimate_bps(&self) -> Option<f64> {
         None
     }
+
+    /// Bytes the last ACK credited to the bandwidth estimate (AckedCount, seed 000 §2.3), for
+    /// controls that keep one: it differs from the bytes the ACK acknowledged (DUPACKs count one
+    /// segment each, a cumulative ACK after them less), and per-ACK traces record it.
+    fn last_credited_bytes(&self) -> Option<u64> {
+        None
+    }
 }

@@ -8,11 +8,12 @@
 use std::path::PathBuf;
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use westwood_simulator::results::{FlowSeries, LinkSeries, RunOptions};
 use westwood_simulator::scenario::{self, ScenarioError as SimScenarioError};
+use westwood_simulator::RunError;
 
 create_exception!(
     westwood._core,
@@ -23,6 +24,14 @@ create_exception!(
 
 fn scenario_error(err: SimScenarioError) -> PyErr {
     ScenarioError::new_err(err.to_string())
+}
+
+/// A scenario problem is a `ScenarioError`; failing to write the trace is an `OSError`.
+fn run_error(err: RunError) -> PyErr {
+    match err {
+        RunError::Scenario(e) => scenario_error(e),
+        RunError::Trace(e) => PyOSError::new_err(format!("cannot write the per-ACK trace: {e}")),
+    }
 }
 
 fn flow_series_dict<'py>(py: Python<'py>, s: &FlowSeries) -> PyResult<Bound<'py, PyDict>> {
@@ -58,9 +67,11 @@ type RunOutput<'py> = (String, Option<Bound<'py, PyDict>>, Option<Bound<'py, PyD
 /// Load the scenario at `path`, apply `overrides` (name, value) and `seed`, and run it.
 ///
 /// Returns `(summary_json, flow_series, link_series)`; the series are `None` unless `record`.
-/// Raises `ScenarioError` for an invalid scenario, override or run.
+/// With `ack_trace`, the per-ACK trace (docs/ack-trace.md) is written to that path, which
+/// appears only if the run succeeds. Raises `ScenarioError` for an invalid scenario, override or
+/// run, `OSError` when the trace cannot be written.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new(), seed = None, record = false, check_invariants = false))]
+#[pyo3(signature = (path, overrides = Vec::new(), seed = None, record = false, check_invariants = false, ack_trace = None))]
 fn run<'py>(
     py: Python<'py>,
     path: PathBuf,
@@ -68,6 +79,7 @@ fn run<'py>(
     seed: Option<u64>,
     record: bool,
     check_invariants: bool,
+    ack_trace: Option<PathBuf>,
 ) -> PyResult<RunOutput<'py>> {
     let options = RunOptions { record_series: record, check_invariants };
     let result = py
@@ -76,12 +88,20 @@ fn run<'py>(
             if let Some(seed) = seed {
                 scenario.seed = seed;
             }
+            match &ack_trace {
+                Some(trace) => westwood_simulator::run_with_ack_trace_file(&scenario, options, trace),
+                None => westwood_simulator::run(&scenario, options).map_err(RunError::Scenario),
+            }
             // Errors found while building the network (e.g. a flow without a route) name the
             // scenario; name the file instead, like the loader's errors do.
-            westwood_simulator::run(&scenario, options)
-                .map_err(|e| SimScenarioError { file: path.display().to_string(), ..e })
+            .map_err(|e| match e {
+                RunError::Scenario(e) => {
+                    RunError::Scenario(SimScenarioError { file: path.display().to_string(), ..e })
+                }
+                trace => trace,
+            })
         })
-        .map_err(scenario_error)?;
+        .map_err(run_error)?;
     let summary = serde_json::to_string(&result.summary)
         .map_err(|e| PyRuntimeError::new_err(format!("cannot serialise summary: {e}")))?;
     let flows = result.flow_series.as_ref().map(|s| flow_series_dict(py, s)).transpose()?;

@@ -9,7 +9,9 @@
 //! * [`traffic`] — flows arriving during the run.
 //! * [`metrics`] — Jain's fairness index, per-protocol shares.
 //! * [`invariants`] — TCP invariant checks enabled in tests.
+//! * [`ack_trace`] — the per-ACK trace of a run (`docs/ack-trace.md`): sinks, the trace file.
 
+pub mod ack_trace;
 pub mod engine;
 pub mod invariants;
 pub mod metrics;
@@ -22,4 +24,5 @@ pub mod tcp;
 pub mod traffic;
 
 pub use results::{RunOptions, RunResult};
-pub use sim::run;
+pub use ack_trace::{AckSink, AckTraceFile, RunError};
+pub use sim::{run, run_with_ack_trace, run_with_ack_trace_file};

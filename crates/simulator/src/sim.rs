@@ -1,5 +1,6 @@
 //! Builds the network a scenario describes and runs it.
 
+use crate::ack_trace::{AckSink, AckTraceFile, FlowTrace, RunError};
 use crate::engine::rng::RngStream;
 use crate::engine::EventQueue;
 use crate::invariants::InvariantMonitor;
@@ -124,6 +125,8 @@ struct Flow {
     sender_timer: TimerSlot,
     receiver_timer: TimerSlot,
     bytes_delivered: u64,
+    /// Names for the flow's per-ACK trace rows, when the run is traced.
+    trace: Option<FlowTrace>,
 }
 
 impl Flow {
@@ -142,7 +145,14 @@ impl Flow {
             sender_timer: TimerSlot::default(),
             receiver_timer: TimerSlot::default(),
             bytes_delivered: 0,
+            trace: None,
         }
+    }
+
+    /// Have the sender record per-ACK trace rows, named `name` and `cc`.
+    fn trace_as(&mut self, name: &str, cc: &str) {
+        self.sender.observe();
+        self.trace = Some(FlowTrace::new(name, cc, self.sender.mss()));
     }
 }
 
@@ -191,16 +201,52 @@ fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionControl
 
 /// Run a scenario from start to `duration`.
 pub fn run(scenario: &Scenario, options: RunOptions) -> Result<RunResult, ScenarioError> {
+    run_simulation(scenario, options, None).map_err(|e| match e {
+        RunError::Scenario(e) => e,
+        RunError::Trace(_) => unreachable!("an untraced run writes no trace"),
+    })
+}
+
+/// [`run`], writing the per-ACK trace (`docs/ack-trace.md`) of every TCP flow to `sink` as the
+/// run goes. The results are the same as without the trace.
+pub fn run_with_ack_trace(
+    scenario: &Scenario,
+    options: RunOptions,
+    sink: &mut dyn AckSink,
+) -> Result<RunResult, RunError> {
+    run_simulation(scenario, options, Some(sink))
+}
+
+/// [`run_with_ack_trace`] into the CSV file at `path`, which appears only if the run succeeds.
+pub fn run_with_ack_trace_file(
+    scenario: &Scenario,
+    options: RunOptions,
+    path: impl AsRef<std::path::Path>,
+) -> Result<RunResult, RunError> {
+    let mut file = AckTraceFile::create(path)?;
+    let result = run_with_ack_trace(scenario, options, &mut file)?;
+    file.commit()?;
+    Ok(result)
+}
+
+fn run_simulation(
+    scenario: &Scenario,
+    options: RunOptions,
+    sink: Option<&mut dyn AckSink>,
+) -> Result<RunResult, RunError> {
     let started = std::time::Instant::now();
-    let mut sim = Simulation::build(scenario, options)?;
+    let mut sim = Simulation::build(scenario, options, sink)?;
     sim.run();
     let wall_seconds = started.elapsed().as_secs_f64();
     if let Some(violation) = sim.monitor.as_ref().and_then(|m| m.violation()) {
-        return Err(ScenarioError {
+        return Err(RunError::Scenario(ScenarioError {
             file: scenario.source.clone(),
             field: String::new(),
             message: format!("TCP invariant violated: {violation}"),
-        });
+        }));
+    }
+    if let Some(error) = sim.trace_error.take() {
+        return Err(RunError::Trace(error));
     }
     Ok(sim.finish(wall_seconds))
 }
@@ -238,10 +284,11 @@ pub fn link_summaries(scenario: &Scenario, links: &[Link], over_seconds: f64) ->
 /// queues resolved, RED and the channel error models seeded from the scenario's seed. The
 /// testbed's link emulator (`crates/emulator`) drives these in wall-clock time.
 pub fn build_links(scenario: &Scenario) -> Result<Vec<Link>, ScenarioError> {
-    Ok(Simulation::build(scenario, RunOptions::default())?.links)
+    Ok(Simulation::build(scenario, RunOptions::default(), None)?.links)
 }
 
-struct Simulation<'a> {
+/// `'a`: the scenario; `'s`: the trace sink.
+struct Simulation<'a, 's> {
     scenario: &'a Scenario,
     options: RunOptions,
     queue: EventQueue<Event>,
@@ -261,10 +308,18 @@ struct Simulation<'a> {
     events: u64,
     flow_series: FlowSeries,
     link_series: LinkSeries,
+    /// Where the per-ACK trace goes (`None`: not traced).
+    ack_sink: Option<&'s mut dyn AckSink>,
+    /// The first error writing the trace; it ends the run.
+    trace_error: Option<std::io::Error>,
 }
 
-impl<'a> Simulation<'a> {
-    fn build(scenario: &'a Scenario, options: RunOptions) -> Result<Self, ScenarioError> {
+impl<'a, 's> Simulation<'a, 's> {
+    fn build(
+        scenario: &'a Scenario,
+        options: RunOptions,
+        ack_sink: Option<&'s mut dyn AckSink>,
+    ) -> Result<Self, ScenarioError> {
         let error =
             |field: String, message: String| ScenarioError { file: scenario.source.clone(), field, message };
         let endpoints: Vec<(u32, u32)> =
@@ -404,7 +459,13 @@ impl<'a> Simulation<'a> {
             .flows
             .iter()
             .enumerate()
-            .map(|(i, spec)| Flow::new(i as u32, spec.src as u32, spec.dst as u32, &spec.tcp))
+            .map(|(i, spec)| {
+                let mut flow = Flow::new(i as u32, spec.src as u32, spec.dst as u32, &spec.tcp);
+                if ack_sink.is_some() {
+                    flow.trace_as(&spec.name, &spec.tcp.cc_name);
+                }
+                flow
+            })
             .collect();
 
         let sources: Vec<CbrSource> = scenario
@@ -466,6 +527,8 @@ impl<'a> Simulation<'a> {
             events: 0,
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
+            ack_sink,
+            trace_error: None,
         })
     }
 
@@ -478,7 +541,7 @@ impl<'a> Simulation<'a> {
             let (now, event) = self.queue.pop().expect("peeked");
             self.events += 1;
             self.handle(now, event);
-            if self.monitor.as_ref().is_some_and(|m| m.violation().is_some()) {
+            if self.monitor.as_ref().is_some_and(|m| m.violation().is_some()) || self.trace_error.is_some() {
                 break;
             }
         }
@@ -632,6 +695,11 @@ impl<'a> Simulation<'a> {
         if let Some(monitor) = self.monitor.as_mut() {
             monitor.on_sender(flow, &f.sender);
         }
+        if let (Some(trace), Some(sink)) = (f.trace.as_mut(), self.ack_sink.as_deref_mut()) {
+            if self.trace_error.is_none() {
+                self.trace_error = trace.write(&mut f.sender, sink).err();
+            }
+        }
         if let Some(deadline) = f.sender.timer_deadline() {
             if arm(&mut f.sender_timer, deadline) {
                 self.queue.schedule(deadline, Event::SenderTimer { flow });
@@ -664,7 +732,12 @@ impl<'a> Simulation<'a> {
             Some(mp) => self.multipath.add_flow(id, src, dst, mp).0.len().max(1),
             None => 1,
         };
-        self.generated.push(Some(Box::new(Flow::new(id, src, dst, &spec.tcp))));
+        let mut flow = Flow::new(id, src, dst, &spec.tcp);
+        if self.ack_sink.is_some() {
+            // Generated flows are named by their table and their number in it: `web#3`.
+            flow.trace_as(&format!("{}#{}", spec.name, self.arrivals.started(table)), &spec.tcp.cc_name);
+        }
+        self.generated.push(Some(Box::new(flow)));
         if let Some(monitor) = self.monitor.as_mut() {
             monitor.add_flow();
         }

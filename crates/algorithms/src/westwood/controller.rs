@@ -32,6 +32,8 @@ pub struct Westwood<E> {
     window: Reno,
     estimator: E,
     acked_count: AckedCount,
+    /// `segments * mss` that AckedCount credited for the last ACK (0 before the first).
+    last_credited_bytes: u64,
     path: PathState,
 }
 
@@ -41,6 +43,7 @@ impl<E: BandwidthEstimator> Westwood<E> {
             window: Reno::new(config),
             estimator,
             acked_count: AckedCount::new(),
+            last_credited_bytes: 0,
             path: PathState::default(),
         }
     }
@@ -82,9 +85,9 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
             self.on_rtt_sample(rtt);
         }
         let mss = self.window.mss();
-        let segments = self.acked_count.on_ack(ack.ack_seq, mss);
+        self.last_credited_bytes = self.acked_count.on_ack(ack.ack_seq, mss) * mss;
         self.path.cwnd = self.window.cwnd();
-        self.estimator.on_ack(ack.now_ns, segments * mss, &self.path);
+        self.estimator.on_ack(ack.now_ns, self.last_credited_bytes, &self.path);
         if !ack.in_recovery && !ack.is_dupack {
             self.window.grow(ack.newly_acked_bytes);
         }
@@ -127,6 +130,10 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
 
     fn bandwidth_estimate_bps(&self) -> Option<f64> {
         Some(self.estimator.estimate_bps())
+    }
+
+    fn last_credited_bytes(&self) -> Option<u64> {
+        Some(self.last_credited_bytes)
     }
 }
 
@@ -299,6 +306,22 @@ mod tests {
             cc.on_ack(&ack((i as u64 + 1) * MS, (i as u64 + 1) * MSS, MSS, Some(rtt)));
         }
         assert_eq!(cc.min_rtt_ns(), Some(90 * MS));
+    }
+
+    #[test]
+    fn last_credited_bytes_is_what_acked_count_credited() {
+        let mut cc = Tcpw::new(config(4, 1000), TcpwEstimator::new(TcpwParams::default()));
+        assert_eq!(cc.last_credited_bytes(), Some(0));
+        let mut reference = AckedCount::new();
+        // Delayed ACKs, three DUPACKs, then the cumulative ACK that covers them.
+        let acks = [(2, 2), (4, 2), (4, 0), (4, 0), (4, 0), (9, 5)];
+        for (i, (seq, newly)) in acks.into_iter().enumerate() {
+            cc.on_ack(&ack((i as u64 + 1) * MS, seq * MSS, newly * MSS, None));
+            let expected = reference.on_ack(seq * MSS, MSS) * MSS;
+            assert_eq!(cc.last_credited_bytes(), Some(expected), "ACK {i}");
+        }
+        assert_eq!(cc.last_credited_bytes(), Some(2 * MSS), "5 segments less the 3 DUPACKs");
+        assert_eq!(Reno::new(config(4, 1000)).last_credited_bytes(), None);
     }
 
     #[test]

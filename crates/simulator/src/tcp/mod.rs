@@ -4,11 +4,13 @@
 //! Endpoints do no I/O and own no timers: they append the packets they emit to an output vector
 //! and expose the deadline of their single timer, which the simulator schedules.
 
+pub mod observation;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
 
+pub use observation::AckObservation;
 pub use receiver::Receiver;
 pub use rtt::RttEstimator;
 pub use sack::Scoreboard;

@@ -63,12 +63,14 @@
 //! receiver holds; limited transmit waits until that resend has caught up with `snd_max` (it
 //! sends only previously unsent data).
 
+use super::observation::AckObservation;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use crate::model::{Nanos, TcpSpec};
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
 use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, Recovery};
+use westwood_trace::{CaState, TraceEvent};
 
 #[derive(Debug, Clone, Copy)]
 struct SentSegment {
@@ -156,6 +158,12 @@ pub struct Sender {
     rto_deadline: Option<Nanos>,
     /// snd_una at the last timeout: a timeout with snd_una unchanged is a repeated one.
     last_timeout_una: Option<u64>,
+    /// `snd_max` at the last go-back-N restart (an RTO, or Tahoe's fast retransmit) until it is
+    /// acknowledged: the trace's `loss` state. Only observed, never acted on (`recover` is
+    /// overwritten by later fast retransmits, so it cannot tell).
+    loss_until: Option<u64>,
+    /// The per-ACK trace's rows not yet taken by the simulator; `None` when not tracing.
+    observations: Option<Vec<AckObservation>>,
     pub stats: SenderStats,
 }
 
@@ -193,7 +201,76 @@ impl Sender {
             outstanding: VecDeque::new(),
             rto_deadline: None,
             last_timeout_una: None,
+            loss_until: None,
+            observations: None,
             stats: SenderStats::default(),
+        }
+    }
+
+    /// Record an [`AckObservation`] per ACK and per loss reaction from now on.
+    pub fn observe(&mut self) {
+        self.observations.get_or_insert_with(Vec::new);
+    }
+
+    /// The observations recorded since the last call, oldest first.
+    pub fn take_observations(&mut self) -> impl Iterator<Item = AckObservation> + '_ {
+        self.observations.iter_mut().flat_map(|o| o.drain(..))
+    }
+
+    /// The trace's `ca_state` (`docs/ack-trace.md`): recovery, then the go-back-N `loss` state,
+    /// then `disorder` while DUPACKs (or SACKed data) wait for a new ACK.
+    pub fn ca_state(&self) -> CaState {
+        if self.in_recovery {
+            CaState::Recovery
+        } else if self.loss_until.is_some() {
+            CaState::Loss
+        } else if self.dupacks > 0 || self.scoreboard.sacked_bytes() > 0 {
+            CaState::Disorder
+        } else {
+            CaState::Open
+        }
+    }
+
+    /// Bytes in flight as this sender counts them: RFC 6675 `pipe` with SACK, else FlightSize.
+    pub fn in_flight(&self) -> u64 {
+        if self.recovery_style == Recovery::Sack {
+            self.pipe()
+        } else {
+            self.snd_max - self.snd_una
+        }
+    }
+
+    fn observe_now(
+        &mut self,
+        now: Nanos,
+        event: TraceEvent,
+        acked_bytes: u64,
+        dupack: bool,
+        rtt_ns: Option<Nanos>,
+    ) {
+        if self.observations.is_none() {
+            return;
+        }
+        let credited = self.cc.last_credited_bytes();
+        let observation = AckObservation {
+            time_ns: now,
+            event,
+            ack: self.snd_una,
+            acked_bytes,
+            dupack,
+            sacked_bytes: self.scoreboard.sacked_bytes(),
+            // A loss reaction credits nothing (but a control with an estimator still says 0).
+            credited_bytes: if event == TraceEvent::Ack { credited } else { credited.map(|_| 0) },
+            rtt_ns,
+            bwe_bps: self.cc.bandwidth_estimate_bps(),
+            rtt_min_ns: self.rtt.min_rtt(),
+            cwnd_bytes: self.cc.cwnd(),
+            ssthresh_bytes: self.cc.ssthresh(),
+            ca_state: self.ca_state(),
+            in_flight_bytes: self.in_flight(),
+        };
+        if let Some(observations) = self.observations.as_mut() {
+            observations.push(observation);
         }
     }
 
@@ -439,6 +516,9 @@ impl Sender {
         self.snd_nxt = self.snd_nxt.max(ack_seq);
         self.dupacks = 0;
         self.limited_bytes = 0;
+        if self.loss_until.is_some_and(|until| ack_seq >= until) {
+            self.loss_until = None;
+        }
         let recovered = self.recover.is_none_or(|recover| ack_seq >= recover);
         if self.recovery_style == Recovery::Sack {
             self.scoreboard.advance(ack_seq);
@@ -485,6 +565,7 @@ impl Sender {
         if restart || self.snd_una == self.snd_max {
             self.restart_timer(now);
         }
+        self.observe_now(now, TraceEvent::Ack, newly_acked_bytes, false, rtt_sample_ns);
     }
 
     fn on_duplicate_ack(
@@ -506,12 +587,14 @@ impl Sender {
         });
         if self.recovery_style == Recovery::Sack {
             self.update_lost_boundary();
+            // RFC 6675 §2: with SACK, a duplicate ACK counts if it SACKs new data.
+            if sacked_new_data && !self.in_recovery {
+                self.dupacks += 1;
+            }
+            // The ACK's row comes before the loss reaction it may trigger, as in the kernel.
+            self.observe_now(now, TraceEvent::Ack, 0, true, None);
             if self.in_recovery {
                 return;
-            }
-            // RFC 6675 §2: with SACK, a duplicate ACK counts if it SACKs new data.
-            if sacked_new_data {
-                self.dupacks += 1;
             }
             // §5 steps 1-2: DupThresh DUPACKs, or IsLost(HighACK + 1).
             let lost = self.lost_to > self.snd_una;
@@ -529,6 +612,8 @@ impl Sender {
             return;
         }
         self.dupacks += 1;
+        // The ACK's row comes before the loss reaction it may trigger, as in the kernel.
+        self.observe_now(now, TraceEvent::Ack, 0, true, None);
         if self.in_recovery {
             // RFC 5681 §3.2 step 4: each further DUPACK means a segment left the network.
             self.inflation += self.mss as i64;
@@ -561,6 +646,8 @@ impl Sender {
             // first, with cwnd = 1 SMSS.
             self.cc.on_congestion(CongestionEvent::DuplicateAcksSlowStart { now_ns: now, bytes_in_flight });
             self.snd_nxt = self.snd_una;
+            self.loss_until = Some(self.snd_max);
+            self.observe_now(now, TraceEvent::Recovery, 0, false, None);
             return;
         }
         self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight });
@@ -568,6 +655,7 @@ impl Sender {
         self.partial_ack_seen = false;
         // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS, the inflation being ours.
         self.inflation = i64::from(self.dupack_threshold) * self.mss as i64;
+        self.observe_now(now, TraceEvent::Recovery, 0, false, None);
         self.retransmit_first_unacked(now, out);
     }
 
@@ -580,6 +668,7 @@ impl Sender {
         self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight });
         self.in_recovery = true;
         self.inflation = 0;
+        self.observe_now(now, TraceEvent::Recovery, 0, false, None);
         // (4.3) Retransmit the segment at HighACK + 1; HighRxt and RescueRxt are its end.
         let (start, end) =
             self.scoreboard.first_hole(self.snd_una, self.snd_max).expect("snd_una is not SACKed");
@@ -630,6 +719,8 @@ impl Sender {
         } else {
             self.snd_nxt = self.snd_una;
         }
+        self.loss_until = Some(self.snd_max);
+        self.observe_now(now, TraceEvent::Timeout, 0, false, None);
         self.rto_deadline = Some(now + self.rtt.rto());
         self.send_available(now, out);
     }
@@ -1240,5 +1331,47 @@ mod tests {
             s.on_ack(&ack(5), 201 * MS, &mut out);
         }
         assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    /// (event, ack in segments, dupack, ca_state) of the observations since the last call.
+    fn rows(s: &mut Sender) -> Vec<(TraceEvent, u64, bool, CaState)> {
+        s.take_observations().map(|o| (o.event, o.ack / MSS, o.dupack, o.ca_state)).collect()
+    }
+
+    #[test]
+    fn observations_put_the_dupack_before_the_loss_reaction_it_triggers() {
+        use CaState::{Disorder, Loss, Open, Recovery as InRecovery};
+        use TraceEvent::{Ack, Recovery as Fr, Timeout};
+        let (mut s, _) = started(Recovery::NewReno, 10);
+        s.observe();
+        let mut out = Vec::new();
+        s.on_ack(&ack(2), 100 * MS, &mut out);
+        for _ in 0..3 {
+            s.on_ack(&ack(2), 101 * MS, &mut out);
+        }
+        let expected = [
+            (Ack, 2, false, Open),
+            (Ack, 2, true, Disorder),
+            (Ack, 2, true, Disorder),
+            (Ack, 2, true, Disorder),
+        ];
+        assert_eq!(rows(&mut s), [&expected[..], &[(Fr, 2, false, InRecovery)]].concat());
+        // A partial ACK stays in recovery; the full one leaves it.
+        s.on_ack(&ack(5), 200 * MS, &mut out);
+        s.on_ack(&ack(13), 300 * MS, &mut out);
+        assert_eq!(rows(&mut s), [(Ack, 5, false, InRecovery), (Ack, 13, false, Open)]);
+        // An RTO: `loss` until what was outstanding then is acknowledged.
+        let outstanding = s.snd_max() / MSS;
+        s.on_timer(s.timer_deadline().unwrap(), &mut out);
+        s.on_ack(&ack(14), 2000 * MS, &mut out);
+        s.on_ack(&ack(outstanding), 2100 * MS, &mut out);
+        assert_eq!(
+            rows(&mut s),
+            [(Timeout, 13, false, Loss), (Ack, 14, false, Loss), (Ack, outstanding, false, Open)]
+        );
+        // Without observe(), nothing is recorded.
+        let (mut quiet, _) = started(Recovery::NewReno, 10);
+        quiet.on_ack(&ack(2), 100 * MS, &mut out);
+        assert!(rows(&mut quiet).is_empty());
     }
 }

@@ -161,6 +161,11 @@ impl Arrivals {
         (flow, next)
     }
 
+    /// Flows table `table` has created so far (the last one's number in it, from 1).
+    pub fn started(&self, table: u32) -> u64 {
+        self.tables[table as usize].started
+    }
+
     /// A generated flow `flow` of `table` was created at `start` and uses `paths` paths.
     pub fn opened(&mut self, flow: u32, table: u32, start: Nanos, paths: usize) {
         self.open.insert(flow, OpenFlow { table, start });
