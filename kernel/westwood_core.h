@@ -1,23 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * westwood_core.h -- the arithmetic core of TCP Westwood (TCPW, seed 000 §2-3) and
- * Westwood+ in integer fixed point, shared by the eBPF congestion control
- * (kernel/tcpw.bpf.c, which includes vmlinux.h first) and by native tests
- * (crates/bpf-core, which compiles it with the host C compiler and replays the
- * reference vectors through it).
+ * westwood_core.h -- the arithmetic core of TCP Westwood (TCPW, seed 000 §2-3), TCPW-TR
+ * (seed 001 §II, §IV), TCPW ABSE (seed 004 §2.1) and Westwood+ in integer fixed point,
+ * shared by the eBPF congestion control (kernel/tcpw.bpf.c, which includes vmlinux.h
+ * first) and by native tests (crates/bpf-core, which compiles it with the host C compiler
+ * and replays the reference vectors through it).
  *
- * It mirrors crates/algorithms/src/westwood/{acked_count,filter,tcpw,plus,controller}.rs
- * and crates/algorithms/src/reno.rs in semantics.
+ * It mirrors crates/algorithms/src/westwood/{acked_count,filter,tcpw,tr,abse,plus,
+ * controller}.rs and crates/algorithms/src/reno.rs in semantics.
  *
  * Rules the code keeps so the BPF verifier accepts it:
- *   - no floating point anywhere;
+ *   - no floating point anywhere, no 128-bit arithmetic;
  *   - only unsigned 64-bit (and 32-bit) division and modulo, every divisor guarded
  *     against zero;
- *   - no unbounded loop: the only loops run at most 32 times (constant bound).
+ *   - no unbounded loop: the only loops run at most 32 times (constant bound); the
+ *     normalising shifts (wwc_shift_to_u32) and ABSE's binary search (wwc_abse_count_le)
+ *     are branch-free, so the verifier does not fork on them;
+ *   - array indices are masked (ABSE's ring of WWC_ABSE_SLOTS slots).
  *
  * Units and fixed-point formats
  *   time            microseconds, __u64 (the kernel's tp->tcp_mstamp; RTT samples are
- *                   the rtt_us of pkts_acked / rate samples)
+ *                   the rtt_us of pkts_acked / rate samples). ABSE works in ns inside
+ *                   (now_us * 1000, below 2^63), as its Rust reference does.
  *   BWE, samples    bits per second in Q8 (value * 2^8), __u64: resolution 1/256 bit/s,
  *                   range up to 2^56 bit/s (7e16), far above any link.  wwc_bps() gives
  *                   whole bits/s.
@@ -25,10 +29,13 @@
  *                   BWE_k = [(2tau - D) BWE_{k-1} + D b_{k-1} + 8e6 * 2^8 * bytes_k] / (2tau + D)
  *                   (D b_k = 8 * bytes_k / D * D needs no division), rounded to nearest
  *                   once; alpha is never rounded on its own, so tiny D (ACK bursts) loses
- *                   no precision.
+ *                   no precision. TCPW-TR: [(2r - 1) BWE + b_k + b_{k-1}] / (2r + 1);
+ *                   ABSE: [(2tau - D) BWE + D (s_k + s_{k-1})] / (2tau + D), D and tau in ns.
  *   alpha           Q32 (value * 2^32), wwc_tustin_alpha_q32(); used for the decay factor
  *                   ((2m-1)/(2m+1))^h of the virtual samples, by binary exponentiation.
+ *                   ABSE's U/U_max is Q32 too; its gains epsilon, beta are in 1/1000.
  *   windows         segments (packets), __u32, like the kernel's snd_cwnd / snd_ssthresh.
+ *                   TCPW-TR's threshold reduction factor a is in quarters (4..16).
  *   AckedCount      sequence numbers are the kernel's __u32 byte sequence numbers, compared
  *                   with wrap-around (after()/before() semantics); credits are in segments
  *                   of mss bytes (rounded up), and the filters get segments * mss bytes.
@@ -119,6 +126,94 @@ struct wwc_reno {
 _Static_assert(sizeof(struct wwc_tcpw) <= 88, "TCPW state must fit in icsk_ca_priv");
 _Static_assert(sizeof(struct wwc_plus) <= 88, "Westwood+ state must fit in icsk_ca_priv");
 
+/* ---- TCPW-TR (seed 001 §II, §IV) ---- */
+#define WWC_TR_RATIO 10u          /* time-constant to sampling-time ratio r: alpha = (2r-1)/(2r+1) = 19/21 */
+#define WWC_TR_RATIO_MAX 1000000u /* largest r accepted (keeps 2r + 1 far below 2^32) */
+#define WWC_TR_A_ONE 4u           /* threshold reduction factor a is kept in quarters: a = 1 */
+#define WWC_TR_A_MAX 16u          /* a <= 4 */
+#define WWC_TR_A_STEP_DUPACKS 1u  /* +0.25 at a 3-DUPACK loss in slow start */
+#define WWC_TR_A_STEP_TIMEOUT 4u  /* +1 at a timeout in slow start */
+
+/* TCPW-TR per-connection state: 48 bytes. */
+struct wwc_tr {
+	__u64 bwe;           /* BWE_{k-1}: bits/s Q8 */
+	__u64 prev_sample;   /* b_{k-1}: bits/s Q8 */
+	__u64 last_us;       /* time of the last sample, us */
+	struct wwc_acked acked;
+	__u32 carried_bytes; /* bytes of ACKs with Delta = 0, carried into the next sample */
+	__u32 rtt_min_us;    /* RTTmin (valid with WWC_F_HAVE_RTT) */
+	__u32 flags;         /* WWC_F_HAVE_ACK | WWC_F_HAVE_TIME | WWC_F_HAVE_RTT */
+	__u32 a_quarters;    /* threshold reduction factor a, in quarters: 4..16 (a = 1..4) */
+};
+
+/* ---- TCPW ABSE (seed 004 §2.1) ---- */
+#define WWC_ABSE_T_MIN_US 50000u       /* T_min: 50 ms */
+#define WWC_ABSE_N 10u                 /* N of eq. 6: tau_k from RTT to (1 + N) RTT */
+#define WWC_ABSE_N_MAX 1024u           /* largest N accepted */
+#define WWC_ABSE_EPSILON_PERMILLE 600u /* throughput filter gain, eq. 3 */
+#define WWC_ABSE_BETA_PERMILLE 600u    /* instability filter gain, eq. 5 */
+#define WWC_ABSE_SLOT_DIVISOR 32u      /* default history slot width q = T_min / 32 */
+#define WWC_ABSE_SLOTS 512u            /* history slots (a power of two: indices are masked) */
+#define WWC_ABSE_SLOT_MASK (WWC_ABSE_SLOTS - 1u)
+#define WWC_ABSE_SEARCH_STEPS 10       /* binary search over <= 512 slots: log2(512) + 1 rounds */
+#define WWC_RTT_US_MAX 0x7fffffffu     /* RTT samples are capped here (2147 s) */
+#define WWC_NSEC_PER_USEC 1000u
+#define WWC_NSEC_PER_SEC 1000000000u
+_Static_assert((WWC_ABSE_SLOTS & WWC_ABSE_SLOT_MASK) == 0, "WWC_ABSE_SLOTS must be a power of two");
+_Static_assert((1u << (WWC_ABSE_SEARCH_STEPS - 1)) == WWC_ABSE_SLOTS, "search rounds for WWC_ABSE_SLOTS");
+
+/* ABSE parameters (AbseParams of the Rust reference). Fill every field, e.g. with
+ * WWC_ABSE_PARAMS_DEFAULT: only t_min_us and history_slot_ns treat 0 as "the default". */
+struct wwc_abse_params {
+	__u32 t_min_us;         /* T_min, us; 0 = 50 ms */
+	__u32 n;                /* N (an integer here; clamped to WWC_ABSE_N_MAX) */
+	__u32 epsilon_permille; /* epsilon of eq. 3 in 1/1000 (clamped to 1000) */
+	__u32 beta_permille;    /* beta of eq. 5 in 1/1000 (clamped to 1000) */
+	__u64 u_max_q8;         /* fixed U_max, bits/s Q8; 0 = the running maximum of U */
+	__u32 history_slot_ns;  /* history slot width q, ns; 0 = T_min / 32 (1.5625 ms) */
+	__u32 reserved;         /* 0 */
+};
+
+#define WWC_ABSE_PARAMS_DEFAULT                                                            \
+	{                                                                                  \
+		.t_min_us = WWC_ABSE_T_MIN_US, .n = WWC_ABSE_N,                            \
+		.epsilon_permille = WWC_ABSE_EPSILON_PERMILLE,                             \
+		.beta_permille = WWC_ABSE_BETA_PERMILLE, .u_max_q8 = 0, .history_slot_ns = 0, \
+		.reserved = 0                                                              \
+	}
+
+/* One history slot: the ACKs that arrived less than q after start_ns. cum_bytes is the
+ * connection's running byte count through this slot (so a window's bytes are a difference). */
+struct wwc_abse_slot {
+	__u64 start_ns;  /* arrival time of the slot's first ACK, ns */
+	__u64 cum_bytes; /* credited bytes of every ACK up to and including this slot */
+};
+
+/* TCPW ABSE per-connection state: 8,312 bytes (a map value, not icsk_ca_priv). All times in
+ * ns (now_us * 1000), rates in bits/s Q8. */
+struct wwc_abse {
+	__u64 est;             /* the estimate s^_k: bits/s Q8 */
+	__u64 prev_sample;     /* s_{k-1}: bits/s Q8 */
+	__u64 throughput;      /* Th^_k (eq. 3): bits/s Q8 */
+	__u64 instability;     /* U_k (eq. 5): bits/s Q8 */
+	__u64 max_instability; /* largest U_k so far: bits/s Q8 */
+	__u64 last_ack_ns;     /* t_{k-1}, ns */
+	__u64 srtt_ns;         /* smoothed RTT: srtt = (7 srtt + rtt) / 8, ns (valid with HAVE_RTT) */
+	__u64 total_bytes;     /* credited bytes of every ACK so far (= cum_bytes of the newest slot) */
+	__u64 base_bytes;      /* cum_bytes of the last slot dropped from the history (0 at first) */
+	__u64 interval_ns;     /* T_k of the last step (eq. 4; diagnostics) */
+	__u64 tau_ns;          /* tau_k of the last step (eq. 6; diagnostics) */
+	struct wwc_acked acked;
+	__u32 rtt_min_us;      /* RTTmin (valid with WWC_F_HAVE_RTT) */
+	__u32 flags;           /* WWC_F_HAVE_ACK | _TIME | _RTT | _SAMPLE (Th^ initialised) */
+	__u32 head;            /* ring index of the oldest slot */
+	__u32 count;           /* slots in use, <= WWC_ABSE_SLOTS */
+	__u32 reserved;
+	struct wwc_abse_slot slots[WWC_ABSE_SLOTS];
+};
+_Static_assert(sizeof(struct wwc_tr) <= 88, "TCPW-TR state must fit in icsk_ca_priv");
+_Static_assert(sizeof(struct wwc_abse) <= 16384, "ABSE state: a few KB of map value");
+
 /* =============================== fixed-point helpers =============================== */
 
 /* floor(x * mul / den) without overflow for mul, den < 2^32 (den > 0): x = q den + r,
@@ -146,19 +241,38 @@ static __always_inline __u64 wwc_muldiv(__u64 x, __u32 mul, __u32 den)
 	return wwc_muldiv_rem(x, mul, den, &rem);
 }
 
+/* The right shift that brings v below 2^32: the bit length of v >> 32 (0..32), computed
+ * without a conditional jump (each step's "is the upper half non-zero" is the carry of
+ * adding 2^32 - 1), so the verifier walks it once instead of forking at every bit. */
+static __always_inline __u32 wwc_shift_to_u32(__u64 v)
+{
+	__u64 h = v >> 32, b, n = 0;
+
+	b = ((h >> 16) + WWC_U32_MAX) >> 32;
+	n += b << 4;
+	h >>= b << 4;
+	b = ((h >> 8) + WWC_U32_MAX) >> 32;
+	n += b << 3;
+	h >>= b << 3;
+	b = ((h >> 4) + WWC_U32_MAX) >> 32;
+	n += b << 2;
+	h >>= b << 2;
+	b = ((h >> 2) + WWC_U32_MAX) >> 32;
+	n += b << 1;
+	h >>= b << 1;
+	b = ((h >> 1) + WWC_U32_MAX) >> 32;
+	n += b;
+	h >>= b;
+	return (__u32)(n + h); /* h is 0 or 1 now */
+}
+
 /* floor(x * mul / den) for a 64-bit den: den is shifted (with x) below 2^32 first,
  * a relative error below 2^-31 when den >= 2^32 (exact otherwise). */
 static __always_inline __u64 wwc_muldiv64(__u64 x, __u32 mul, __u64 den)
 {
-	int i;
+	__u32 sh = wwc_shift_to_u32(den);
 
-	for (i = 0; i < 32; i++) {
-		if (den <= WWC_U32_MAX)
-			break;
-		den >>= 1;
-		x >>= 1;
-	}
-	return wwc_muldiv(x, mul, (__u32)den);
+	return wwc_muldiv(x >> sh, mul, (__u32)(den >> sh));
 }
 
 /* floor(x * f / 2^32) for a Q32 factor f <= 2^32. */
@@ -516,6 +630,473 @@ static __always_inline __u32 wwc_cwnd_after_dupacks(__u32 cwnd, __u32 ssthresh)
 static __always_inline __u32 wwc_cwnd_after_timeout(void)
 {
 	return 1;
+}
+
+/* ============================ TCPW-TR (seed 001 §II, §IV) ============================ */
+
+/* Clamp the time-constant to sampling-time ratio r to [1, WWC_TR_RATIO_MAX] (0: 10). */
+static __always_inline __u32 wwc_tr_ratio(__u32 ratio)
+{
+	if (ratio == 0)
+		return WWC_TR_RATIO;
+	return ratio > WWC_TR_RATIO_MAX ? WWC_TR_RATIO_MAX : ratio;
+}
+
+/* One constant-gain Tustin step (seed 001 §II): alpha = (2r - 1)/(2r + 1), so
+ *   BWE_k = alpha BWE_{k-1} + (1 - alpha) (b_k + b_{k-1}) / 2
+ *         = [(2r - 1) BWE_{k-1} + b_k + b_{k-1}] / (2r + 1),
+ * one rational expression rounded to the nearest Q8 unit once (r = 10: 19/21 and 1/21). */
+static __always_inline __u64 wwc_tr_step(__u64 bwe, __u64 sample, __u64 prev_sample, __u32 ratio)
+{
+	__u64 r = wwc_tr_ratio(ratio);
+	__u64 den = 2 * r + 1;
+	__u64 q, ra, sum;
+
+	q = wwc_muldiv_rem(bwe, (__u32)(2 * r - 1), (__u32)den, &ra);
+	sum = sample + prev_sample; /* samples < 2^62 */
+	q += sum / den;
+	return q + (ra + sum % den + den / 2) / den;
+}
+
+static __always_inline void wwc_tr_init(struct wwc_tr *s)
+{
+	s->bwe = 0;
+	s->prev_sample = 0;
+	s->last_us = 0;
+	s->acked.last_ack = 0;
+	s->acked.accounted_for = 0;
+	s->carried_bytes = 0;
+	s->rtt_min_us = 0;
+	s->flags = 0;
+	s->a_quarters = WWC_TR_A_ONE;
+}
+
+/* RTTmin over the connection. */
+static __always_inline void wwc_tr_rtt_sample(struct wwc_tr *s, __u32 rtt_us)
+{
+	if (!(s->flags & WWC_F_HAVE_RTT) || rtt_us < s->rtt_min_us)
+		s->rtt_min_us = rtt_us;
+	s->flags |= WWC_F_HAVE_RTT;
+}
+
+/* RTTmin, us; meaningful only when s->flags has WWC_F_HAVE_RTT (0 before the first sample). */
+static __always_inline __u32 wwc_tr_rtt_min_us(const struct wwc_tr *s)
+{
+	return (s->flags & WWC_F_HAVE_RTT) ? s->rtt_min_us : 0;
+}
+
+/* Filter part of an ACK: bytes is AckedCount's credit. As the TCPW filter without virtual
+ * samples: the first ACK starts the clock, an ACK with Delta = 0 is carried into the next
+ * sample, b_k = 8 bytes / Delta. */
+static __always_inline void wwc_tr_filter_ack(struct wwc_tr *s, __u64 now_us, __u32 bytes, __u32 ratio)
+{
+	__u64 delta, total, sample;
+
+	if (!(s->flags & WWC_F_HAVE_TIME)) {
+		s->flags |= WWC_F_HAVE_TIME;
+		s->last_us = now_us;
+		return;
+	}
+	delta = now_us > s->last_us ? now_us - s->last_us : 0;
+	total = (__u64)bytes + s->carried_bytes;
+	if (total > WWC_U32_MAX)
+		total = WWC_U32_MAX;
+	if (delta == 0) {
+		s->carried_bytes = (__u32)total;
+		return;
+	}
+	s->carried_bytes = 0;
+	sample = wwc_sample_q8(total, delta); /* <= (2^32 - 1) * 8e6 * 2^8 < 2^63 */
+	s->bwe = wwc_tr_step(s->bwe, sample, s->prev_sample, ratio);
+	s->prev_sample = sample;
+	s->last_us = now_us;
+}
+
+/* Everything TCPW-TR does on an ACK (new or duplicate): RTT sample (rtt_us < 0: none),
+ * AckedCount, filter. Returns the credited bytes. */
+static __always_inline __u32 wwc_tr_on_ack(struct wwc_tr *s, __u64 now_us, __u32 ack_seq, __u32 mss,
+					   __s64 rtt_us, __u32 ratio)
+{
+	__u64 bytes;
+
+	if (rtt_us >= 0)
+		wwc_tr_rtt_sample(s, rtt_us > WWC_U32_MAX ? WWC_U32_MAX : (__u32)rtt_us);
+	bytes = (__u64)wwc_acked_count(&s->acked, &s->flags, ack_seq, mss) * (mss ? mss : 1);
+	if (bytes > WWC_U32_MAX)
+		bytes = WWC_U32_MAX;
+	wwc_tr_filter_ack(s, now_us, (__u32)bytes, ratio);
+	return (__u32)bytes;
+}
+
+static __always_inline __u64 wwc_tr_bwe_q8(const struct wwc_tr *s)
+{
+	return s->bwe;
+}
+
+/* The threshold reduction factor at a loss (seed 001 §IV-A, §IV-B), in quarters: in slow start
+ * a += 0.25 (3 DUPACKs) or a += 1 (timeout), at most 4; in congestion avoidance a = 1. As the
+ * reference, "slow start" is cwnd < ssthresh (equality is congestion avoidance). */
+static __always_inline __u32 wwc_tr_update_factor(struct wwc_tr *s, int timeout, int in_slow_start)
+{
+	__u32 a = s->a_quarters;
+
+	if (a < WWC_TR_A_ONE || a > WWC_TR_A_MAX)
+		a = WWC_TR_A_ONE;
+	if (in_slow_start) {
+		a += timeout ? WWC_TR_A_STEP_TIMEOUT : WWC_TR_A_STEP_DUPACKS;
+		if (a > WWC_TR_A_MAX)
+			a = WWC_TR_A_MAX;
+	} else {
+		a = WWC_TR_A_ONE;
+	}
+	s->a_quarters = a;
+	return a;
+}
+
+/* ssthresh at a loss: update a for (timeout?, in_slow_start?), then
+ * max(2, floor(BWE * RTTmin / (8 mss) / a)) segments, exactly:
+ * floor(floor(bwe_q8 * RTTmin * 4 / 1e6) / (2^8 * 8 * mss * a_quarters)). No decay (no
+ * virtual samples). Without an RTT sample the ideal window is 0, so 2 (a is still updated). */
+static __always_inline __u32 wwc_tr_ssthresh(struct wwc_tr *s, int timeout, int in_slow_start, __u32 mss)
+{
+	__u32 a = wwc_tr_update_factor(s, timeout, in_slow_start);
+	__u64 bits_q8_x4, segs;
+
+	if (!(s->flags & WWC_F_HAVE_RTT))
+		return 2;
+	if (mss == 0)
+		mss = 1;
+	bits_q8_x4 = wwc_muldiv(s->bwe, s->rtt_min_us, WWC_USEC_PER_SEC / 4);
+	segs = bits_q8_x4 / (((__u64)mss * a) << (WWC_BWE_SHIFT + 3));
+	if (segs < 2)
+		return 2;
+	return segs > WWC_U32_MAX ? WWC_U32_MAX : (__u32)segs;
+}
+
+/* ============================ TCPW ABSE (seed 004 §2.1) ============================ */
+
+/* floor(x * t_ns / 1e9) for any t_ns (split into whole seconds and the rest); *rem gets the
+ * remainder (x * t_ns) mod 1e9. Exact whenever the result fits in 64 bits. */
+static __always_inline __u64 wwc_mul_ns(__u64 x, __u64 t_ns, __u64 *rem)
+{
+	__u64 secs = t_ns / WWC_NSEC_PER_SEC;
+	__u32 frac = (__u32)(t_ns % WWC_NSEC_PER_SEC);
+
+	return x * secs + wwc_muldiv_rem(x, frac, WWC_NSEC_PER_SEC, rem);
+}
+
+/* floor(x * num / den) for 64-bit num <= den (den > 0): both are shifted below 2^32 first,
+ * exact while den < 2^32 (relative error below 2^-31 otherwise). */
+static __always_inline __u64 wwc_mul_frac(__u64 x, __u64 num, __u64 den)
+{
+	__u32 sh = wwc_shift_to_u32(den);
+
+	if (num > den)
+		num = den;
+	return wwc_muldiv(x, (__u32)(num >> sh), (__u32)(den >> sh));
+}
+
+/* A rate over a window: bits/s Q8 of bytes in window_ns, floor(bytes * 8e9 * 2^8 / window). */
+static __always_inline __u64 wwc_abse_rate_q8(__u64 bytes, __u64 window_ns)
+{
+	if (window_ns == 0)
+		return 0;
+	if (bytes > (1ull << 40))
+		bytes = 1ull << 40;
+	return wwc_muldiv64(bytes << (WWC_BWE_SHIFT + 3), WWC_NSEC_PER_SEC, window_ns);
+}
+
+/* The constant-gain EWMA of eq. 3 and 5: round((g prev + (1000 - g) x) / 1000), g in 1/1000. */
+static __always_inline __u64 wwc_ewma_permille(__u64 prev, __u64 x, __u32 g_permille)
+{
+	__u64 q, ra, rb;
+
+	if (g_permille > 1000)
+		g_permille = 1000;
+	q = wwc_muldiv_rem(prev, g_permille, 1000, &ra);
+	q += wwc_muldiv_rem(x, 1000 - g_permille, 1000, &rb);
+	return q + (ra + rb + 500) / 1000;
+}
+
+/* U / U_max in Q32, capped at 1 (2^32); 0 when U_max is 0. */
+static __always_inline __u64 wwc_ratio_q32(__u64 u, __u64 u_max)
+{
+	__u32 sh = wwc_shift_to_u32(u_max);
+
+	if (u_max == 0)
+		return 0;
+	if (u >= u_max)
+		return WWC_ONE_Q32;
+	u_max >>= sh; /* >= 2^31 if sh > 0, so > 0 */
+	return ((u >> sh) << 32) / u_max; /* u >> sh <= u_max < 2^32 */
+}
+
+/* tau_k = RTT (1 + N U/U_max) (eq. 6), ns: RTT + floor(N RTT ratio). */
+static __always_inline __u64 wwc_abse_tau_ns(__u64 rtt_ns, __u32 n, __u64 ratio_q32)
+{
+	if (n > WWC_ABSE_N_MAX)
+		n = WWC_ABSE_N_MAX;
+	return rtt_ns + wwc_mul_q32(rtt_ns * n, ratio_q32); /* rtt_ns < 2^41, n <= 2^10 */
+}
+
+/* T_k of eq. 4, ns: T_min when the path is not congested (Th^ RTT > cwin) or cwin is 0, else
+ * RTT (cwin - Th^ RTTmin) / cwin, at least T_min. cwin in Q8 bits is cwnd_bytes * 2^11; the
+ * comparison Th^ RTT > cwin is exact (Q8 product with its remainder). */
+static __always_inline __u64 wwc_abse_interval_ns(__u64 th_q8, __u64 rtt_ns, __u64 rtt_min_ns,
+						  __u64 cwnd_bytes, __u64 t_min_ns)
+{
+	__u64 cwin, in_rtt, in_rtt_min, rem, t;
+
+	if (cwnd_bytes == 0)
+		return t_min_ns;
+	if (cwnd_bytes > (1ull << 40))
+		cwnd_bytes = 1ull << 40;
+	cwin = cwnd_bytes << (WWC_BWE_SHIFT + 3);
+	in_rtt = wwc_mul_ns(th_q8, rtt_ns, &rem);
+	if (in_rtt > cwin || (in_rtt == cwin && rem > 0))
+		return t_min_ns;
+	in_rtt_min = wwc_mul_ns(th_q8, rtt_min_ns, &rem);
+	if (in_rtt_min >= cwin)
+		return t_min_ns;
+	t = wwc_mul_frac(rtt_ns, cwin - in_rtt_min, cwin);
+	return t > t_min_ns ? t : t_min_ns;
+}
+
+/* One ABSE filter step (eq. 1) with Delta = delta_ns and tau = tau_ns:
+ *   s^_k = [(2tau - D) s^_{k-1} + D (s_k + s_{k-1})] / (2tau + D), rounded once,
+ * alpha clamped at 0 (D >= 2tau gives (s_k + s_{k-1})/2). 2tau and D are shifted together
+ * until 2tau + D < 2^32 (no shift while 2tau + D < 4.29 s; a relative error of 2^sh / D on D
+ * otherwise, with D a whole number of microseconds). */
+static __always_inline __u64 wwc_abse_step(__u64 est, __u64 sample, __u64 prev_sample, __u64 delta_ns,
+					   __u64 tau_ns)
+{
+	__u64 two_tau = 2 * tau_ns, d = delta_ns, sum = sample + prev_sample; /* samples < 2^62 */
+	__u64 den, q, ra, rb;
+	__u32 sh;
+
+	if (d >= two_tau)
+		return (sum >> 1) + (sum & 1);
+	sh = wwc_shift_to_u32(two_tau + d); /* (2tau >> sh) + (D >> sh) <= (2tau + D) >> sh */
+	two_tau >>= sh;
+	d >>= sh;
+	den = two_tau + d;
+	if (den == 0 || den > WWC_U32_MAX)
+		return est; /* unreachable: tau_ns < 2^52 */
+	q = wwc_muldiv_rem(est, (__u32)(two_tau - d), (__u32)den, &ra);
+	q += wwc_muldiv_rem(sum, (__u32)d, (__u32)den, &rb);
+	return q + (ra + rb + den / 2) / den;
+}
+
+static __always_inline void wwc_abse_init(struct wwc_abse *s)
+{
+	s->est = 0;
+	s->prev_sample = 0;
+	s->throughput = 0;
+	s->instability = 0;
+	s->max_instability = 0;
+	s->last_ack_ns = 0;
+	s->srtt_ns = 0;
+	s->total_bytes = 0;
+	s->base_bytes = 0;
+	s->interval_ns = 0;
+	s->tau_ns = 0;
+	s->acked.last_ack = 0;
+	s->acked.accounted_for = 0;
+	s->rtt_min_us = 0;
+	s->flags = 0;
+	s->head = 0;
+	s->count = 0;
+	s->reserved = 0;
+	/* The slots are left as they are: only [head, head + count) is ever read. */
+}
+
+/* RTTmin and the smoothed RTT of the Rust controller: srtt = (7 srtt + rtt) / 8 in ns (integer
+ * division), the first sample taken as it is. */
+static __always_inline void wwc_abse_rtt_sample(struct wwc_abse *s, __u32 rtt_us)
+{
+	__u64 rtt_ns;
+
+	if (rtt_us > WWC_RTT_US_MAX)
+		rtt_us = WWC_RTT_US_MAX;
+	rtt_ns = (__u64)rtt_us * WWC_NSEC_PER_USEC;
+	if (!(s->flags & WWC_F_HAVE_RTT)) {
+		s->rtt_min_us = rtt_us;
+		s->srtt_ns = rtt_ns;
+	} else {
+		if (rtt_us < s->rtt_min_us)
+			s->rtt_min_us = rtt_us;
+		s->srtt_ns = (7 * s->srtt_ns + rtt_ns) / 8;
+	}
+	s->flags |= WWC_F_HAVE_RTT;
+}
+
+static __always_inline __u32 wwc_abse_rtt_min_us(const struct wwc_abse *s)
+{
+	return (s->flags & WWC_F_HAVE_RTT) ? s->rtt_min_us : 0;
+}
+
+/* Ring slot i (0 = oldest) of the history. */
+static __always_inline struct wwc_abse_slot *wwc_abse_slot(struct wwc_abse *s, __u32 i)
+{
+	return &s->slots[(s->head + i) & WWC_ABSE_SLOT_MASK];
+}
+
+static __always_inline const struct wwc_abse_slot *wwc_abse_slot_c(const struct wwc_abse *s, __u32 i)
+{
+	return &s->slots[(s->head + i) & WWC_ABSE_SLOT_MASK];
+}
+
+/* Number of history slots whose start time is <= bound (start times strictly increase), by a
+ * branch-free binary search: WWC_ABSE_SEARCH_STEPS steps of 512, 256, ..., 1, each adding the
+ * step when the slot it lands on exists and started at or before bound. Without conditional
+ * jumps the verifier walks it once instead of forking on every step (a branching search
+ * forks 2^10 ways, the result being used as an index). The comparisons use the sign bit of
+ * differences, so times must stay below 2^63 ns (292 years); counts are below 2^10. */
+static __always_inline __u32 wwc_abse_count_le(const struct wwc_abse *s, __u64 bound)
+{
+	__u64 count = s->count, pos = 0, step = WWC_ABSE_SLOTS, in_range, le;
+	int i;
+
+	for (i = 0; i < WWC_ABSE_SEARCH_STEPS; i++) {
+		/* 1 iff pos + step <= count, and 1 iff slot[pos + step - 1].start_ns <= bound */
+		in_range = ((count - (pos + step)) >> 63) ^ 1;
+		le = ((bound - wwc_abse_slot_c(s, (__u32)(pos + step - 1))->start_ns) >> 63) ^ 1;
+		pos += step & (0 - (in_range & le));
+		step >>= 1;
+	}
+	return (__u32)pos;
+}
+
+/* Drop the n oldest slots (n <= count): their bytes go into base_bytes. */
+static __always_inline void wwc_abse_drop(struct wwc_abse *s, __u32 n)
+{
+	if (n == 0)
+		return;
+	if (n > s->count)
+		n = s->count;
+	s->base_bytes = wwc_abse_slot(s, n - 1)->cum_bytes;
+	s->head = (s->head + n) & WWC_ABSE_SLOT_MASK;
+	s->count -= n;
+}
+
+/* Record an ACK of `bytes` at now_ns: merged into the newest slot if that started less than
+ * q ago (or later than now), else a new slot (dropping the oldest when all are in use); then
+ * drop the slots with start + keep < now_ns. */
+static __always_inline void wwc_abse_record(struct wwc_abse *s, __u64 now_ns, __u64 bytes, __u64 keep_ns,
+					    __u64 q_ns)
+{
+	struct wwc_abse_slot *slot;
+
+	if (s->count > WWC_ABSE_SLOTS)
+		s->count = WWC_ABSE_SLOTS; /* defensive: never true */
+	s->total_bytes += bytes;
+	if (s->count > 0) {
+		slot = wwc_abse_slot(s, s->count - 1);
+		if (now_ns <= slot->start_ns || now_ns - slot->start_ns < q_ns) {
+			slot->cum_bytes = s->total_bytes;
+			goto prune;
+		}
+	}
+	if (s->count >= WWC_ABSE_SLOTS)
+		wwc_abse_drop(s, 1);
+	slot = wwc_abse_slot(s, s->count);
+	slot->start_ns = now_ns;
+	slot->cum_bytes = s->total_bytes;
+	s->count++;
+prune:
+	if (now_ns > keep_ns)
+		wwc_abse_drop(s, wwc_abse_count_le(s, now_ns - keep_ns - 1));
+}
+
+/* Bytes of the history slots that started in (now - window, now]: all of the history when
+ * window > now (as the reference's saturating window start). */
+static __always_inline __u64 wwc_abse_bytes_within(const struct wwc_abse *s, __u64 now_ns, __u64 window_ns)
+{
+	__u32 k;
+
+	if (window_ns > now_ns)
+		return s->total_bytes - s->base_bytes;
+	k = wwc_abse_count_le(s, now_ns - window_ns);
+	if (k == 0)
+		return s->total_bytes - s->base_bytes;
+	return s->total_bytes - wwc_abse_slot_c(s, k - 1)->cum_bytes;
+}
+
+/* Estimator part of an ACK (eq. 1-6): bytes is AckedCount's credit, cwnd_bytes the window
+ * before this ACK. RTT is the smoothed RTT (T_min before the first sample), RTTmin the
+ * smallest sample (RTT before the first). The first ACK only starts the clock. */
+static __always_inline void wwc_abse_filter_ack(struct wwc_abse *s, const struct wwc_abse_params *p,
+						__u64 now_ns, __u64 bytes, __u64 cwnd_bytes)
+{
+	__u64 t_min_ns = (__u64)(p->t_min_us ? p->t_min_us : WWC_ABSE_T_MIN_US) * WWC_NSEC_PER_USEC;
+	__u64 q_ns = p->history_slot_ns ? p->history_slot_ns : t_min_ns / WWC_ABSE_SLOT_DIVISOR;
+	__u64 rtt_ns, rtt_min_ns, recent, interval, sample, diff, u_max, delta;
+
+	rtt_ns = (s->flags & WWC_F_HAVE_RTT) ? s->srtt_ns : t_min_ns;
+	if (rtt_ns == 0)
+		rtt_ns = 1;
+	rtt_min_ns = (s->flags & WWC_F_HAVE_RTT) ? (__u64)s->rtt_min_us * WWC_NSEC_PER_USEC : rtt_ns;
+	wwc_abse_record(s, now_ns, bytes, rtt_ns > t_min_ns ? rtt_ns : t_min_ns, q_ns ? q_ns : 1);
+	if (!(s->flags & WWC_F_HAVE_TIME)) {
+		s->flags |= WWC_F_HAVE_TIME;
+		s->last_ack_ns = now_ns;
+		return;
+	}
+
+	/* eq. 3: throughput over the last RTT, smoothed (the first value taken as it is). */
+	recent = wwc_abse_rate_q8(wwc_abse_bytes_within(s, now_ns, rtt_ns), rtt_ns);
+	if (s->flags & WWC_F_HAVE_SAMPLE)
+		s->throughput = wwc_ewma_permille(s->throughput, recent, p->epsilon_permille);
+	else
+		s->throughput = recent;
+	s->flags |= WWC_F_HAVE_SAMPLE;
+
+	/* eq. 4, then eq. 2: the sample over T_k. */
+	interval = wwc_abse_interval_ns(s->throughput, rtt_ns, rtt_min_ns, cwnd_bytes, t_min_ns);
+	s->interval_ns = interval;
+	sample = wwc_abse_rate_q8(wwc_abse_bytes_within(s, now_ns, interval), interval);
+
+	/* eq. 5-6: instability and the filter's time constant. */
+	diff = sample > s->prev_sample ? sample - s->prev_sample : s->prev_sample - sample;
+	s->instability = wwc_ewma_permille(s->instability, diff, p->beta_permille);
+	if (s->instability > s->max_instability)
+		s->max_instability = s->instability;
+	u_max = p->u_max_q8 ? p->u_max_q8 : s->max_instability;
+	s->tau_ns = wwc_abse_tau_ns(rtt_ns, p->n, wwc_ratio_q32(s->instability, u_max));
+
+	/* eq. 1 */
+	delta = now_ns > s->last_ack_ns ? now_ns - s->last_ack_ns : 0;
+	s->est = wwc_abse_step(s->est, sample, s->prev_sample, delta, s->tau_ns);
+	s->prev_sample = sample;
+	s->last_ack_ns = now_ns;
+}
+
+/* Everything TCPW ABSE does on an ACK (new or duplicate), in the reference's order: RTT sample
+ * (rtt_us < 0: none), AckedCount, estimator. cwnd_bytes is the congestion window before this
+ * ACK (snd_cwnd * mss). Returns the credited bytes. */
+static __always_inline __u32 wwc_abse_on_ack(struct wwc_abse *s, const struct wwc_abse_params *p, __u64 now_us,
+					     __u32 ack_seq, __u32 mss, __s64 rtt_us, __u64 cwnd_bytes)
+{
+	__u64 bytes;
+
+	if (rtt_us >= 0)
+		wwc_abse_rtt_sample(s, rtt_us > WWC_U32_MAX ? WWC_U32_MAX : (__u32)rtt_us);
+	bytes = (__u64)wwc_acked_count(&s->acked, &s->flags, ack_seq, mss) * (mss ? mss : 1);
+	if (bytes > WWC_U32_MAX)
+		bytes = WWC_U32_MAX;
+	wwc_abse_filter_ack(s, p, now_us * WWC_NSEC_PER_USEC, bytes, cwnd_bytes);
+	return (__u32)bytes;
+}
+
+static __always_inline __u64 wwc_abse_bwe_q8(const struct wwc_abse *s)
+{
+	return s->est;
+}
+
+/* ABSE ssthresh (seed 004 §2: ABSE * RTTmin / seg_size, at least 2; no decay). Segments. */
+static __always_inline __u32 wwc_abse_ssthresh(const struct wwc_abse *s, __u32 mss)
+{
+	return wwc_ssthresh_segs(s->est, s->rtt_min_us, !!(s->flags & WWC_F_HAVE_RTT), mss);
 }
 
 /* ============== reference Reno growth (native replay; BPF may use kfuncs) ============== */

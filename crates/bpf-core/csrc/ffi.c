@@ -13,6 +13,7 @@ size_t wwc_ffi_offsetof_plus_flags(void) { return offsetof(struct wwc_plus, flag
 /* --- fixed-point helpers --- */
 __u64 wwc_ffi_muldiv(__u64 x, __u32 mul, __u32 den) { return wwc_muldiv(x, mul, den); }
 __u64 wwc_ffi_muldiv64(__u64 x, __u32 mul, __u64 den) { return wwc_muldiv64(x, mul, den); }
+__u32 wwc_ffi_shift_to_u32(__u64 v) { return wwc_shift_to_u32(v); }
 __u64 wwc_ffi_mul_q32(__u64 x, __u64 f) { return wwc_mul_q32(x, f); }
 __u64 wwc_ffi_tustin_alpha_q32(__u32 tau_us, __u32 delta_us) { return wwc_tustin_alpha_q32(tau_us, delta_us); }
 __u64 wwc_ffi_tustin_step(__u64 bwe, __u64 prev_sample, __u64 bytes, __u32 delta_us, __u32 tau_us)
@@ -77,3 +78,90 @@ __u32 wwc_ffi_cwnd_after_timeout(void) { return wwc_cwnd_after_timeout(); }
 void wwc_ffi_reno_init(struct wwc_reno *r, __u32 cwnd, __u32 ssthresh) { wwc_reno_init(r, cwnd, ssthresh); }
 void wwc_ffi_reno_set(struct wwc_reno *r, __u32 cwnd, __u32 ssthresh) { wwc_reno_set(r, cwnd, ssthresh); }
 void wwc_ffi_reno_grow(struct wwc_reno *r, __u32 newly_acked_bytes) { wwc_reno_grow(r, newly_acked_bytes); }
+
+/* --- TCPW-TR --- */
+size_t wwc_ffi_sizeof_tr(void) { return sizeof(struct wwc_tr); }
+size_t wwc_ffi_offsetof_tr_flags(void) { return offsetof(struct wwc_tr, flags); }
+size_t wwc_ffi_offsetof_tr_a_quarters(void) { return offsetof(struct wwc_tr, a_quarters); }
+__u64 wwc_ffi_tr_step(__u64 bwe, __u64 sample, __u64 prev_sample, __u32 ratio)
+{
+	return wwc_tr_step(bwe, sample, prev_sample, ratio);
+}
+void wwc_ffi_tr_init(struct wwc_tr *s) { wwc_tr_init(s); }
+void wwc_ffi_tr_rtt_sample(struct wwc_tr *s, __u32 rtt_us) { wwc_tr_rtt_sample(s, rtt_us); }
+__u32 wwc_ffi_tr_rtt_min_us(const struct wwc_tr *s) { return wwc_tr_rtt_min_us(s); }
+void wwc_ffi_tr_filter_ack(struct wwc_tr *s, __u64 now_us, __u32 bytes, __u32 ratio)
+{
+	wwc_tr_filter_ack(s, now_us, bytes, ratio);
+}
+__u32 wwc_ffi_tr_on_ack(struct wwc_tr *s, __u64 now_us, __u32 ack_seq, __u32 mss, __s64 rtt_us, __u32 ratio)
+{
+	return wwc_tr_on_ack(s, now_us, ack_seq, mss, rtt_us, ratio);
+}
+__u64 wwc_ffi_tr_bwe_q8(const struct wwc_tr *s) { return wwc_tr_bwe_q8(s); }
+__u32 wwc_ffi_tr_update_factor(struct wwc_tr *s, int timeout, int in_slow_start)
+{
+	return wwc_tr_update_factor(s, timeout, in_slow_start);
+}
+__u32 wwc_ffi_tr_ssthresh(struct wwc_tr *s, int timeout, int in_slow_start, __u32 mss)
+{
+	return wwc_tr_ssthresh(s, timeout, in_slow_start, mss);
+}
+
+/* --- TCPW ABSE --- */
+size_t wwc_ffi_sizeof_abse(void) { return sizeof(struct wwc_abse); }
+size_t wwc_ffi_sizeof_abse_params(void) { return sizeof(struct wwc_abse_params); }
+size_t wwc_ffi_sizeof_abse_slot(void) { return sizeof(struct wwc_abse_slot); }
+size_t wwc_ffi_offsetof_abse_acked(void) { return offsetof(struct wwc_abse, acked); }
+size_t wwc_ffi_offsetof_abse_flags(void) { return offsetof(struct wwc_abse, flags); }
+size_t wwc_ffi_offsetof_abse_count(void) { return offsetof(struct wwc_abse, count); }
+size_t wwc_ffi_offsetof_abse_slots(void) { return offsetof(struct wwc_abse, slots); }
+size_t wwc_ffi_offsetof_abse_params_u_max_q8(void) { return offsetof(struct wwc_abse_params, u_max_q8); }
+size_t wwc_ffi_offsetof_abse_params_history_slot_ns(void)
+{
+	return offsetof(struct wwc_abse_params, history_slot_ns);
+}
+void wwc_ffi_abse_params_default(struct wwc_abse_params *p)
+{
+	struct wwc_abse_params d = WWC_ABSE_PARAMS_DEFAULT;
+
+	*p = d;
+}
+__u64 wwc_ffi_mul_ns(__u64 x, __u64 t_ns, __u64 *rem) { return wwc_mul_ns(x, t_ns, rem); }
+__u64 wwc_ffi_mul_frac(__u64 x, __u64 num, __u64 den) { return wwc_mul_frac(x, num, den); }
+__u64 wwc_ffi_abse_rate_q8(__u64 bytes, __u64 window_ns) { return wwc_abse_rate_q8(bytes, window_ns); }
+__u64 wwc_ffi_ewma_permille(__u64 prev, __u64 x, __u32 g_permille) { return wwc_ewma_permille(prev, x, g_permille); }
+__u64 wwc_ffi_ratio_q32(__u64 u, __u64 u_max) { return wwc_ratio_q32(u, u_max); }
+__u64 wwc_ffi_abse_tau_ns(__u64 rtt_ns, __u32 n, __u64 ratio_q32) { return wwc_abse_tau_ns(rtt_ns, n, ratio_q32); }
+__u64 wwc_ffi_abse_interval_ns(__u64 th_q8, __u64 rtt_ns, __u64 rtt_min_ns, __u64 cwnd_bytes, __u64 t_min_ns)
+{
+	return wwc_abse_interval_ns(th_q8, rtt_ns, rtt_min_ns, cwnd_bytes, t_min_ns);
+}
+__u64 wwc_ffi_abse_step(__u64 est, __u64 sample, __u64 prev_sample, __u64 delta_ns, __u64 tau_ns)
+{
+	return wwc_abse_step(est, sample, prev_sample, delta_ns, tau_ns);
+}
+void wwc_ffi_abse_init(struct wwc_abse *s) { wwc_abse_init(s); }
+void wwc_ffi_abse_rtt_sample(struct wwc_abse *s, __u32 rtt_us) { wwc_abse_rtt_sample(s, rtt_us); }
+__u32 wwc_ffi_abse_rtt_min_us(const struct wwc_abse *s) { return wwc_abse_rtt_min_us(s); }
+void wwc_ffi_abse_record(struct wwc_abse *s, __u64 now_ns, __u64 bytes, __u64 keep_ns, __u64 q_ns)
+{
+	wwc_abse_record(s, now_ns, bytes, keep_ns, q_ns);
+}
+__u32 wwc_ffi_abse_count_le(const struct wwc_abse *s, __u64 bound) { return wwc_abse_count_le(s, bound); }
+__u64 wwc_ffi_abse_bytes_within(const struct wwc_abse *s, __u64 now_ns, __u64 window_ns)
+{
+	return wwc_abse_bytes_within(s, now_ns, window_ns);
+}
+void wwc_ffi_abse_filter_ack(struct wwc_abse *s, const struct wwc_abse_params *p, __u64 now_ns, __u64 bytes,
+			     __u64 cwnd_bytes)
+{
+	wwc_abse_filter_ack(s, p, now_ns, bytes, cwnd_bytes);
+}
+__u32 wwc_ffi_abse_on_ack(struct wwc_abse *s, const struct wwc_abse_params *p, __u64 now_us, __u32 ack_seq,
+			  __u32 mss, __s64 rtt_us, __u64 cwnd_bytes)
+{
+	return wwc_abse_on_ack(s, p, now_us, ack_seq, mss, rtt_us, cwnd_bytes);
+}
+__u64 wwc_ffi_abse_bwe_q8(const struct wwc_abse *s) { return wwc_abse_bwe_q8(s); }
+__u32 wwc_ffi_abse_ssthresh(const struct wwc_abse *s, __u32 mss) { return wwc_abse_ssthresh(s, mss); }

@@ -1,5 +1,6 @@
 //! Native build of `kernel/westwood_core.h`, the fixed-point arithmetic core of the eBPF
-//! TCP Westwood congestion controls (`tcpw` = TCPW of seed 000, `tcpw_plus` = Westwood+).
+//! TCP Westwood congestion controls (`tcpw` = TCPW of seed 000, `tcpw_tr` = TCPW-TR of seed 001,
+//! `tcpw_abse` = TCPW ABSE of seed 004, `tcpw_plus` = Westwood+).
 //!
 //! `build.rs` compiles `csrc/ffi.c` — extern wrappers over the header's `static
 //! __always_inline` functions — so these tests run exactly the C the BPF program inlines.
@@ -8,8 +9,8 @@
 //! (`westwood_algorithms::westwood::Westwood`): estimator + loss rules + reference Reno growth,
 //! driven by the same events as the test vectors.
 //!
-//! Fixed-point formats (see the header and `kernel/README.md`): time in µs, BWE and bandwidth
-//! samples in bits/s Q8, Tustin coefficient in Q32, windows in segments.
+//! Fixed-point formats (see the header and `kernel/README.md`): time in µs (ABSE: ns inside),
+//! BWE and bandwidth samples in bits/s Q8, Tustin coefficient in Q32, windows in segments.
 
 /// `#[repr(C)]` mirrors of the header's structs and the `extern "C"` entry points of
 /// `csrc/ffi.c`.
@@ -56,6 +57,109 @@ pub mod ffi {
         pub cnt: u32,
     }
 
+    #[repr(C)]
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub struct WwcTr {
+        pub bwe: u64,
+        pub prev_sample: u64,
+        pub last_us: u64,
+        pub acked: WwcAcked,
+        pub carried_bytes: u32,
+        pub rtt_min_us: u32,
+        pub flags: u32,
+        pub a_quarters: u32,
+    }
+
+    #[repr(C)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct WwcAbseParams {
+        pub t_min_us: u32,
+        pub n: u32,
+        pub epsilon_permille: u32,
+        pub beta_permille: u32,
+        /// Fixed U_max, bits/s Q8; 0 = the running maximum.
+        pub u_max_q8: u64,
+        /// History slot width q, ns; 0 = `t_min / 32`.
+        pub history_slot_ns: u32,
+        pub reserved: u32,
+    }
+
+    impl WwcAbseParams {
+        /// `WWC_ABSE_PARAMS_DEFAULT` (= the Rust reference's `AbseParams::default()`).
+        pub const DEFAULT: WwcAbseParams = WwcAbseParams {
+            t_min_us: 50_000,
+            n: 10,
+            epsilon_permille: 600,
+            beta_permille: 600,
+            u_max_q8: 0,
+            history_slot_ns: 0,
+            reserved: 0,
+        };
+    }
+
+    impl Default for WwcAbseParams {
+        fn default() -> Self {
+            Self::DEFAULT
+        }
+    }
+
+    #[repr(C)]
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub struct WwcAbseSlot {
+        pub start_ns: u64,
+        pub cum_bytes: u64,
+    }
+
+    pub const WWC_ABSE_SLOTS: usize = 512;
+
+    #[repr(C)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct WwcAbse {
+        pub est: u64,
+        pub prev_sample: u64,
+        pub throughput: u64,
+        pub instability: u64,
+        pub max_instability: u64,
+        pub last_ack_ns: u64,
+        pub srtt_ns: u64,
+        pub total_bytes: u64,
+        pub base_bytes: u64,
+        pub interval_ns: u64,
+        pub tau_ns: u64,
+        pub acked: WwcAcked,
+        pub rtt_min_us: u32,
+        pub flags: u32,
+        pub head: u32,
+        pub count: u32,
+        pub reserved: u32,
+        pub slots: [WwcAbseSlot; WWC_ABSE_SLOTS],
+    }
+
+    impl Default for WwcAbse {
+        fn default() -> Self {
+            WwcAbse {
+                est: 0,
+                prev_sample: 0,
+                throughput: 0,
+                instability: 0,
+                max_instability: 0,
+                last_ack_ns: 0,
+                srtt_ns: 0,
+                total_bytes: 0,
+                base_bytes: 0,
+                interval_ns: 0,
+                tau_ns: 0,
+                acked: WwcAcked::default(),
+                rtt_min_us: 0,
+                flags: 0,
+                head: 0,
+                count: 0,
+                reserved: 0,
+                slots: [WwcAbseSlot::default(); WWC_ABSE_SLOTS],
+            }
+        }
+    }
+
     pub const WWC_F_HAVE_ACK: u32 = 1;
     pub const WWC_F_HAVE_TIME: u32 = 2;
     pub const WWC_F_HAVE_RTT: u32 = 4;
@@ -70,6 +174,7 @@ pub mod ffi {
 
         pub fn wwc_ffi_muldiv(x: u64, mul: u32, den: u32) -> u64;
         pub fn wwc_ffi_muldiv64(x: u64, mul: u32, den: u64) -> u64;
+        pub fn wwc_ffi_shift_to_u32(v: u64) -> u32;
         pub fn wwc_ffi_mul_q32(x: u64, f: u64) -> u64;
         pub fn wwc_ffi_tustin_alpha_q32(tau_us: u32, delta_us: u32) -> u64;
         pub fn wwc_ffi_tustin_step(bwe: u64, prev_sample: u64, bytes: u64, delta_us: u32, tau_us: u32)
@@ -113,6 +218,75 @@ pub mod ffi {
         pub fn wwc_ffi_cwnd_after_dupacks(cwnd: u32, ssthresh: u32) -> u32;
         pub fn wwc_ffi_cwnd_after_timeout() -> u32;
 
+        pub fn wwc_ffi_sizeof_tr() -> usize;
+        pub fn wwc_ffi_offsetof_tr_flags() -> usize;
+        pub fn wwc_ffi_offsetof_tr_a_quarters() -> usize;
+        pub fn wwc_ffi_tr_step(bwe: u64, sample: u64, prev_sample: u64, ratio: u32) -> u64;
+        pub fn wwc_ffi_tr_init(s: *mut WwcTr);
+        pub fn wwc_ffi_tr_rtt_sample(s: *mut WwcTr, rtt_us: u32);
+        pub fn wwc_ffi_tr_rtt_min_us(s: *const WwcTr) -> u32;
+        pub fn wwc_ffi_tr_filter_ack(s: *mut WwcTr, now_us: u64, bytes: u32, ratio: u32);
+        pub fn wwc_ffi_tr_on_ack(
+            s: *mut WwcTr,
+            now_us: u64,
+            ack_seq: u32,
+            mss: u32,
+            rtt_us: i64,
+            ratio: u32,
+        ) -> u32;
+        pub fn wwc_ffi_tr_bwe_q8(s: *const WwcTr) -> u64;
+        pub fn wwc_ffi_tr_update_factor(s: *mut WwcTr, timeout: i32, in_slow_start: i32) -> u32;
+        pub fn wwc_ffi_tr_ssthresh(s: *mut WwcTr, timeout: i32, in_slow_start: i32, mss: u32) -> u32;
+
+        pub fn wwc_ffi_sizeof_abse() -> usize;
+        pub fn wwc_ffi_sizeof_abse_params() -> usize;
+        pub fn wwc_ffi_sizeof_abse_slot() -> usize;
+        pub fn wwc_ffi_offsetof_abse_acked() -> usize;
+        pub fn wwc_ffi_offsetof_abse_flags() -> usize;
+        pub fn wwc_ffi_offsetof_abse_count() -> usize;
+        pub fn wwc_ffi_offsetof_abse_slots() -> usize;
+        pub fn wwc_ffi_offsetof_abse_params_u_max_q8() -> usize;
+        pub fn wwc_ffi_offsetof_abse_params_history_slot_ns() -> usize;
+        pub fn wwc_ffi_abse_params_default(p: *mut WwcAbseParams);
+        pub fn wwc_ffi_mul_ns(x: u64, t_ns: u64, rem: *mut u64) -> u64;
+        pub fn wwc_ffi_mul_frac(x: u64, num: u64, den: u64) -> u64;
+        pub fn wwc_ffi_abse_rate_q8(bytes: u64, window_ns: u64) -> u64;
+        pub fn wwc_ffi_ewma_permille(prev: u64, x: u64, g_permille: u32) -> u64;
+        pub fn wwc_ffi_ratio_q32(u: u64, u_max: u64) -> u64;
+        pub fn wwc_ffi_abse_tau_ns(rtt_ns: u64, n: u32, ratio_q32: u64) -> u64;
+        pub fn wwc_ffi_abse_interval_ns(
+            th_q8: u64,
+            rtt_ns: u64,
+            rtt_min_ns: u64,
+            cwnd_bytes: u64,
+            t_min_ns: u64,
+        ) -> u64;
+        pub fn wwc_ffi_abse_step(est: u64, sample: u64, prev_sample: u64, delta_ns: u64, tau_ns: u64) -> u64;
+        pub fn wwc_ffi_abse_init(s: *mut WwcAbse);
+        pub fn wwc_ffi_abse_rtt_sample(s: *mut WwcAbse, rtt_us: u32);
+        pub fn wwc_ffi_abse_rtt_min_us(s: *const WwcAbse) -> u32;
+        pub fn wwc_ffi_abse_record(s: *mut WwcAbse, now_ns: u64, bytes: u64, keep_ns: u64, q_ns: u64);
+        pub fn wwc_ffi_abse_count_le(s: *const WwcAbse, bound: u64) -> u32;
+        pub fn wwc_ffi_abse_bytes_within(s: *const WwcAbse, now_ns: u64, window_ns: u64) -> u64;
+        pub fn wwc_ffi_abse_filter_ack(
+            s: *mut WwcAbse,
+            p: *const WwcAbseParams,
+            now_ns: u64,
+            bytes: u64,
+            cwnd_bytes: u64,
+        );
+        pub fn wwc_ffi_abse_on_ack(
+            s: *mut WwcAbse,
+            p: *const WwcAbseParams,
+            now_us: u64,
+            ack_seq: u32,
+            mss: u32,
+            rtt_us: i64,
+            cwnd_bytes: u64,
+        ) -> u32;
+        pub fn wwc_ffi_abse_bwe_q8(s: *const WwcAbse) -> u64;
+        pub fn wwc_ffi_abse_ssthresh(s: *const WwcAbse, mss: u32) -> u32;
+
         pub fn wwc_ffi_reno_init(r: *mut WwcReno, cwnd: u32, ssthresh: u32);
         pub fn wwc_ffi_reno_set(r: *mut WwcReno, cwnd: u32, ssthresh: u32);
         pub fn wwc_ffi_reno_grow(r: *mut WwcReno, newly_acked_bytes: u32);
@@ -127,6 +301,8 @@ pub const Q32_ONE: f64 = 4_294_967_296.0;
 pub const TCPW_TAU_US: u32 = 500_000;
 pub const TCPW_M: u32 = 2;
 pub const PLUS_MIN_WINDOW_US: u32 = 50_000;
+/// TCPW-TR's time-constant to sampling-time ratio (seed 001 §II: 10, alpha = 19/21).
+pub const TR_RATIO: u32 = 10;
 
 /// `alpha = (2 tau - Delta) / (2 tau + Delta)` as the header computes it (Q32, as f64).
 pub fn tustin_alpha(tau_us: u32, delta_us: u32) -> f64 {
@@ -212,6 +388,116 @@ impl Tcpw {
     }
 }
 
+/// The TCPW-TR estimator state of the header (filter + reduction factor).
+#[derive(Debug, Clone)]
+pub struct Tr {
+    pub state: ffi::WwcTr,
+    pub ratio: u32,
+}
+
+impl Tr {
+    pub fn new(ratio: u32) -> Self {
+        let mut state = ffi::WwcTr::default();
+        // SAFETY: `state` is a valid, exclusively borrowed mirror of `struct wwc_tr`.
+        unsafe { ffi::wwc_ffi_tr_init(&mut state) };
+        Tr { state, ratio }
+    }
+
+    /// Filter step only (bytes already credited by AckedCount).
+    pub fn filter_ack(&mut self, now_us: u64, bytes: u32) {
+        // SAFETY: as in `new`.
+        unsafe { ffi::wwc_ffi_tr_filter_ack(&mut self.state, now_us, bytes, self.ratio) }
+    }
+
+    pub fn rtt_sample(&mut self, rtt_us: u32) {
+        // SAFETY: as in `new`.
+        unsafe { ffi::wwc_ffi_tr_rtt_sample(&mut self.state, rtt_us) }
+    }
+
+    /// Update `a` for a loss and return it, in quarters.
+    pub fn update_factor(&mut self, timeout: bool, in_slow_start: bool) -> u32 {
+        // SAFETY: as in `new`.
+        unsafe { ffi::wwc_ffi_tr_update_factor(&mut self.state, timeout as i32, in_slow_start as i32) }
+    }
+
+    /// ssthresh (segments) at a loss, `a` updated first.
+    pub fn ssthresh(&mut self, timeout: bool, in_slow_start: bool, mss: u32) -> u32 {
+        // SAFETY: as in `new`.
+        unsafe { ffi::wwc_ffi_tr_ssthresh(&mut self.state, timeout as i32, in_slow_start as i32, mss) }
+    }
+
+    pub fn bwe_q8(&self) -> u64 {
+        // SAFETY: as in `new`.
+        unsafe { ffi::wwc_ffi_tr_bwe_q8(&self.state) }
+    }
+
+    pub fn bwe_bps(&self) -> f64 {
+        self.bwe_q8() as f64 / BWE_ONE
+    }
+}
+
+/// The TCPW ABSE estimator state of the header (8 KB: boxed).
+#[derive(Debug, Clone)]
+pub struct Abse {
+    pub state: Box<ffi::WwcAbse>,
+    pub params: ffi::WwcAbseParams,
+}
+
+impl Abse {
+    pub fn new(params: ffi::WwcAbseParams) -> Self {
+        let mut state = Box::<ffi::WwcAbse>::default();
+        // SAFETY: `state` is a valid, exclusively borrowed mirror of `struct wwc_abse`.
+        unsafe { ffi::wwc_ffi_abse_init(&mut *state) };
+        Abse { state, params }
+    }
+
+    pub fn rtt_sample(&mut self, rtt_us: u32) {
+        // SAFETY: as in `new`.
+        unsafe { ffi::wwc_ffi_abse_rtt_sample(&mut *self.state, rtt_us) }
+    }
+
+    /// Estimator step only (bytes already credited by AckedCount); `cwnd_bytes` before the ACK.
+    pub fn filter_ack(&mut self, now_ns: u64, bytes: u64, cwnd_bytes: u64) {
+        // SAFETY: as in `new`; `params` is a live mirror.
+        unsafe { ffi::wwc_ffi_abse_filter_ack(&mut *self.state, &self.params, now_ns, bytes, cwnd_bytes) }
+    }
+
+    /// History only: record an ACK (slot width `q_ns`, keep slots `keep_ns`).
+    pub fn record(&mut self, now_ns: u64, bytes: u64, keep_ns: u64, q_ns: u64) {
+        // SAFETY: as in `new`.
+        unsafe { ffi::wwc_ffi_abse_record(&mut *self.state, now_ns, bytes, keep_ns, q_ns) }
+    }
+
+    /// Bytes of the slots that started in `(now - window, now]`.
+    pub fn bytes_within(&self, now_ns: u64, window_ns: u64) -> u64 {
+        // SAFETY: as in `new`.
+        unsafe { ffi::wwc_ffi_abse_bytes_within(&*self.state, now_ns, window_ns) }
+    }
+
+    /// The history, oldest slot first: (start, bytes of the slot).
+    pub fn slots(&self) -> Vec<(u64, u64)> {
+        let s = &*self.state;
+        let mut previous = s.base_bytes;
+        (0..s.count as usize)
+            .map(|i| {
+                let slot = s.slots[(s.head as usize + i) % ffi::WWC_ABSE_SLOTS];
+                let bytes = slot.cum_bytes - previous;
+                previous = slot.cum_bytes;
+                (slot.start_ns, bytes)
+            })
+            .collect()
+    }
+
+    pub fn bwe_q8(&self) -> u64 {
+        // SAFETY: as in `new`.
+        unsafe { ffi::wwc_ffi_abse_bwe_q8(&*self.state) }
+    }
+
+    pub fn bwe_bps(&self) -> f64 {
+        self.bwe_q8() as f64 / BWE_ONE
+    }
+}
+
 /// Which estimator a [`Core`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
@@ -219,17 +505,36 @@ pub enum Variant {
     Tcpw { tau_us: u32, m: u32 },
     /// Westwood+: per-RTT samples (window at least `min_window_us`), two 7/8 EWMAs.
     Plus { min_window_us: u32 },
+    /// TCPW-TR (seed 001): constant-gain filter `alpha = (2 ratio - 1)/(2 ratio + 1)`, threshold
+    /// reduction factor `a`.
+    Tr { ratio: u32 },
+    /// TCPW ABSE (seed 004): adaptive sampling interval and filter gain.
+    Abse { params: ffi::WwcAbseParams },
 }
 
 impl Variant {
     pub const TCPW: Variant = Variant::Tcpw { tau_us: TCPW_TAU_US, m: TCPW_M };
     pub const PLUS: Variant = Variant::Plus { min_window_us: PLUS_MIN_WINDOW_US };
+    pub const TR: Variant = Variant::Tr { ratio: TR_RATIO };
+    pub const ABSE: Variant = Variant::Abse { params: ffi::WwcAbseParams::DEFAULT };
+
+    /// The reference's `cc` name (the folder of its vectors).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Variant::Tcpw { .. } => "westwood",
+            Variant::Plus { .. } => "westwood-plus",
+            Variant::Tr { .. } => "westwood-tr",
+            Variant::Abse { .. } => "westwood-abse",
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
 enum Estimator {
     Tcpw(ffi::WwcTcpw),
     Plus(ffi::WwcPlus),
+    Tr(ffi::WwcTr),
+    Abse(Box<ffi::WwcAbse>),
 }
 
 /// One ACK as the vectors describe it.
@@ -271,6 +576,18 @@ impl Core {
                 unsafe { ffi::wwc_ffi_plus_init(&mut s) };
                 Estimator::Plus(s)
             }
+            Variant::Tr { .. } => {
+                let mut s = ffi::WwcTr::default();
+                // SAFETY: valid, exclusively borrowed mirror.
+                unsafe { ffi::wwc_ffi_tr_init(&mut s) };
+                Estimator::Tr(s)
+            }
+            Variant::Abse { .. } => {
+                let mut s = Box::<ffi::WwcAbse>::default();
+                // SAFETY: valid, exclusively borrowed mirror.
+                unsafe { ffi::wwc_ffi_abse_init(&mut *s) };
+                Estimator::Abse(s)
+            }
         };
         let mut window = ffi::WwcReno::default();
         let sat = |v: u64| v.min(u64::from(u32::MAX)) as u32;
@@ -296,6 +613,14 @@ impl Core {
             (Estimator::Plus(s), Variant::Plus { min_window_us }) => unsafe {
                 ffi::wwc_ffi_plus_on_ack(s, ack.time_us, seq, self.mss, rtt, min_window_us)
             },
+            (Estimator::Tr(s), Variant::Tr { ratio }) => unsafe {
+                ffi::wwc_ffi_tr_on_ack(s, ack.time_us, seq, self.mss, rtt, ratio)
+            },
+            // The window before this ACK, in bytes (the reference's PathState::cwnd).
+            (Estimator::Abse(s), Variant::Abse { params }) => unsafe {
+                let cwnd_bytes = u64::from(self.window.cwnd) * u64::from(self.mss);
+                ffi::wwc_ffi_abse_on_ack(&mut **s, &params, ack.time_us, seq, self.mss, rtt, cwnd_bytes)
+            },
             _ => unreachable!("estimator matches its variant"),
         };
         if !ack.in_recovery && !ack.dupack {
@@ -305,21 +630,28 @@ impl Core {
         credited
     }
 
-    /// ssthresh from BWE * RTTmin at a loss detected at `now_us` (segments).
-    fn loss_threshold(&mut self, now_us: u64) -> u32 {
+    /// ssthresh from BWE * RTTmin at a loss detected at `now_us` (segments). TCPW-TR first
+    /// updates its reduction factor for the kind of loss and the phase (slow start iff
+    /// cwnd < ssthresh, as the reference).
+    fn loss_threshold(&mut self, now_us: u64, timeout: bool) -> u32 {
+        let in_slow_start = (self.window.cwnd < self.window.ssthresh) as i32;
         // SAFETY: pointers to live, exclusively borrowed mirrors.
         match (&mut self.estimator, self.variant) {
             (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m }) => unsafe {
                 ffi::wwc_ffi_tcpw_ssthresh(s, now_us, self.mss, tau_us, m)
             },
             (Estimator::Plus(s), _) => unsafe { ffi::wwc_ffi_plus_ssthresh(s, self.mss) },
+            (Estimator::Tr(s), _) => unsafe {
+                ffi::wwc_ffi_tr_ssthresh(s, timeout as i32, in_slow_start, self.mss)
+            },
+            (Estimator::Abse(s), _) => unsafe { ffi::wwc_ffi_abse_ssthresh(&**s, self.mss) },
             _ => unreachable!("estimator matches its variant"),
         }
     }
 
     /// `n` DUPACKs (§3.1): ssthresh from BWE * RTTmin, cwnd capped at it.
     pub fn on_dupacks(&mut self, now_us: u64) {
-        let ssthresh = self.loss_threshold(now_us);
+        let ssthresh = self.loss_threshold(now_us, false);
         // SAFETY: pure functions / a live, exclusively borrowed mirror.
         unsafe {
             let cwnd = ffi::wwc_ffi_cwnd_after_dupacks(self.window.cwnd, ssthresh);
@@ -329,7 +661,7 @@ impl Core {
 
     /// Coarse timeout (§3.2): same ssthresh, cwnd 1 segment.
     pub fn on_timeout(&mut self, now_us: u64) {
-        let ssthresh = self.loss_threshold(now_us);
+        let ssthresh = self.loss_threshold(now_us, true);
         // SAFETY: as above.
         unsafe { ffi::wwc_ffi_reno_set(&mut self.window, ffi::wwc_ffi_cwnd_after_timeout(), ssthresh) };
     }
@@ -347,6 +679,8 @@ impl Core {
         match &self.estimator {
             Estimator::Tcpw(s) => unsafe { ffi::wwc_ffi_tcpw_bwe_q8(s) },
             Estimator::Plus(s) => unsafe { ffi::wwc_ffi_plus_bwe_q8(s) },
+            Estimator::Tr(s) => unsafe { ffi::wwc_ffi_tr_bwe_q8(s) },
+            Estimator::Abse(s) => unsafe { ffi::wwc_ffi_abse_bwe_q8(&**s) },
         }
     }
 
@@ -362,23 +696,41 @@ impl Core {
         let (flags, rtt) = match &self.estimator {
             Estimator::Tcpw(s) => (s.flags, s.rtt_min_us),
             Estimator::Plus(s) => (s.flags, s.rtt_min_us),
+            Estimator::Tr(s) => (s.flags, s.rtt_min_us),
+            Estimator::Abse(s) => (s.flags, s.rtt_min_us),
         };
         (flags & ffi::WWC_F_HAVE_RTT != 0).then_some(rtt)
     }
 
-    /// The raw TCPW state (None for Westwood+).
+    /// The raw TCPW state (None for the other variants).
     pub fn tcpw_state(&self) -> Option<&ffi::WwcTcpw> {
         match &self.estimator {
             Estimator::Tcpw(s) => Some(s),
-            Estimator::Plus(_) => None,
+            _ => None,
         }
     }
 
-    /// The raw Westwood+ state (None for TCPW).
+    /// The raw Westwood+ state (None for the other variants).
     pub fn plus_state(&self) -> Option<&ffi::WwcPlus> {
         match &self.estimator {
             Estimator::Plus(s) => Some(s),
-            Estimator::Tcpw(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The raw TCPW-TR state (None for the other variants).
+    pub fn tr_state(&self) -> Option<&ffi::WwcTr> {
+        match &self.estimator {
+            Estimator::Tr(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The raw TCPW ABSE state (None for the other variants).
+    pub fn abse_state(&self) -> Option<&ffi::WwcAbse> {
+        match &self.estimator {
+            Estimator::Abse(s) => Some(s),
+            _ => None,
         }
     }
 }
@@ -402,6 +754,42 @@ mod tests {
             // Room in ICSK_CA_PRIV_SIZE (104 bytes) for the BPF program's own fields.
             assert!(ffi::wwc_ffi_sizeof_tcpw() <= 88);
             assert!(ffi::wwc_ffi_sizeof_plus() <= 88);
+
+            assert_eq!(ffi::wwc_ffi_sizeof_tr(), std::mem::size_of::<ffi::WwcTr>());
+            assert_eq!(ffi::wwc_ffi_sizeof_tr(), 48);
+            assert_eq!(ffi::wwc_ffi_offsetof_tr_flags(), std::mem::offset_of!(ffi::WwcTr, flags));
+            assert_eq!(ffi::wwc_ffi_offsetof_tr_a_quarters(), std::mem::offset_of!(ffi::WwcTr, a_quarters));
+
+            assert_eq!(ffi::wwc_ffi_sizeof_abse_params(), std::mem::size_of::<ffi::WwcAbseParams>());
+            assert_eq!(ffi::wwc_ffi_sizeof_abse_params(), 32);
+            assert_eq!(
+                ffi::wwc_ffi_offsetof_abse_params_u_max_q8(),
+                std::mem::offset_of!(ffi::WwcAbseParams, u_max_q8)
+            );
+            assert_eq!(
+                ffi::wwc_ffi_offsetof_abse_params_history_slot_ns(),
+                std::mem::offset_of!(ffi::WwcAbseParams, history_slot_ns)
+            );
+            assert_eq!(ffi::wwc_ffi_sizeof_abse_slot(), std::mem::size_of::<ffi::WwcAbseSlot>());
+            assert_eq!(ffi::wwc_ffi_sizeof_abse(), std::mem::size_of::<ffi::WwcAbse>());
+            assert_eq!(ffi::wwc_ffi_sizeof_abse(), 8312);
+            assert_eq!(ffi::wwc_ffi_offsetof_abse_acked(), std::mem::offset_of!(ffi::WwcAbse, acked));
+            assert_eq!(ffi::wwc_ffi_offsetof_abse_flags(), std::mem::offset_of!(ffi::WwcAbse, flags));
+            assert_eq!(ffi::wwc_ffi_offsetof_abse_count(), std::mem::offset_of!(ffi::WwcAbse, count));
+            assert_eq!(ffi::wwc_ffi_offsetof_abse_slots(), std::mem::offset_of!(ffi::WwcAbse, slots));
+
+            // WWC_ABSE_PARAMS_DEFAULT is the mirror's DEFAULT.
+            let mut p = ffi::WwcAbseParams {
+                t_min_us: 1,
+                n: 1,
+                epsilon_permille: 1,
+                beta_permille: 1,
+                u_max_q8: 1,
+                history_slot_ns: 1,
+                reserved: 1,
+            };
+            ffi::wwc_ffi_abse_params_default(&mut p);
+            assert_eq!(p, ffi::WwcAbseParams::DEFAULT);
         }
     }
 
@@ -669,6 +1057,395 @@ mod tests {
             assert_eq!((r.cwnd, r.cnt), (11, 0));
             ffi::wwc_ffi_reno_set(&mut r, 0, 1);
             assert_eq!((r.cwnd, r.ssthresh), (1, 2));
+        }
+    }
+
+    #[test]
+    fn the_branch_free_shift_is_the_smallest_that_fits_32_bits() {
+        // wwc_shift_to_u32 replaces "shift right until below 2^32" loops: same shift count.
+        let looped = |mut v: u64| {
+            let mut n = 0;
+            while v > u64::from(u32::MAX) {
+                v >>= 1;
+                n += 1;
+            }
+            n
+        };
+        let mut values = vec![0u64, 1, u64::from(u32::MAX), 1 << 32, (1 << 32) + 1, u64::MAX, u64::MAX >> 1];
+        for k in 0..64 {
+            values.extend([1u64 << k, (1u64 << k) - 1, (1u64 << k) + 1, (1u64 << k) | 0x5555]);
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(x >> (x % 64));
+        }
+        for v in values {
+            // SAFETY: pure function.
+            assert_eq!(unsafe { ffi::wwc_ffi_shift_to_u32(v) }, looped(v), "{v:#x}");
+        }
+        // muldiv64 with a den above 2^32: shifted together, within 2^-31.
+        // SAFETY: pure function.
+        let q = unsafe { ffi::wwc_ffi_muldiv64(1 << 50, 1_000_000_000, 3 << 40) } as f64;
+        let want = (1u64 << 50) as f64 * 1e9 / (3u64 << 40) as f64;
+        assert!((q - want).abs() / want < 1e-9, "{q} vs {want}");
+    }
+
+    // ------------------------------------ TCPW-TR ------------------------------------
+
+    #[test]
+    fn tr_factor_follows_the_pseudocode_in_quarters() {
+        // The sequence of the reference's the_factor_follows_the_pseudocode (tr.rs):
+        // a = 1.25, 1.5, 2.5, 3.5, 3.75, 4, 1, 2, 1.
+        let mut tr = Tr::new(TR_RATIO);
+        assert_eq!(tr.state.a_quarters, 4);
+        let seen: Vec<u32> = [
+            (false, true),
+            (false, true),
+            (true, true),
+            (true, true),
+            (false, true),
+            (false, true),  // capped at 4
+            (false, false), // congestion avoidance resets
+            (true, true),
+            (true, false),
+        ]
+        .into_iter()
+        .map(|(timeout, slow_start)| tr.update_factor(timeout, slow_start))
+        .collect();
+        assert_eq!(seen, vec![5, 6, 10, 14, 15, 16, 4, 8, 4]);
+    }
+
+    #[test]
+    fn tr_filter_has_the_constant_19_21_coefficient() {
+        // As the reference's the_filter_has_the_constant_19_21_coefficient (tr.rs).
+        let mut tr = Tr::new(TR_RATIO);
+        tr.filter_ack(0, 0);
+        tr.filter_ack(1_000, 1000); // b = 8 Mb/s
+        assert!((tr.bwe_bps() - 8e6 / 21.0).abs() < 0.01, "{}", tr.bwe_bps());
+        tr.filter_ack(101_000, 1000); // 100 ms later: same coefficient, b = 80 kb/s
+        let expected = 19.0 / 21.0 * 8e6 / 21.0 + (80e3 + 8e6) / 21.0;
+        assert!((tr.bwe_bps() - expected).abs() < 0.01, "{} vs {expected}", tr.bwe_bps());
+        // The step itself: [19 BWE + b_k + b_{k-1}] / 21, rounded to the nearest Q8 unit.
+        // SAFETY: pure function.
+        let step = |bwe: u64, b: u64, prev: u64, r: u32| unsafe { ffi::wwc_ffi_tr_step(bwe, b, prev, r) };
+        assert_eq!(step(21 * 1000, 0, 0, 10), 19 * 1000);
+        assert_eq!(step(0, 21 * 1000, 0, 10), 1000);
+        assert_eq!(step(0, 10, 0, 10), 0); // 10/21 rounds down
+        assert_eq!(step(0, 11, 0, 10), 1); // 11/21 rounds up
+        assert_eq!(step(1 << 56, 1 << 56, 1 << 56, 10), 1 << 56); // no overflow at 2^48 bit/s
+        assert_eq!(step(21 * 1000, 0, 0, 0), 19 * 1000); // ratio 0 means the default 10
+        assert_eq!(step(5 * 1000, 0, 0, 2), 3 * 1000); // r = 2: 3/5
+                                                       // Same-instant ACKs are carried, and no virtual samples: a long silence does not decay.
+        let mut a = Tr::new(TR_RATIO);
+        a.filter_ack(0, 0);
+        a.filter_ack(4_000, 1000);
+        a.filter_ack(4_000, 1000);
+        a.filter_ack(8_000, 1000);
+        let mut b = Tr::new(TR_RATIO);
+        b.filter_ack(0, 0);
+        b.filter_ack(4_000, 1000);
+        b.filter_ack(8_000, 2000);
+        assert_eq!(a.bwe_q8(), b.bwe_q8());
+        let (before, prev_before) = (a.bwe_q8(), a.state.prev_sample);
+        a.filter_ack(10_008_000, 1000); // 10 s later: one sample of 800 b/s, no decay before it
+        assert_eq!(a.bwe_q8(), step(before, 800 * 256, prev_before, 10));
+        assert_eq!(a.state.prev_sample, 800 * 256);
+    }
+
+    #[test]
+    fn tr_ssthresh_divides_by_a() {
+        // 2 Mb/s * 100 ms / 8000 bits = 25 segments; / 1.25 = 20; / 1.5 = 16.67 -> 16; / 4 -> 6.
+        let mut tr = Tr::new(TR_RATIO);
+        tr.state.bwe = 2_000_000 * 256;
+        assert_eq!(tr.ssthresh(false, true, 1000), 2, "no RTT sample yet: 2 (a still moves)");
+        assert_eq!(tr.state.a_quarters, 5);
+        tr.rtt_sample(100_000);
+        assert_eq!(tr.ssthresh(false, false, 1000), 25); // congestion avoidance: a = 1
+        assert_eq!(tr.ssthresh(false, true, 1000), 20); // a = 1.25
+        assert_eq!(tr.ssthresh(false, true, 1000), 16); // a = 1.5
+        assert_eq!(tr.ssthresh(true, true, 1000), 10); // a = 2.5
+        assert_eq!(tr.ssthresh(true, true, 1000), 7); // a = 3.5: 7.14
+        assert_eq!(tr.ssthresh(true, true, 1000), 6); // a = 4: 6.25
+        assert_eq!(tr.ssthresh(true, true, 1000), 6); // a stays 4
+                                                      // Exact floor at the boundary: 25 segments * 1.25 = 31.25 needs BWE 2.5 Mb/s exactly.
+        tr.state.bwe = 2_500_000 * 256;
+        tr.update_factor(false, false);
+        assert_eq!(tr.ssthresh(false, true, 1000), 25);
+        tr.state.bwe = 2_500_000 * 256 - 1;
+        tr.update_factor(false, false);
+        assert_eq!(tr.ssthresh(false, true, 1000), 24);
+        // Floor of two segments.
+        tr.state.bwe = 1000 * 256;
+        assert_eq!(tr.ssthresh(false, false, 1000), 2);
+    }
+
+    // ----------------------------------- TCPW ABSE -----------------------------------
+
+    /// The reference's history rule, on (time, bytes) ACKs: merge into the newest slot if it
+    /// started less than q ago, keep at most 512 slots and those with start + keep >= now.
+    fn model_record(h: &mut std::collections::VecDeque<(u64, u64)>, now: u64, bytes: u64, keep: u64, q: u64) {
+        match h.back_mut() {
+            Some((start, sum)) if now.saturating_sub(*start) < q.max(1) => *sum += bytes,
+            _ => {
+                h.push_back((now, bytes));
+                if h.len() > ffi::WWC_ABSE_SLOTS {
+                    h.pop_front();
+                }
+            }
+        }
+        while h.front().is_some_and(|&(t, _)| t + keep < now) {
+            h.pop_front();
+        }
+    }
+
+    fn model_within(h: &std::collections::VecDeque<(u64, u64)>, now: u64, window: u64) -> u64 {
+        h.iter().filter(|&&(t, _)| window > now || t > now - window).map(|&(_, b)| b).sum()
+    }
+
+    #[test]
+    fn abse_window_sums_count_a_slot_iff_its_start_is_inside() {
+        const Q: u64 = 1_562_500; // T_min / 32
+        let mut a = Abse::new(ffi::WwcAbseParams::DEFAULT);
+        let keep = 1_000_000_000;
+        // Three ACKs within q of the first share its slot; the fourth opens a new one.
+        for (t, b) in [(10_000_000u64, 100u64), (10_500_000, 200), (11_562_499, 300), (11_562_500, 400)] {
+            a.record(t, b, keep, Q);
+        }
+        assert_eq!(a.slots(), vec![(10_000_000, 600), (11_562_500, 400)]);
+        // A window counts the merged slot iff the slot's start is inside it (t > now - W): the
+        // bytes of the ACK at 11.5625 ms - 1 ns count from 10 ms on.
+        let now = 60_000_000;
+        assert_eq!(a.bytes_within(now, now - 10_000_000), 400); // start 10 ms is not > 10 ms
+        assert_eq!(a.bytes_within(now, now - 10_000_000 + 1), 1000);
+        assert_eq!(a.bytes_within(now, now - 11_562_500), 0);
+        assert_eq!(a.bytes_within(now, now - 11_562_500 + 1), 400);
+        assert_eq!(a.bytes_within(now, now), 1000); // since = 0: both slots started after 0
+        assert_eq!(a.bytes_within(now, now + 1), 1000); // window longer than time: everything
+        assert_eq!(a.bytes_within(11_562_500, 1), 400); // only the newest slot
+                                                        // An ACK from the past (time going back) is merged into the newest slot.
+        a.record(11_000_000, 50, keep, Q);
+        assert_eq!(a.slots(), vec![(10_000_000, 600), (11_562_500, 450)]);
+        // Slots older than keep are dropped; their bytes never count again.
+        a.record(10_000_000 + keep + 1, 7, keep, Q);
+        assert_eq!(a.slots(), vec![(11_562_500, 450), (10_000_000 + keep + 1, 7)]);
+        assert_eq!(a.bytes_within(10_000_000 + keep + 1, u64::MAX), 457);
+        assert_eq!(a.state.base_bytes, 600);
+    }
+
+    #[test]
+    fn abse_history_ring_wraps_and_matches_the_reference_rule() {
+        // Pseudo-random ACK gaps from 0 to 5 q, bytes 0..3000, keep windows that come and go:
+        // the ring fills (512 slots), wraps many times, empties after silences; after every ACK
+        // the slots and a dozen window sums equal the reference rule's.
+        let q = 1_562_500u64;
+        let mut a = Abse::new(ffi::WwcAbseParams::DEFAULT);
+        let mut model = std::collections::VecDeque::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut now = 0u64;
+        let (mut full, mut emptied) = (0, 0);
+        for i in 0..40_000u64 {
+            now += match rnd(100) {
+                0..=29 => rnd(q),
+                30 => 2_000_000_000 + rnd(2_000_000_000), // silence: the history empties
+                _ => q + rnd(4 * q),
+            };
+            let keep = if (i / 5000) % 2 == 0 { 3_000_000_000 } else { 50_000_000 + rnd(200_000_000) };
+            let bytes = rnd(3000);
+            a.record(now, bytes, keep, q);
+            model_record(&mut model, now, bytes, keep, q);
+            assert_eq!(a.slots(), Vec::from(model.clone()), "ACK {i} at {now}");
+            for w in [0, 1, q, 50_000_000, rnd(keep + 1), rnd(4_000_000_000), keep, now, now + 1] {
+                assert_eq!(a.bytes_within(now, w), model_within(&model, now, w), "ACK {i} window {w}");
+            }
+            full += (a.state.count as usize == ffi::WWC_ABSE_SLOTS) as u32;
+            emptied += (a.state.count == 1) as u32;
+        }
+        assert!(full > 100 && emptied > 10, "full {full} times, one slot {emptied} times");
+        assert!(a.state.head != 0);
+    }
+
+    #[test]
+    fn abse_interval_follows_eq_4() {
+        // SAFETY: pure function.
+        let interval = |th_bps: u64, rtt: u64, rtt_min: u64, cwnd: u64| unsafe {
+            ffi::wwc_ffi_abse_interval_ns(th_bps * 256, rtt, rtt_min, cwnd, 50 * MS * 1000)
+        };
+        const NS_MS: u64 = 1_000_000;
+        // Th 2 Mb/s, RTT = RTTmin = 100 ms: Th RTT = 25 KB. cwnd 100 KB: congested,
+        // T = 100 ms * (100 - 25) / 100 = 75 ms.
+        assert_eq!(interval(2_000_000, 100 * NS_MS, 100 * NS_MS, 100_000), 75 * NS_MS);
+        // cwnd 10 KB < Th RTT: not congested, T_min.
+        assert_eq!(interval(2_000_000, 100 * NS_MS, 100 * NS_MS, 10_000), 50 * NS_MS);
+        // Th RTT exactly cwnd (25 KB) is "not larger": eq. 4 gives 0, held at T_min; one byte
+        // more of cwnd and T = 100 ms * 1/25001 -> still T_min.
+        assert_eq!(interval(2_000_000, 100 * NS_MS, 100 * NS_MS, 25_000), 50 * NS_MS);
+        // RTT 200 ms (queueing), RTTmin 100 ms, cwnd 60 KB, Th 2 Mb/s: Th RTT = 50 KB < 60 KB, so
+        // T = 200 ms * (60 - 25) / 60 = 116.666... ms, truncated to the ns.
+        assert_eq!(interval(2_000_000, 200 * NS_MS, 100 * NS_MS, 60_000), 116_666_666);
+        // ... and T_min when eq. 4 comes out below it (100 ms * 1/26).
+        assert_eq!(interval(2_000_000, 100 * NS_MS, 100 * NS_MS, 26_000), 50 * NS_MS);
+        assert_eq!(interval(2_000_000, 200 * NS_MS, 100 * NS_MS, 51_000), 101_960_784);
+        assert_eq!(interval(2_000_000, 200 * NS_MS, 100 * NS_MS, 0), 50 * NS_MS); // cwnd 0
+                                                                                  // Against the reference's f64 formula on a grid, including a non-whole srtt in ns and a
+                                                                                  // window above 2 MB (where the fraction is shifted below 2^32).
+        for &(th, rtt, rtt_min, cwnd) in &[
+            (1_234_567u64, 123_456_789u64, 100_000_000u64, 70_000u64),
+            (9_999_999, 333_333_333, 200_000_000, 400_000),
+            (80_000_000, 60_000_001, 20_000_000, 3_000_000),
+            (1_000_000_000, 1_500_000_007, 1_000_000_000, 250_000_000),
+        ] {
+            let cwnd_bits = cwnd as f64 * 8.0;
+            let thf = th as f64;
+            let want = if thf * (rtt as f64 / 1e9) > cwnd_bits {
+                50 * NS_MS
+            } else {
+                ((rtt as f64 * ((cwnd_bits - thf * rtt_min as f64 / 1e9) / cwnd_bits)) as u64).max(50 * NS_MS)
+            };
+            let got = interval(th, rtt, rtt_min, cwnd);
+            assert!(got.abs_diff(want) <= 1, "{th} {rtt} {rtt_min} {cwnd}: {got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn abse_tau_follows_eq_6() {
+        // SAFETY: pure functions.
+        let (tau, ratio) = unsafe {
+            (
+                |rtt: u64, n: u32, r: u64| ffi::wwc_ffi_abse_tau_ns(rtt, n, r),
+                |u: u64, u_max: u64| ffi::wwc_ffi_ratio_q32(u, u_max),
+            )
+        };
+        let rtt = 100_000_000u64;
+        assert_eq!(tau(rtt, 10, 0), rtt); // U = 0: tau = RTT
+        assert_eq!(tau(rtt, 10, 1 << 32), 11 * rtt); // U = U_max: tau = (1 + N) RTT
+        assert_eq!(tau(rtt, 10, 1 << 31), 6 * rtt); // U/U_max = 1/2
+        assert_eq!(tau(rtt, 0, 1 << 32), rtt); // N = 0
+        assert_eq!(ratio(5, 10), 1 << 31);
+        assert_eq!(ratio(10, 10), 1 << 32);
+        assert_eq!(ratio(20, 10), 1 << 32); // a fixed U_max below U: capped at 1
+        assert_eq!(ratio(5, 0), 0); // U_max 0: ratio 0
+                                    // Large Q8 values (shifted below 2^32 first): 1/3 within 2^-31.
+        let r = ratio(1 << 50, 3 << 50) as f64 / Q32_ONE;
+        assert!((r - 1.0 / 3.0).abs() < 1e-9, "{r}");
+        let t = tau(123_456_789, 10, ratio(1_000_000 * 256, 3_000_000 * 256)) as f64;
+        let want = 123_456_789.0 * (1.0 + 10.0 / 3.0);
+        assert!((t - want).abs() < 2.0, "{t} vs {want}");
+    }
+
+    #[test]
+    fn abse_step_is_the_tustin_step_with_alpha_clamped_at_zero() {
+        // SAFETY: pure function.
+        let step =
+            |est: u64, s: u64, p: u64, d: u64, tau: u64| unsafe { ffi::wwc_ffi_abse_step(est, s, p, d, tau) };
+        let tau = 100_000_000u64;
+        let f = |est: f64, s: f64, p: f64, d: f64, tau: f64| {
+            let alpha = ((2.0 * tau - d) / (2.0 * tau + d)).max(0.0);
+            alpha * est + (1.0 - alpha) * (s + p) / 2.0
+        };
+        for &(est, s, p, d) in &[
+            (1_000_000u64, 2_000_000u64, 1_500_000u64, 4_000_000u64),
+            (2_000_000, 0, 0, 1_000),
+            (0, 8_000_000, 0, 10_000_000),
+            (5_000_000, 5_000_000, 5_000_000, 199_999_000),
+        ] {
+            let got = step(est * 256, s * 256, p * 256, d, tau) as f64 / 256.0;
+            let want = f(est as f64, s as f64, p as f64, d as f64, tau as f64);
+            assert!((got - want).abs() <= 0.5 / 256.0 + 1e-9, "{est} {s} {p} {d}: {got} vs {want}");
+        }
+        // Delta >= 2 tau: alpha = 0, the mean of the two samples.
+        assert_eq!(step(7, 300, 101, 2 * tau, tau), 201);
+        assert_eq!(step(7, 300, 101, u64::MAX, tau), 201);
+        // Delta = 0: the estimate does not move.
+        assert_eq!(step(123_456, 999, 1, 0, tau), 123_456);
+        // tau of tens of seconds (2 tau + D above 2^32 ns): still within a Q8 unit or so.
+        let got =
+            step(1_000_000 * 256, 3_000_000 * 256, 3_000_000 * 256, 2_000_000, 27_000_000_000) as f64 / 256.0;
+        let want = f(1e6, 3e6, 3e6, 2e6, 27e9);
+        assert!((got - want).abs() < 0.01, "{got} vs {want}");
+    }
+
+    #[test]
+    fn abse_smoothed_rtt_is_the_controllers() {
+        let mut a = Abse::new(ffi::WwcAbseParams::DEFAULT);
+        let mut srtt: Option<u64> = None;
+        let mut min: Option<u64> = None;
+        for rtt_us in [100_111u32, 104_121, 99_999, 250_003, 1, 180_000] {
+            a.rtt_sample(rtt_us);
+            let rtt = u64::from(rtt_us) * 1000;
+            srtt = Some(srtt.map_or(rtt, |s| (7 * s + rtt) / 8));
+            min = Some(min.map_or(rtt, |m| m.min(rtt)));
+            assert_eq!(Some(a.state.srtt_ns), srtt);
+            // SAFETY: live mirror.
+            assert_eq!(Some(u64::from(unsafe { ffi::wwc_ffi_abse_rtt_min_us(&*a.state) }) * 1000), min);
+        }
+    }
+
+    #[test]
+    fn abse_matches_the_reference_estimator_on_its_unit_streams() {
+        use westwood_algorithms::westwood::{AbseEstimator, AbseParams, BandwidthEstimator, PathState};
+        const NS_MS: u64 = 1_000_000;
+        // The reference's unit tests (abse.rs): a 2 Mb/s clock, uncongested (cwnd 10 KB) and
+        // congested (100 KB), and a jittery stream with a fixed U_max of 1 Mb/s.
+        let cases: [(u64, Option<f64>, bool); 3] =
+            [(10_000, None, false), (100_000, None, false), (10_000, Some(1e6), true)];
+        for (cwnd, u_max, jittery) in cases {
+            let mut reference = AbseEstimator::new(AbseParams { u_max_bps: u_max, ..AbseParams::default() });
+            let mut core = Abse::new(ffi::WwcAbseParams {
+                u_max_q8: u_max.map_or(0, |u| (u * 256.0) as u64),
+                ..ffi::WwcAbseParams::DEFAULT
+            });
+            let path = PathState {
+                cwnd,
+                smoothed_rtt_ns: Some(100 * NS_MS),
+                latest_rtt_ns: Some(100 * NS_MS),
+                min_rtt_ns: Some(100 * NS_MS),
+            };
+            core.rtt_sample(100_000);
+            let mut t = 0;
+            for k in 0..5000u64 {
+                t += if !jittery {
+                    4 * NS_MS
+                } else if k % 50 < 25 {
+                    NS_MS
+                } else {
+                    7 * NS_MS
+                };
+                reference.on_ack(t, 1000, &path);
+                core.filter_ack(t, 1000, cwnd);
+                let (want, got) = (reference.estimate_bps(), core.bwe_bps());
+                assert!((got - want).abs() <= 1e-6 * want + 0.1, "ACK {k}: {got} vs {want}");
+                // T_k within 1 ns: eq. 4 is exact in the core but fed its Q8 Th^, which differs from
+                // the reference's f64 by rounding (~1e-9), enough to move the truncation to the ns.
+                assert!(
+                    core.state.interval_ns.abs_diff(reference.sampling_interval_ns()) <= 1,
+                    "ACK {k}: T_k {} vs {}",
+                    core.state.interval_ns,
+                    reference.sampling_interval_ns()
+                );
+                // tau within 1e-5: U is kept in Q8 (1/256 bit/s) and its rounding errors move
+                // U/U_max, and tau = RTT (1 + N U/U_max), by about N RTT (k/256)/U_max.
+                assert!(
+                    (core.state.tau_ns as f64 - reference.tau_ns()).abs() <= 1e-5 * reference.tau_ns(),
+                    "ACK {k}: tau {} vs {}, U {} vs {}",
+                    core.state.tau_ns,
+                    reference.tau_ns(),
+                    core.state.instability as f64 / 256.0,
+                    reference.instability_bps()
+                );
+            }
+            if cwnd == 10_000 && !jittery {
+                // 13 ACKs of 1000 bytes in each 50 ms window: 2.08 Mb/s (the reference's test).
+                assert!((core.bwe_bps() - 13.0 * 8000.0 / 0.05).abs() < 1.0, "{}", core.bwe_bps());
+            }
         }
     }
 }

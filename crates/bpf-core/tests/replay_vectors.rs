@@ -1,18 +1,32 @@
-//! Replays every reference vector of TCPW (`vectors/westwood/*.jsonl`) and Westwood+
-//! (`vectors/westwood-plus/*.jsonl`) through the fixed-point C core (`kernel/westwood_core.h`)
-//! and checks the state after every event against the f64 Rust reference:
+//! Replays every reference vector of TCPW (`vectors/westwood/*.jsonl`), TCPW-TR
+//! (`vectors/westwood-tr/`), TCPW ABSE (`vectors/westwood-abse/`) and Westwood+
+//! (`vectors/westwood-plus/`) through the fixed-point C core (`kernel/westwood_core.h`) and
+//! checks the state after every event against the f64 Rust reference:
 //!
 //! * BWE within 1% of `bwe_bps`, or within 100 bit/s when the reference is near zero (see
 //!   [`bwe_tolerance`]);
-//! * `cwnd` and `ssthresh` (the core keeps segments, the vectors bytes) within one segment;
+//! * `cwnd` and `ssthresh` (the core keeps segments, the vectors bytes) **exactly**, for all four
+//!   variants (`docs/vectors.md` allows one segment; see below);
 //! * RTTmin exactly (both are whole microseconds).
+//!
+//! Why exact windows are achievable, and what could break them: the windows are whole segments
+//! in both implementations and depend on BWE only through `floor(BWE * RTTmin / (8 mss) / a)` at
+//! a loss. The core computes that floor exactly from its Q8 BWE (`wwc_ssthresh_segs`,
+//! `wwc_tr_ssthresh`), and its BWE is within about 0.05 bit/s of the reference's on these files,
+//! which moves the quotient by at most 0.05 * RTTmin / (8 mss), a few 1e-6 segments; so the floors
+//! could differ only if the reference's quotient lay within that distance of a whole number. No
+//! loss line of the committed vectors comes closer than 0.016 segments (the replay checks that it
+//! recomputes the reference's threshold from the line, and prints the smallest distance,
+//! `closest floor`). A regenerated vector that did come that close would make this test fail on
+//! its line, with the margin printed; the fix is then to look at the margin, not to tolerate a
+//! segment silently.
 //!
 //! The format is described in `docs/vectors.md`: a header line, then one
 //! `{"event": {...}, "state": {...}}` line per event.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use westwood_bpf_core::{Ack, Core, Variant};
+use westwood_bpf_core::{ffi, Ack, Core, Variant};
 
 /// `vectors/` at the repository root (`WESTWOOD_VECTORS_DIR` overrides it, e.g. to check a
 /// freshly generated set before it replaces the committed one).
@@ -77,6 +91,83 @@ struct Report {
     max_cwnd_diff_bytes: u64,
     /// Not counting the initial ssthresh (2^31 - 1 bytes, not a whole number of segments).
     max_ssthresh_diff_bytes: u64,
+    /// Smallest distance of the reference's `BWE * RTTmin / (8 mss) / a` from a whole number at
+    /// the loss events (how close a floor came to flipping).
+    closest_floor: f64,
+}
+
+impl Report {
+    fn merge(&mut self, other: &Report) {
+        self.lines += other.lines;
+        if other.max_rel > self.max_rel {
+            self.max_rel = other.max_rel;
+        }
+        self.max_abs = self.max_abs.max(other.max_abs);
+        self.peak = self.peak.max(other.peak);
+        self.max_cwnd_diff_bytes = self.max_cwnd_diff_bytes.max(other.max_cwnd_diff_bytes);
+        self.max_ssthresh_diff_bytes = self.max_ssthresh_diff_bytes.max(other.max_ssthresh_diff_bytes);
+        self.closest_floor = self.closest_floor.min(other.closest_floor);
+    }
+}
+
+fn f64_field(v: &Value, key: &str) -> f64 {
+    v.get(key).and_then(Value::as_f64).unwrap_or_else(|| panic!("header: no number `{key}` in {v}"))
+}
+
+/// A header parameter the core keeps as an integer (e.g. `n` 10.0): must be one.
+fn integer_param(v: &Value, key: &str) -> u32 {
+    let x = f64_field(v, key);
+    assert!(
+        x >= 0.0 && x.fract() == 0.0 && x <= f64::from(u32::MAX),
+        "`{key}` = {x}: the core needs an integer"
+    );
+    x as u32
+}
+
+/// A gain in [0, 1] as the core's permille: must be a whole number of thousandths.
+fn permille_param(v: &Value, key: &str) -> u32 {
+    let x = f64_field(v, key);
+    let permille = (x * 1000.0).round();
+    assert!((x * 1000.0 - permille).abs() < 1e-9 && (0.0..=1000.0).contains(&permille), "`{key}` = {x}");
+    permille as u32
+}
+
+/// The core's variant (and parameters) from a vector header.
+fn variant_from_header(expected_variant: &str, params: &Value) -> Variant {
+    match expected_variant {
+        "westwood" => Variant::Tcpw {
+            tau_us: u64_field(params, "tau_us", 1) as u32,
+            m: u64_field(params, "m", 1) as u32,
+        },
+        "westwood-plus" => Variant::Plus { min_window_us: u64_field(params, "min_window_us", 1) as u32 },
+        "westwood-tr" => {
+            // The factor's steps and bound are constants of the core (quarters 1 / 4, max 16).
+            assert_eq!(f64_field(params, "reduction_step_dupacks"), 0.25, "{params}");
+            assert_eq!(f64_field(params, "reduction_step_timeout"), 1.0, "{params}");
+            assert_eq!(f64_field(params, "max_reduction_factor"), 4.0, "{params}");
+            Variant::Tr { ratio: integer_param(params, "time_constant_ratio") }
+        }
+        "westwood-abse" => {
+            let u_max_q8 = match params.get("u_max_bps") {
+                None | Some(Value::Null) => 0,
+                Some(v) => (v.as_f64().expect("u_max_bps") * 256.0).round() as u64,
+            };
+            // The header has no slot width: the vectors use the default, T_min / 32 (0 here).
+            let history_slot_ns = params.get("history_slot_ns").and_then(Value::as_u64).unwrap_or(0) as u32;
+            Variant::Abse {
+                params: ffi::WwcAbseParams {
+                    t_min_us: u64_field(params, "t_min_us", 1) as u32,
+                    n: integer_param(params, "n"),
+                    epsilon_permille: permille_param(params, "epsilon"),
+                    beta_permille: permille_param(params, "beta"),
+                    u_max_q8,
+                    history_slot_ns,
+                    reserved: 0,
+                },
+            }
+        }
+        other => panic!("unknown variant {other}"),
+    }
 }
 
 fn replay_file(path: &Path, expected_variant: &str) -> Report {
@@ -87,20 +178,16 @@ fn replay_file(path: &Path, expected_variant: &str) -> Report {
     let header: Value = serde_json::from_str(header_line).unwrap_or_else(|e| panic!("{name}: header: {e}"));
     assert_eq!(header["variant"].as_str(), Some(expected_variant), "{name}: header {header}");
     let mss = u64_field(&header, "mss", 1);
-    let params = &header["params"];
-    let variant = match expected_variant {
-        "westwood" => Variant::Tcpw {
-            tau_us: u64_field(params, "tau_us", 1) as u32,
-            m: u64_field(params, "m", 1) as u32,
-        },
-        "westwood-plus" => Variant::Plus { min_window_us: u64_field(params, "min_window_us", 1) as u32 },
-        other => panic!("unknown variant {other}"),
-    };
+    let variant = variant_from_header(expected_variant, &header["params"]);
     let initial_ssthresh = u64_field(&header, "initial_ssthresh", 1);
     let mut core =
         Core::new(variant, mss as u32, u64_field(&header, "initial_cwnd", 1) / mss, initial_ssthresh / mss);
 
-    let mut report = Report::default();
+    let mut report = Report { closest_floor: f64::INFINITY, ..Report::default() };
+    // The reference's TCPW-TR factor a, tracked from the lines (as crates/algorithms/tests/vectors.rs).
+    let mut tr_a = 1.0f64;
+    let (mut previous_cwnd, mut previous_ssthresh) =
+        (u64_field(&header, "initial_cwnd", 1), initial_ssthresh);
     for (n, line) in lines {
         if line.trim().is_empty() {
             continue;
@@ -131,6 +218,30 @@ fn replay_file(path: &Path, expected_variant: &str) -> Report {
         // BWE.
         let reference =
             state["bwe_bps"].as_f64().unwrap_or_else(|| panic!("{name}:{n}: no bwe_bps in {state}"));
+
+        // How close the reference's threshold quotient came to a whole number at a loss. The
+        // loss line's state holds the BWE and RTTmin the rule used (TCPW's estimate brought up
+        // to the loss time; the others do not change at a loss).
+        if kind == "dupacks" || kind == "timeout" {
+            if expected_variant == "westwood-tr" {
+                let step = if kind == "timeout" { 1.0 } else { 0.25 };
+                tr_a = if previous_cwnd < previous_ssthresh { (tr_a + step).min(4.0) } else { 1.0 };
+            }
+            let a = if expected_variant == "westwood-tr" { tr_a } else { 1.0 };
+            let rtt_min_s = opt_u64_field(state, "rtt_min_us").unwrap_or(0) as f64 / 1e6;
+            let quotient = reference * rtt_min_s / (mss as f64 * 8.0) / a;
+            // Check that this is the reference's rule, so the margin means what it says.
+            assert_eq!(
+                (quotient.floor().max(2.0) as u64) * mss,
+                u64_field(state, "ssthresh", n),
+                "{name}:{n}: the replay's threshold quotient {quotient} (a = {a})"
+            );
+            if quotient >= 2.0 {
+                report.closest_floor = report.closest_floor.min((quotient - quotient.round()).abs());
+            }
+        }
+        previous_cwnd = u64_field(state, "cwnd", n);
+        previous_ssthresh = u64_field(state, "ssthresh", n);
         report.peak = report.peak.max(reference);
         let got = core.bwe_bps();
         let err = (got - reference).abs();
@@ -162,8 +273,10 @@ fn replay_file(path: &Path, expected_variant: &str) -> Report {
             } else if want != initial_ssthresh {
                 report.max_ssthresh_diff_bytes = report.max_ssthresh_diff_bytes.max(diff);
             }
+            // Exactly (see the module notes); the initial ssthresh (2^31 - 1 bytes) is not a whole
+            // number of segments.
             assert!(
-                diff <= mss,
+                diff == 0 || (field == "ssthresh" && want == initial_ssthresh),
                 "{name}:{n} ({kind} at {time_us} us): {field} core {segments} segments = {have} bytes vs \
                  reference {want} bytes (mss {mss})"
             );
@@ -181,7 +294,7 @@ fn replay_file(path: &Path, expected_variant: &str) -> Report {
     );
     eprintln!(
         "{expected_variant}/{name}: {} events, max rel BWE error {:.3e} (line {}), max abs {:.3} b/s \
-         (line {}), peak {:.0} b/s, max cwnd diff {} bytes, max ssthresh diff {} bytes",
+         (line {}), peak {:.0} b/s, max cwnd diff {} bytes, max ssthresh diff {} bytes, closest floor {:.3e}",
         report.lines,
         report.max_rel,
         report.max_rel_line,
@@ -189,21 +302,45 @@ fn replay_file(path: &Path, expected_variant: &str) -> Report {
         report.max_abs_line,
         report.peak,
         report.max_cwnd_diff_bytes,
-        report.max_ssthresh_diff_bytes
+        report.max_ssthresh_diff_bytes,
+        report.closest_floor
     );
     report
 }
 
+fn replay_variant(variant: &str) {
+    let mut total = Report { closest_floor: f64::INFINITY, ..Report::default() };
+    for path in files(variant) {
+        total.merge(&replay_file(&path, variant));
+    }
+    eprintln!(
+        "{variant}: all files, {} events: max rel BWE error {:.3e}, max abs {:.3} b/s, max cwnd diff {} bytes, \
+         max ssthresh diff {} bytes, closest floor {:.3e} segments",
+        total.lines,
+        total.max_rel,
+        total.max_abs,
+        total.max_cwnd_diff_bytes,
+        total.max_ssthresh_diff_bytes,
+        total.closest_floor
+    );
+}
+
 #[test]
 fn tcpw_vectors_replay_through_the_c_core() {
-    for path in files("westwood") {
-        replay_file(&path, "westwood");
-    }
+    replay_variant("westwood");
 }
 
 #[test]
 fn westwood_plus_vectors_replay_through_the_c_core() {
-    for path in files("westwood-plus") {
-        replay_file(&path, "westwood-plus");
-    }
+    replay_variant("westwood-plus");
+}
+
+#[test]
+fn tcpw_tr_vectors_replay_through_the_c_core() {
+    replay_variant("westwood-tr");
+}
+
+#[test]
+fn tcpw_abse_vectors_replay_through_the_c_core() {
+    replay_variant("westwood-abse");
 }

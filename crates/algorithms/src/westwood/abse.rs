@@ -20,10 +20,31 @@
 //!   [0, 1]; a fixed value (bits/s) can be given instead, and the ratio is then capped at 1.
 //! * Before the first RTT sample, `T_min` stands in for RTT.
 //! * `alpha_k` is clamped at 0 if an ACK gap exceeds `2 tau_k` (the seed has no virtual samples).
+//! * **Bounded history** (`history_slot_ns`, [`HISTORY_SLOTS`]): eq. 2-3 sum the bytes of the
+//!   ACKs of the last `T_k` / RTT, so the sender must remember recent ACKs. They are kept in
+//!   time slots: an ACK that arrives less than the slot width `q` after the *start* time of the
+//!   newest slot is merged into it (its bytes are added, the start time stays), otherwise it
+//!   opens a new slot stamped with its own arrival time. A slot counts in a window iff its start
+//!   time is inside it (`t > now - W`, the same test eq. 2 applies to single ACKs), so merging
+//!   can only move the bytes of an ACK up to `q` earlier. At most [`HISTORY_SLOTS`] slots are
+//!   kept (the oldest is dropped when a new one would exceed it), and slots older than
+//!   `max(RTT, T_min)` (the longest window used) are dropped; bytes that left the history never
+//!   count. `q` defaults to `T_min / 32` (1.5625 ms for the default 50 ms): ACKs of one burst
+//!   share a slot, and 512 slots hold at least `512 q` = 16 `T_min` (800 ms) of history, more
+//!   than any window as long as the smoothed RTT stays below that. With ACKs spaced `q` or more
+//!   apart (e.g. every 4 ms at 2 Mb/s and 1000-byte segments) nothing is merged and the sums are
+//!   exactly the per-ACK sums of eq. 2-3. This is what lets the eBPF core
+//!   (`kernel/westwood_core.h`) compute the same sums with a fixed-size ring.
 
 use super::filter::{tustin_coefficient, tustin_step};
 use super::{BandwidthEstimator, PathState};
 use std::collections::VecDeque;
+
+/// Most history slots an estimator keeps (`WWC_ABSE_SLOTS` of `kernel/westwood_core.h`).
+pub const HISTORY_SLOTS: usize = 512;
+
+/// Default slot width as a fraction of `T_min`: `q = T_min / HISTORY_SLOT_DIVISOR`.
+pub const HISTORY_SLOT_DIVISOR: u64 = 32;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AbseParams {
@@ -35,18 +56,37 @@ pub struct AbseParams {
     pub epsilon: f64,
     /// Instability filter gain beta (eq. 5).
     pub beta: f64,
+    /// Width `q` of a history slot, ns: an ACK less than `q` after the start of the newest slot
+    /// is merged into it. `None`: `t_min_ns / 32` (see the module notes). Values below 1 ns act
+    /// as 1 ns (only ACKs at the same instant share a slot; the C core reads 0 as the default).
+    pub history_slot_ns: Option<u64>,
 }
 
 impl Default for AbseParams {
     fn default() -> Self {
-        AbseParams { t_min_ns: 50_000_000, n: 10.0, u_max_bps: None, epsilon: 0.6, beta: 0.6 }
+        AbseParams {
+            t_min_ns: 50_000_000,
+            n: 10.0,
+            u_max_bps: None,
+            epsilon: 0.6,
+            beta: 0.6,
+            history_slot_ns: None,
+        }
+    }
+}
+
+impl AbseParams {
+    /// The slot width `q` in effect, ns (at least 1).
+    pub fn slot_width_ns(&self) -> u64 {
+        self.history_slot_ns.unwrap_or(self.t_min_ns / HISTORY_SLOT_DIVISOR).max(1)
     }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct AbseEstimator {
     params: AbseParams,
-    /// (arrival time, bytes reported) of recent ACKs, oldest first.
+    /// History slots (start time, bytes reported by the ACKs merged into the slot), oldest
+    /// first; start times strictly increase. At most [`HISTORY_SLOTS`].
     history: VecDeque<(u64, u64)>,
     last_ack: Option<u64>,
     /// Th_k, bits/s.
@@ -79,7 +119,26 @@ impl AbseEstimator {
         }
     }
 
-    /// Bytes reported by ACKs in `(now - window, now]`.
+    /// Record an ACK in the history (merging it into the newest slot if that slot started less
+    /// than `q` ago), then drop the slots beyond [`HISTORY_SLOTS`] and those older than `keep`.
+    fn record(&mut self, now: u64, bytes: u64, keep: u64) {
+        let q = self.params.slot_width_ns();
+        match self.history.back_mut() {
+            Some((start, sum)) if now.saturating_sub(*start) < q => *sum += bytes,
+            _ => {
+                self.history.push_back((now, bytes));
+                if self.history.len() > HISTORY_SLOTS {
+                    self.history.pop_front();
+                }
+            }
+        }
+        while self.history.front().is_some_and(|&(t, _)| t + keep < now) {
+            self.history.pop_front();
+        }
+    }
+
+    /// Bytes of the history slots whose start time is in `(now - window, now]` (all of them when
+    /// `window > now`).
     fn bytes_within(&self, now: u64, window: u64) -> u64 {
         let since = now.saturating_sub(window);
         self.history.iter().rev().take_while(|&&(t, _)| t > since || window > now).map(|&(_, d)| d).sum()
@@ -98,6 +157,11 @@ impl AbseEstimator {
     pub fn instability_bps(&self) -> f64 {
         self.instability
     }
+
+    /// Number of history slots held (at most [`HISTORY_SLOTS`]).
+    pub fn history_slots(&self) -> usize {
+        self.history.len()
+    }
 }
 
 impl BandwidthEstimator for AbseEstimator {
@@ -107,11 +171,7 @@ impl BandwidthEstimator for AbseEstimator {
         let p = self.params;
         let rtt = path.smoothed_rtt_ns.unwrap_or(p.t_min_ns).max(1);
         let rtt_min = path.min_rtt_ns.unwrap_or(rtt);
-        self.history.push_back((now_ns, delivered_bytes));
-        let keep = rtt.max(p.t_min_ns);
-        while self.history.front().is_some_and(|&(t, _)| t + keep < now_ns) {
-            self.history.pop_front();
-        }
+        self.record(now_ns, delivered_bytes, rtt.max(p.t_min_ns));
         let Some(last_ack) = self.last_ack.replace(now_ns) else {
             return; // the first ACK only starts the clock
         };
@@ -219,5 +279,63 @@ mod tests {
         }
         assert!(jittery.instability_bps() > e.instability_bps());
         assert!(jittery.tau_ns() > e.tau_ns());
+    }
+
+    #[test]
+    fn the_slot_width_defaults_to_t_min_over_32() {
+        assert_eq!(AbseParams::default().slot_width_ns(), 1_562_500);
+        let p = AbseParams { t_min_ns: 20 * MS, ..AbseParams::default() };
+        assert_eq!(p.slot_width_ns(), 625_000);
+        assert_eq!(AbseParams { history_slot_ns: Some(0), ..p }.slot_width_ns(), 1);
+        assert_eq!(AbseParams { history_slot_ns: Some(7), ..p }.slot_width_ns(), 7);
+    }
+
+    #[test]
+    fn acks_less_than_a_slot_after_its_start_share_it_and_count_from_its_start() {
+        let mut e = AbseEstimator::new(AbseParams::default());
+        let keep = 1000 * MS;
+        for (t, bytes) in
+            [(10 * MS, 100), (10 * MS + 500_000, 200), (11 * MS + 562_499, 300), (11 * MS + 562_500, 400)]
+        {
+            e.record(t, bytes, keep);
+        }
+        assert_eq!(e.history, VecDeque::from(vec![(10 * MS, 600), (11 * MS + 562_500, 400)]));
+        // A slot counts iff its start is in (now - W, now]: all three merged ACKs count from 10 ms.
+        let now = 60 * MS;
+        assert_eq!(e.bytes_within(now, 50 * MS), 400);
+        assert_eq!(e.bytes_within(now, 50 * MS + 1), 1000);
+        assert_eq!(e.bytes_within(now, 2 * now), 1000);
+    }
+
+    #[test]
+    fn the_history_is_bounded_by_its_slot_count() {
+        // An ACK every 100 us for 1 s, windows of 2 s: 16 ACKs per slot (a new one every 1.6 ms),
+        // 625 slots opened, only the newest 512 kept; the bytes of the dropped ones no longer
+        // count.
+        let mut e = AbseEstimator::new(AbseParams::default());
+        for k in 0..10_000u64 {
+            e.record(k * 100_000, 1000, 2000 * MS);
+        }
+        assert_eq!(e.history_slots(), HISTORY_SLOTS);
+        let newest: u64 = e.history.iter().map(|&(_, b)| b).sum();
+        assert_eq!(newest, 512 * 16 * 1000);
+        assert_eq!(e.history.front().unwrap().0, (625 - 512) * 1_600_000);
+        assert_eq!(e.bytes_within(999_900_000, 2000 * MS), newest);
+    }
+
+    #[test]
+    fn acks_spaced_by_a_slot_or_more_are_never_merged() {
+        // The 4 ms clock of the tests above: identical to a history of single ACKs (q = 1 ns).
+        for cwnd in [10_000, 100_000] {
+            let mut slotted = AbseEstimator::new(AbseParams::default());
+            let mut single =
+                AbseEstimator::new(AbseParams { history_slot_ns: Some(1), ..AbseParams::default() });
+            for k in 0..2000u64 {
+                slotted.on_ack(k * 4 * MS, 1000, &path(cwnd));
+                single.on_ack(k * 4 * MS, 1000, &path(cwnd));
+                assert_eq!(slotted.estimate_bps(), single.estimate_bps());
+            }
+            assert_eq!(slotted.history_slots(), single.history_slots());
+        }
     }
 }
