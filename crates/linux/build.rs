@@ -1,4 +1,5 @@
-//! Builds kernel/tcpw.bpf.c into a BPF object and a libbpf-rs skeleton (OUT_DIR/tcpw.skel.rs).
+//! Builds kernel/tcpw.bpf.c, tcpw_watch.bpf.c and lossy.bpf.c into BPF objects and libbpf-rs
+//! skeletons (OUT_DIR/<name>.skel.rs).
 //!
 //! 1. `vmlinux.h` (every kernel type, for CO-RE) is generated into OUT_DIR with
 //!    `bpftool btf dump file /sys/kernel/btf/vmlinux format c` — or copied from
@@ -127,8 +128,10 @@ fn main() {
     }
 
     let kernel_inc = kernel_dir.canonicalize().unwrap_or(kernel_dir.clone());
-    // tcpw.bpf.c: the congestion controls; lossy.bpf.c: random loss for bench --loss and tests.
-    for name in ["tcpw", "lossy"] {
+    // tcpw.bpf.c: the congestion controls; tcpw_watch.bpf.c: the iterators `watch` reads (loaded
+    // separately, so a kernel that refuses one never blocks registration); lossy.bpf.c: random
+    // loss for bench --loss and tests.
+    for name in ["tcpw", "tcpw_watch", "lossy"] {
         let source = kernel_dir.join(format!("{name}.bpf.c"));
         let result = SkeletonBuilder::new()
             .source(&source)
@@ -140,6 +143,9 @@ fn main() {
                 kernel_inc.clone().into_os_string(),
                 OsString::from("-Wall"),
                 OsString::from("-Werror"),
+                // BPF ISA v3 (kernel 5.1+; the congestion controls need 5.13): atomic
+                // fetch-and-add, which hands out the trace's connection ids.
+                OsString::from("-mcpu=v3"),
             ])
             .build_and_generate(out.join(format!("{name}.skel.rs")));
         if let Err(e) = result {

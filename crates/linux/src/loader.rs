@@ -2,22 +2,28 @@
 //!
 //! Everything lives in bpffs under [`PIN_DIR`] (/sys/fs/bpf/westwood):
 //!
-//! | pin          | what                                                      |
-//! |--------------|-----------------------------------------------------------|
-//! | `tcpw`       | the struct_ops link of `tcpw_ops` (registers "tcpw")      |
-//! | `tcpw_plus`  | the struct_ops link of `tcpw_plus_ops` ("tcpw_plus")      |
-//! | `sk_storage` | the socket-local storage map both programs write          |
-//! | `watch`      | the BPF iterator over that map (read by `watch`)          |
+//! | pin             | what                                                               |
+//! |-----------------|--------------------------------------------------------------------|
+//! | `tcpw`, `tcpw_tr`, `tcpw_abse`, `tcpw_plus` | the struct_ops link of each congestion control |
+//! | `sk_storage`    | the socket-local storage map the programs write for `watch`         |
+//! | `abse_storage`  | tcpw_abse's per-socket estimator state                              |
+//! | `acks`          | the per-ACK trace's ring buffer (absent where the kernel refused it)|
+//! | `trace_ctl`, `counters` | the trace switch; connection ids and dropped-record counts  |
+//! | `watch` or `watch_tcp` | the iterator `watch` reads (absent where none loads)         |
 //!
-//! A struct_ops link keeps its congestion control registered while it exists; the pin is
-//! its only reference once `load` exits, so removing the pin unregisters it. Sockets that
-//! use the algorithm at that moment keep it (they hold the struct_ops map and programs)
-//! until they close; new sockets can no longer choose it.
+//! Registration comes first and never depends on observation: the congestion controls are one
+//! object (kernel/tcpw.bpf.c), loaded with the trace's ring buffer or, if the kernel refuses that,
+//! without it; the watch iterator is a second object (kernel/tcpw_watch.bpf.c) loaded after the
+//! controls are registered, trying the socket-storage iterator, then the TCP iterator, and
+//! leaving `watch` to explain when neither loads.
 //!
-//! Loading a second algorithm later loads the object again and reuses the pinned map, so
-//! one iterator sees the sockets of both. On kernels before 6.4 (no struct_ops links) the
-//! struct_ops map itself is registered and pinned instead, and `unload` deletes its element
-//! (the map form; untested here — this machine runs 6.18).
+//! A struct_ops link keeps its congestion control registered while it exists; the pin is its only
+//! reference once `load` exits, so removing the pin unregisters it. Sockets that use the algorithm
+//! at that moment keep it (they hold the struct_ops map and programs) until they close; new
+//! sockets can no longer choose it. Loading another algorithm later loads the object again and
+//! reuses the pinned maps. On kernels before 6.4 (no struct_ops links) the struct_ops map itself
+//! is registered and pinned instead, and `unload` deletes its element (the map form; untested
+//! here — this machine runs 6.18).
 
 use std::fs;
 use std::mem::MaybeUninit;
@@ -28,39 +34,67 @@ use std::time::{Duration, Instant};
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 
 use crate::prereq::{self, BPFFS};
-use crate::skel::TcpwSkelBuilder;
+use crate::probe::{self, Feature, WatchKind};
+use crate::skel::{OpenTcpwSkel, TcpwSkelBuilder};
 use crate::{Error, Result};
 
 pub const PIN_DIR: &str = "/sys/fs/bpf/westwood";
-pub const MAP_PIN: &str = "sk_storage";
-pub const ITER_PIN: &str = "watch";
 
 /// BPF_F_LINK (uapi): a struct_ops map registered through a link.
 const BPF_F_LINK: u32 = 1 << 13;
 
+/// The congestion controls kernel/tcpw.bpf.c registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Algo {
+    /// TCPW, seed 000.
     Tcpw,
+    /// TCPW with the threshold reduction factor, seed 001.
+    TcpwTr,
+    /// TCPW ABSE, seed 004.
+    TcpwAbse,
+    /// Westwood+.
     TcpwPlus,
 }
 
 impl Algo {
-    pub const ALL: [Algo; 2] = [Algo::Tcpw, Algo::TcpwPlus];
+    pub const ALL: [Algo; 4] = [Algo::Tcpw, Algo::TcpwTr, Algo::TcpwAbse, Algo::TcpwPlus];
 
     /// The congestion-control name (TCP_CONGESTION, sysctl, `iperf3 -C`).
     pub fn name(self) -> &'static str {
         match self {
             Algo::Tcpw => "tcpw",
+            Algo::TcpwTr => "tcpw_tr",
+            Algo::TcpwAbse => "tcpw_abse",
             Algo::TcpwPlus => "tcpw_plus",
         }
     }
 
-    /// Algorithm id in the watch records (TCPW_ALGO_*).
+    /// Algorithm id in the watch and trace records (TCPW_ALGO_*).
+    pub fn id(self) -> u8 {
+        match self {
+            Algo::Tcpw => 1,
+            Algo::TcpwPlus => 2,
+            Algo::TcpwTr => 3,
+            Algo::TcpwAbse => 4,
+        }
+    }
+
     pub fn from_id(id: u8) -> Option<Algo> {
-        match id {
-            1 => Some(Algo::Tcpw),
-            2 => Some(Algo::TcpwPlus),
-            _ => None,
+        Algo::ALL.into_iter().find(|a| a.id() == id)
+    }
+
+    pub fn from_name(name: &str) -> Option<Algo> {
+        let name = name.replace('-', "_");
+        Algo::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// What it is and where it comes from, for `status` and the usage text.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Algo::Tcpw => "TCPW (seed 000): Tustin filter, alpha_k from the ACK gap, virtual samples",
+            Algo::TcpwTr => "TCPW-TR (seed 001): constant-gain filter, threshold reduction factor a",
+            Algo::TcpwAbse => "TCPW ABSE (seed 004): adaptive sampling interval and filter gain",
+            Algo::TcpwPlus => "Westwood+: one bandwidth sample per RTT, two 7/8 EWMAs",
         }
     }
 
@@ -68,14 +102,53 @@ impl Algo {
         Path::new(PIN_DIR).join(self.name())
     }
 
-    /// "tcpw" | "tcpw_plus" (also "tcpw-plus") | "all".
+    /// One name ("tcpw", "tcpw-plus", ...), a comma list, or "all".
     pub fn parse_set(s: &str) -> Option<Vec<Algo>> {
-        match s {
-            "tcpw" => Some(vec![Algo::Tcpw]),
-            "tcpw_plus" | "tcpw-plus" => Some(vec![Algo::TcpwPlus]),
-            "all" => Some(Algo::ALL.to_vec()),
-            _ => None,
+        if s == "all" {
+            return Some(Algo::ALL.to_vec());
         }
+        let mut out = Vec::new();
+        for name in s.split(',') {
+            let a = Algo::from_name(name.trim())?;
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+}
+
+/// The maps the programs share, pinned so that every later load (and `watch`) finds them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedMap {
+    SkStorage,
+    AbseStorage,
+    Acks,
+    TraceCtl,
+    Counters,
+}
+
+impl SharedMap {
+    pub const ALL: [SharedMap; 5] = [
+        SharedMap::SkStorage,
+        SharedMap::AbseStorage,
+        SharedMap::Acks,
+        SharedMap::TraceCtl,
+        SharedMap::Counters,
+    ];
+
+    pub fn pin_name(self) -> &'static str {
+        match self {
+            SharedMap::SkStorage => "sk_storage",
+            SharedMap::AbseStorage => "abse_storage",
+            SharedMap::Acks => "acks",
+            SharedMap::TraceCtl => "trace_ctl",
+            SharedMap::Counters => "counters",
+        }
+    }
+
+    pub fn pin_path(self) -> PathBuf {
+        Path::new(PIN_DIR).join(self.pin_name())
     }
 }
 
@@ -84,11 +157,16 @@ pub fn pinned_algos() -> Vec<Algo> {
 }
 
 pub fn map_pin_path() -> PathBuf {
-    Path::new(PIN_DIR).join(MAP_PIN)
+    SharedMap::SkStorage.pin_path()
 }
 
-pub fn iter_pin_path() -> PathBuf {
-    Path::new(PIN_DIR).join(ITER_PIN)
+pub fn watch_pin_path(kind: WatchKind) -> PathBuf {
+    Path::new(PIN_DIR).join(kind.pin_name())
+}
+
+/// The watch iterator pinned now, if any.
+pub fn pinned_watch() -> Option<WatchKind> {
+    WatchKind::ALL.into_iter().find(|k| watch_pin_path(*k).exists())
 }
 
 /// Mount bpffs at /sys/fs/bpf if it is not mounted.
@@ -110,21 +188,88 @@ pub fn ensure_bpffs() -> Result<()> {
     Ok(())
 }
 
+/// Filter parameters, set in the object's read-only data before it loads (None: the default of
+/// kernel/westwood_core.h, which is the Rust reference's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Params {
+    /// tcpw: filter time constant tau, us (500 ms).
+    pub tau_us: Option<u32>,
+    /// tcpw: a virtual sample every tau/m of silence (m >= 2, default 2).
+    pub m: Option<u32>,
+    /// tcpw_tr: time constant over sampling time (10: alpha = 19/21).
+    pub tr_ratio: Option<u32>,
+    /// tcpw_abse: T_min, us (50 ms).
+    pub abse_t_min_us: Option<u32>,
+    /// tcpw_abse: N in tau_k = RTT (1 + N U/U_max) (10).
+    pub abse_n: Option<u32>,
+    /// tcpw_plus: shortest sampling window, us (50 ms).
+    pub plus_min_window_us: Option<u32>,
+}
+
+impl Params {
+    pub fn validate(&self) -> Result<()> {
+        if let Some(m) = self.m {
+            if m < 2 {
+                return Err(Error::Usage(format!("--m {m}: m must be at least 2 (Nyquist, seed 000 §2.2)")));
+            }
+        }
+        let in_range = |v: Option<u32>, what: &str| -> Result<()> {
+            match v {
+                Some(us) if us == 0 || us > 1_000_000_000 => {
+                    Err(Error::Usage(format!("{what} must be in (0, 1000000] ms")))
+                }
+                _ => Ok(()),
+            }
+        };
+        in_range(self.tau_us, "--tau-ms")?;
+        in_range(self.abse_t_min_us, "--abse-t-min-ms")?;
+        in_range(self.plus_min_window_us, "--plus-min-window-ms")?;
+        if let Some(r) = self.tr_ratio {
+            if !(1..=1000).contains(&r) {
+                return Err(Error::Usage(format!(
+                    "--tr-ratio {r}: the ratio must be in [1, 1000] (seed 001: 10)"
+                )));
+            }
+        }
+        if let Some(n) = self.abse_n {
+            if n > 1000 {
+                return Err(Error::Usage(format!(
+                    "--abse-n {n}: N must be in [0, 1000] (seed 004: tau_k <= (1+N) RTT)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn is_default(&self) -> bool {
+        *self == Params::default()
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct LoadOptions {
     pub algos: Vec<Algo>,
-    /// Filter time constant tau, us (default 500 ms).
-    pub tau_us: Option<u32>,
-    /// Virtual samples every tau/m of silence (m >= 2, default 2).
-    pub m: Option<u32>,
+    pub params: Params,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// How the tcpw* sockets can be observed after a load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Observation {
+    /// Through this iterator, pinned.
+    Watch(WatchKind),
+    /// Not at all: why, per way tried.
+    Unavailable(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadReport {
     /// Registered by this call.
     pub loaded: Vec<Algo>,
     /// Already registered (pinned) before.
     pub already: Vec<Algo>,
+    pub observation: Observation,
+    /// The per-ACK trace: available, or why not.
+    pub trace: std::result::Result<(), String>,
 }
 
 /// Pins created so far; removed again unless the load completes.
@@ -138,27 +283,123 @@ impl Drop for Rollback {
     }
 }
 
-/// Register `opts.algos` (those not registered yet) and pin what `watch` needs.
-pub fn load(opts: &LoadOptions) -> Result<LoadReport> {
-    let status = prereq::require_privileged(true)?;
-    if let Some(m) = opts.m {
-        if m < 2 {
-            return Err(Error::Usage(format!("--m {m}: m must be at least 2 (Nyquist, seed 000 §2.2)")));
+/// Compile the trace out of an opened object: the ring buffer is not created and the programs'
+/// trace code is dead once `tcpw_trace_available` is 0 (the verifier drops it).
+pub fn disable_trace(open: &mut OpenTcpwSkel<'_>) -> libbpf_rs::Result<()> {
+    if let Some(rodata) = open.maps.rodata_data.as_deref_mut() {
+        rodata.tcpw_trace_available = 0;
+    }
+    open.maps.tcpw_acks.set_autocreate(false)
+}
+
+fn set_params(open: &mut OpenTcpwSkel<'_>, p: &Params) {
+    let Some(rodata) = open.maps.rodata_data.as_deref_mut() else { return };
+    if let Some(v) = p.tau_us {
+        rodata.tcpw_tau_us = v;
+    }
+    if let Some(v) = p.m {
+        rodata.tcpw_m = v;
+    }
+    if let Some(v) = p.tr_ratio {
+        rodata.tcpw_tr_ratio = v;
+    }
+    if let Some(v) = p.abse_t_min_us {
+        rodata.tcpw_abse_t_min_us = v;
+    }
+    if let Some(v) = p.abse_n {
+        rodata.tcpw_abse_n = v;
+    }
+    if let Some(v) = p.plus_min_window_us {
+        rodata.tcpw_plus_min_window_us = v;
+    }
+}
+
+fn struct_ops_map<'a, 'obj>(
+    open: &'a mut OpenTcpwSkel<'obj>,
+    a: Algo,
+) -> &'a mut libbpf_rs::OpenMapMut<'obj> {
+    match a {
+        Algo::Tcpw => &mut open.maps.tcpw_ops,
+        Algo::TcpwTr => &mut open.maps.tcpw_tr_ops,
+        Algo::TcpwAbse => &mut open.maps.tcpw_abse_ops,
+        Algo::TcpwPlus => &mut open.maps.tcpw_plus_ops,
+    }
+}
+
+fn shared_map<'a, 'obj>(
+    open: &'a mut OpenTcpwSkel<'obj>,
+    m: SharedMap,
+) -> &'a mut libbpf_rs::OpenMapMut<'obj> {
+    match m {
+        SharedMap::SkStorage => &mut open.maps.tcpw_sk_stor,
+        SharedMap::AbseStorage => &mut open.maps.tcpw_abse_stor,
+        SharedMap::Acks => &mut open.maps.tcpw_acks,
+        SharedMap::TraceCtl => &mut open.maps.tcpw_trace_ctl,
+        SharedMap::Counters => &mut open.maps.tcpw_counters,
+    }
+}
+
+/// Open the congestion controls' object for `to_load`: parameters, pinned maps reused, the other
+/// struct_ops maps left out; without the ring buffer unless `trace`.
+fn open_controls<'obj>(
+    object: &'obj mut MaybeUninit<libbpf_rs::OpenObject>,
+    to_load: &[Algo],
+    params: &Params,
+    trace: bool,
+    link_form: bool,
+) -> Result<OpenTcpwSkel<'obj>> {
+    let mut open =
+        TcpwSkelBuilder::default().open(object).map_err(|e| Error::failed("opening the BPF object", e))?;
+    set_params(&mut open, params);
+    if !trace {
+        disable_trace(&mut open)?;
+    }
+    for m in SharedMap::ALL {
+        if m == SharedMap::Acks && !trace {
+            continue;
+        }
+        if m.pin_path().exists() {
+            shared_map(&mut open, m).reuse_pinned_map(m.pin_path()).map_err(|e| {
+                Error::failed(
+                    format!("reusing {} (left by another version? run unload)", m.pin_path().display()),
+                    e,
+                )
+            })?;
         }
     }
-    if let Some(tau) = opts.tau_us {
-        if tau == 0 || tau > 1_000_000_000 {
-            return Err(Error::Usage("--tau-ms must be in (0, 1000000]".into()));
+    for a in Algo::ALL {
+        let map = struct_ops_map(&mut open, a);
+        if !to_load.contains(&a) {
+            map.set_autocreate(false)?;
+        } else if !link_form {
+            let flags = map.map_flags() & !BPF_F_LINK;
+            map.set_map_flags(flags)?;
         }
+    }
+    Ok(open)
+}
+
+/// Register `opts.algos` (those not registered yet), then set up what observes them.
+pub fn load(opts: &LoadOptions) -> Result<LoadReport> {
+    let status = prereq::require_privileged(true)?;
+    opts.params.validate()?;
+    let unknown = probe::unknown_refusals();
+    if !unknown.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: unknown feature(s) {} (known: storage_iter, tcp_iter, ringbuf, controls)",
+            probe::REFUSE_ENV,
+            unknown.join(", ")
+        )));
     }
     ensure_bpffs()?;
     fs::create_dir_all(PIN_DIR).map_err(|e| Error::failed(format!("cannot create {PIN_DIR}"), e))?;
 
-    let mut report = LoadReport::default();
+    let mut loaded = Vec::new();
+    let mut already = Vec::new();
     let mut to_load = Vec::new();
     for &a in &opts.algos {
         if a.pin_path().exists() {
-            report.already.push(a);
+            already.push(a);
         } else if prereq::is_registered(a.name()) {
             return Err(Error::Failed(format!(
                 "a congestion control named \"{}\" is already registered, but not by westwood-linux (no pin at {}). \
@@ -172,102 +413,196 @@ pub fn load(opts: &LoadOptions) -> Result<LoadReport> {
             to_load.push(a);
         }
     }
-    let need_map_pin = !map_pin_path().exists();
-    let need_iter = !iter_pin_path().exists();
-    if to_load.is_empty() && !need_map_pin && !need_iter {
-        return Ok(report);
+    if !already.is_empty() && !opts.params.is_default() {
+        eprintln!(
+            "note: {} already registered, with the parameters it was loaded with (unload it to change them)",
+            already.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+        );
     }
-    let link_form = status.link_form();
+    let trace = if to_load.is_empty() {
+        trace_status()
+    } else {
+        register(&to_load, &opts.params, status.link_form(), &mut loaded)?
+    };
+    let observation = ensure_watch();
+    Ok(LoadReport { loaded, already, observation, trace })
+}
 
-    let mut open_object = MaybeUninit::uninit();
-    let builder = TcpwSkelBuilder::default();
-    let mut open = builder.open(&mut open_object).map_err(|e| Error::failed("opening the BPF object", e))?;
-    if let Some(rodata) = open.maps.rodata_data.as_deref_mut() {
-        if let Some(tau) = opts.tau_us {
-            rodata.tcpw_tau_us = tau;
+/// The per-ACK trace as the pins show it: available when the ring buffer is pinned.
+pub fn trace_status() -> std::result::Result<(), String> {
+    if SharedMap::Acks.pin_path().exists() {
+        Ok(())
+    } else if pinned_algos().is_empty() {
+        Err("nothing is loaded — run `westwood-linux load` first".into())
+    } else {
+        Err("the congestion controls were loaded without the trace's ring buffer (the kernel refused it, or \
+             WESTWOOD_LINUX_REFUSE said so): `westwood-linux status` tells why"
+            .into())
+    }
+}
+
+/// Why an attempt to register failed: at load (the kernel refused the object: another
+/// configuration may load) or after it (pinning, attaching: no retry).
+enum AttemptError {
+    Load { error: Error, log: String },
+    After(Error),
+}
+
+/// Load the congestion controls (with the trace's ring buffer, else without it), pin the shared
+/// maps and register `to_load`. Returns whether the trace is available.
+fn register(
+    to_load: &[Algo],
+    params: &Params,
+    link_form: bool,
+    loaded: &mut Vec<Algo>,
+) -> Result<std::result::Result<(), String>> {
+    if let Some(reason) = Feature::Controls.refused_by_env() {
+        return Err(Error::Prereq(reason));
+    }
+    // The trace is optional: a kernel that will not create the ring buffer still gets tcpw.
+    let without_trace = match Feature::RingBuf.refused_by_env() {
+        Some(reason) => reason,
+        None => match register_with(to_load, params, link_form, true) {
+            Ok(done) => {
+                *loaded = done;
+                return Ok(Ok(()));
+            }
+            Err(AttemptError::After(e)) => return Err(e),
+            Err(AttemptError::Load { error, log }) => {
+                format!(
+                    "the kernel refused the per-ACK trace's ring buffer: {error}: {}",
+                    probe::log_summary(&log)
+                )
+            }
+        },
+    };
+    match register_with(to_load, params, link_form, false) {
+        Ok(done) => {
+            *loaded = done;
+            Ok(Err(without_trace))
         }
-        if let Some(m) = opts.m {
-            rodata.tcpw_m = m;
+        Err(AttemptError::After(e)) => Err(e),
+        Err(AttemptError::Load { error, log }) => {
+            eprint!("{log}");
+            Err(Error::Prereq(format!(
+                "{error} (the verifier log is above; `westwood-linux status` probes what this kernel accepts)"
+            )))
         }
     }
-    if !need_map_pin {
-        open.maps.tcpw_sk_stor.reuse_pinned_map(map_pin_path()).map_err(|e| {
-            Error::failed(
-                format!("reusing {} (left by another version? run unload)", map_pin_path().display()),
-                e,
-            )
-        })?;
-    }
-    for a in Algo::ALL {
-        let map = match a {
-            Algo::Tcpw => &mut open.maps.tcpw_ops,
-            Algo::TcpwPlus => &mut open.maps.tcpw_plus_ops,
-        };
-        if !to_load.contains(&a) {
-            map.set_autocreate(false)?;
-        } else if !link_form {
-            let flags = map.map_flags() & !BPF_F_LINK;
-            map.set_map_flags(flags)?;
-        }
-    }
-    let mut skel = open.load().map_err(|e| {
-        Error::Failed(format!(
-            "loading the BPF program failed: {e} (the verifier log, if any, is above; `westwood-linux status` checks \
-             the kernel)"
-        ))
-    })?;
+}
+
+/// One attempt: load, pin the maps it created, register and pin `to_load`. Everything it pinned
+/// is removed again if it fails.
+fn register_with(
+    to_load: &[Algo],
+    params: &Params,
+    link_form: bool,
+    trace: bool,
+) -> std::result::Result<Vec<Algo>, AttemptError> {
+    let mut object = MaybeUninit::uninit();
+    let created: Vec<SharedMap> = SharedMap::ALL
+        .into_iter()
+        .filter(|m| !m.pin_path().exists() && (trace || *m != SharedMap::Acks))
+        .collect();
+    let (result, log) = probe::with_libbpf_log(|| -> Result<_> {
+        let open = open_controls(&mut object, to_load, params, trace, link_form)?;
+        open.load().map_err(|e| Error::failed("loading the congestion controls", e))
+    });
+    let mut skel = result.map_err(|error| AttemptError::Load { error, log })?;
+    let after = AttemptError::After;
 
     let mut rollback = Rollback(Vec::new());
-    if need_map_pin {
-        skel.maps
-            .tcpw_sk_stor
-            .pin(map_pin_path())
-            .map_err(|e| Error::failed("pinning the sk_storage map", e))?;
-        rollback.0.push(map_pin_path());
+    for m in created {
+        let map = match m {
+            SharedMap::SkStorage => &mut skel.maps.tcpw_sk_stor,
+            SharedMap::AbseStorage => &mut skel.maps.tcpw_abse_stor,
+            SharedMap::Acks => &mut skel.maps.tcpw_acks,
+            SharedMap::TraceCtl => &mut skel.maps.tcpw_trace_ctl,
+            SharedMap::Counters => &mut skel.maps.tcpw_counters,
+        };
+        map.pin(m.pin_path())
+            .map_err(|e| after(Error::failed(format!("pinning {}", m.pin_path().display()), e)))?;
+        rollback.0.push(m.pin_path());
     }
-    if need_iter {
-        let mut link = skel
-            .progs
-            .tcpw_watch
-            .attach_iter(skel.maps.tcpw_sk_stor.as_fd())
-            .map_err(|e| Error::failed("creating the sk_storage iterator", e))?;
-        link.pin(iter_pin_path()).map_err(|e| Error::failed("pinning the iterator", e))?;
-        rollback.0.push(iter_pin_path());
-    }
-    for &a in &to_load {
+    let mut done = Vec::new();
+    for &a in to_load {
         let map = match a {
             Algo::Tcpw => &mut skel.maps.tcpw_ops,
+            Algo::TcpwTr => &mut skel.maps.tcpw_tr_ops,
+            Algo::TcpwAbse => &mut skel.maps.tcpw_abse_ops,
             Algo::TcpwPlus => &mut skel.maps.tcpw_plus_ops,
         };
         let mut link = map
             .attach_struct_ops()
-            .map_err(|e| Error::failed(format!("registering {} (struct_ops)", a.name()), e))?;
+            .map_err(|e| after(Error::failed(format!("registering {} (struct_ops)", a.name()), e)))?;
         if link_form {
             link.pin(a.pin_path())
-                .map_err(|e| Error::failed(format!("pinning {}", a.pin_path().display()), e))?;
-            rollback.0.push(a.pin_path());
+                .map_err(|e| after(Error::failed(format!("pinning {}", a.pin_path().display()), e)))?;
         } else {
-            // Map form: the registration lives as long as the map; dropping libbpf's
-            // stand-in link would unregister it, so pin the map and forget the link.
+            // Map form: the registration lives as long as the map; dropping libbpf's stand-in
+            // link would unregister it, so pin the map and forget the link.
             let pinned = map.pin(a.pin_path());
             std::mem::forget(link);
-            pinned.map_err(|e| Error::failed(format!("pinning {}", a.pin_path().display()), e))?;
-            rollback.0.push(a.pin_path());
+            pinned.map_err(|e| after(Error::failed(format!("pinning {}", a.pin_path().display()), e)))?;
         }
-        report.loaded.push(a);
+        rollback.0.push(a.pin_path());
+        done.push(a);
     }
     rollback.0.clear();
     // Registration is synchronous; check that the kernel lists the names.
-    for &a in &report.loaded {
+    for &a in &done {
         if !prereq::is_registered(a.name()) {
-            return Err(Error::Failed(format!(
+            return Err(after(Error::Failed(format!(
                 "{} was attached but is not in {}",
                 a.name(),
                 prereq::AVAILABLE_CC
-            )));
+            ))));
         }
     }
-    Ok(report)
+    Ok(done)
+}
+
+/// The watch iterator: the one pinned, else the first kind this kernel loads (pinned now), else
+/// why none can be.
+pub fn ensure_watch() -> Observation {
+    if let Some(kind) = pinned_watch() {
+        return Observation::Watch(kind);
+    }
+    let mut why = Vec::new();
+    for kind in WatchKind::ALL {
+        match attach_watch(kind) {
+            Ok(()) => return Observation::Watch(kind),
+            Err(e) => why.push(e),
+        }
+    }
+    Observation::Unavailable(why)
+}
+
+/// Load `kind`'s iterator on the pinned socket storage map and pin it.
+fn attach_watch(kind: WatchKind) -> std::result::Result<(), String> {
+    if let Some(reason) = kind.feature().refused_by_env() {
+        return Err(reason);
+    }
+    let mut object = MaybeUninit::uninit();
+    let (result, log) = probe::with_libbpf_log(|| -> std::result::Result<(), String> {
+        let mut open = probe::open_watch(&mut object, kind).map_err(|e| e.to_string())?;
+        open.maps.tcpw_sk_stor.reuse_pinned_map(map_pin_path()).map_err(|e| e.to_string())?;
+        let skel = open.load().map_err(|e| e.to_string())?;
+        let mut link = match kind {
+            WatchKind::Storage => skel.progs.tcpw_watch_storage.attach_iter(skel.maps.tcpw_sk_stor.as_fd()),
+            WatchKind::Tcp => skel.progs.tcpw_watch_tcp.attach_iter_with_opts(libbpf_rs::IterOpts::None),
+        }
+        .map_err(|e| format!("creating the iterator: {e}"))?;
+        link.pin(watch_pin_path(kind)).map_err(|e| format!("pinning the iterator: {e}"))
+    });
+    result.map_err(|e| {
+        let summary = probe::log_summary(&log);
+        if summary.is_empty() {
+            format!("{}: {e}", kind.feature().describe())
+        } else {
+            format!("the kernel refused {}: {e}: {summary}", kind.feature().describe())
+        }
+    })
 }
 
 /// Map-form pins (kernels before 6.4): unregister by deleting the struct_ops element.
@@ -286,9 +621,9 @@ fn unregister_map_form(path: &Path) {
     }
 }
 
-/// Remove the pins of `algos`; when none is left, also the iterator, the map and the
-/// directory. Waits (up to 3 s) until the kernel no longer lists the names. Returns what
-/// was unloaded; nothing loaded is not an error.
+/// Remove the pins of `algos`; when none is left, also the iterator, the maps and the
+/// directory. Waits (up to 3 s) until the kernel no longer lists the names. Returns what was
+/// unloaded; nothing loaded is not an error.
 pub fn unload(algos: &[Algo]) -> Result<Vec<Algo>> {
     prereq::require_privileged(false)?;
     let mut removed = Vec::new();
@@ -301,7 +636,11 @@ pub fn unload(algos: &[Algo]) -> Result<Vec<Algo>> {
         }
     }
     if pinned_algos().is_empty() {
-        for p in [iter_pin_path(), map_pin_path()] {
+        let rest = WatchKind::ALL
+            .into_iter()
+            .map(watch_pin_path)
+            .chain(SharedMap::ALL.into_iter().map(SharedMap::pin_path));
+        for p in rest {
             match fs::remove_file(&p) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -334,10 +673,26 @@ mod tests {
     fn algo_sets() {
         assert_eq!(Algo::parse_set("tcpw"), Some(vec![Algo::Tcpw]));
         assert_eq!(Algo::parse_set("tcpw_plus"), Some(vec![Algo::TcpwPlus]));
-        assert_eq!(Algo::parse_set("all"), Some(vec![Algo::Tcpw, Algo::TcpwPlus]));
+        assert_eq!(Algo::parse_set("tcpw-abse,tcpw_tr,tcpw_tr"), Some(vec![Algo::TcpwAbse, Algo::TcpwTr]));
+        assert_eq!(Algo::parse_set("all"), Some(Algo::ALL.to_vec()));
         assert_eq!(Algo::parse_set("westwood"), None);
+        assert_eq!(Algo::parse_set("tcpw,"), None);
         assert_eq!(Algo::Tcpw.pin_path(), PathBuf::from("/sys/fs/bpf/westwood/tcpw"));
-        assert_eq!(Algo::from_id(2), Some(Algo::TcpwPlus));
+        for a in Algo::ALL {
+            assert_eq!(Algo::from_id(a.id()), Some(a));
+            assert_eq!(Algo::from_name(a.name()), Some(a));
+        }
         assert_eq!(Algo::from_id(0), None);
+    }
+
+    #[test]
+    fn parameters_are_checked() {
+        assert!(Params::default().validate().is_ok());
+        assert!(Params { m: Some(1), ..Default::default() }.validate().is_err());
+        assert!(Params { tau_us: Some(0), ..Default::default() }.validate().is_err());
+        assert!(Params { tr_ratio: Some(0), ..Default::default() }.validate().is_err());
+        assert!(Params { abse_n: Some(10), abse_t_min_us: Some(50_000), ..Default::default() }
+            .validate()
+            .is_ok());
     }
 }

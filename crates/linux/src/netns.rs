@@ -96,6 +96,19 @@ impl NetnsPair {
             return Err(Error::Usage(format!("loss {percent}% is not in [0, 100]")));
         }
         let per_million = (percent * 1e4).round() as u32;
+        self.one_segment_per_packet()?;
+        let ns_path = format!("/run/netns/{}", self.server);
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| attach_loss_in(&ns_path, "wws0", per_million))
+                .join()
+                .unwrap_or_else(|_| Err(Error::Failed("loss attach thread panicked".into())))
+        })
+    }
+
+    /// The client's end sends one MSS per packet (gso_max_segs 1), so the server sees (and
+    /// ACKs) segments as a real link would deliver them; veth does no GRO by default.
+    pub fn one_segment_per_packet(&self) -> Result<()> {
         run(Command::new(&self.ip).args([
             "-n",
             &self.client,
@@ -105,14 +118,8 @@ impl NetnsPair {
             "wwc0",
             "gso_max_segs",
             "1",
-        ]))?;
-        let ns_path = format!("/run/netns/{}", self.server);
-        std::thread::scope(|scope| {
-            scope
-                .spawn(|| attach_loss_in(&ns_path, "wws0", per_million))
-                .join()
-                .unwrap_or_else(|_| Err(Error::Failed("loss attach thread panicked".into())))
-        })
+        ]))
+        .map(drop)
     }
 
     fn kill_pids(&self, ns: &str) {
@@ -311,6 +318,18 @@ impl Iperf3Client {
         seconds: u32,
         affinity: Option<(usize, usize)>,
     ) -> Result<Iperf3Client> {
+        Self::start_with(pair, port, cc, seconds, affinity, &[])
+    }
+
+    /// [`Iperf3Client::start_pinned`] with more iperf3 client options (e.g. `-b 200M`).
+    pub fn start_with(
+        pair: &NetnsPair,
+        port: u16,
+        cc: &str,
+        seconds: u32,
+        affinity: Option<(usize, usize)>,
+        extra: &[&str],
+    ) -> Result<Iperf3Client> {
         let iperf3 = tool("iperf3", "iperf3")?;
         let mut cmd = pair.command(&pair.client, &iperf3);
         let (port, seconds_s) = (port.to_string(), seconds.to_string());
@@ -318,6 +337,7 @@ impl Iperf3Client {
         if let Some((c, s)) = affinity {
             cmd.args(["-A", &format!("{c},{s}")]);
         }
+        cmd.args(extra);
         let mut guard =
             ChildGuard::spawn(cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()))?;
         let mut stdout = guard.child().stdout.take().expect("piped stdout");

@@ -1,14 +1,15 @@
-//! Prerequisites: the kernel (version, BTF, struct_ops for tcp_congestion_ops, the Reno
-//! kfuncs, the sk_storage iterator, the JIT), the process (root or CAP_BPF + CAP_PERFMON +
-//! CAP_NET_ADMIN), bpffs, and what is registered now. `status` prints all of it with advice;
-//! the privileged commands stop early with the advice for what is missing.
+//! Prerequisites: the kernel (version, BTF, the JIT), the process (root, or CAP_BPF, CAP_PERFMON
+//! and CAP_NET_ADMIN), bpffs, and what is registered now. `status` prints all of it with advice,
+//! and what the kernel accepts, learnt by loading the programs ([`crate::probe`]): whether each
+//! capability — registering, observing, tracing — works here, and why not. The privileged
+//! commands stop early with the advice for what is missing.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
 use crate::loader::{self, Algo};
+use crate::probe::{self, ControlsProbe, WatchKind};
 use crate::{Error, Result};
 
 pub const VMLINUX_BTF: &str = "/sys/kernel/btf/vmlinux";
@@ -47,53 +48,6 @@ pub fn parse_version(release: &str) -> (u32, u32, u32) {
         .filter(|s| !s.is_empty())
         .map(|s| s.parse().unwrap_or(0));
     (parts.next().unwrap_or(0), parts.next().unwrap_or(0), parts.next().unwrap_or(0))
-}
-
-/// What the kernel's BTF says about the features the program uses.
-#[derive(Debug, Clone, Default)]
-pub struct BtfFeatures {
-    /// `struct bpf_struct_ops_tcp_congestion_ops`: tcp_congestion_ops can be a BPF struct_ops.
-    pub struct_ops_tcp: bool,
-    /// `tcp_reno_cong_avoid`, `tcp_reno_undo_cwnd`: the Reno kfuncs (5.13+).
-    pub reno_kfuncs: bool,
-    /// `bpf_iter__bpf_sk_storage_map`: the sk_storage map iterator (5.9+).
-    pub sk_storage_iter: bool,
-}
-
-/// Names in the string section of a raw BTF blob (header: magic 0xeb9f, then hdr_len,
-/// type_off/len, str_off/len, all little- or big-endian as the magic shows).
-pub fn btf_strings(data: &[u8]) -> std::result::Result<HashSet<&[u8]>, String> {
-    if data.len() < 24 {
-        return Err("BTF blob too short".into());
-    }
-    let le = match (data[0], data[1]) {
-        (0x9f, 0xeb) => true,
-        (0xeb, 0x9f) => false,
-        _ => return Err("not a BTF blob (bad magic)".into()),
-    };
-    let word = |off: usize| {
-        let b = [data[off], data[off + 1], data[off + 2], data[off + 3]];
-        (if le { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) }) as usize
-    };
-    let hdr_len = word(4);
-    let (str_off, str_len) = (word(16), word(20));
-    let start = hdr_len.checked_add(str_off).ok_or("bad BTF header")?;
-    let end = start.checked_add(str_len).ok_or("bad BTF header")?;
-    if end > data.len() {
-        return Err("BTF string section out of bounds".into());
-    }
-    Ok(data[start..end].split(|&b| b == 0).filter(|s| !s.is_empty()).collect())
-}
-
-pub fn btf_features(path: &Path) -> std::result::Result<BtfFeatures, String> {
-    let data = fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let names = btf_strings(&data)?;
-    let has = |n: &str| names.contains(n.as_bytes());
-    Ok(BtfFeatures {
-        struct_ops_tcp: has("bpf_struct_ops_tcp_congestion_ops"),
-        reno_kfuncs: has("tcp_reno_cong_avoid") && has("tcp_reno_undo_cwnd"),
-        sk_storage_iter: has("bpf_iter__bpf_sk_storage_map"),
-    })
 }
 
 /// Effective capabilities of this process.
@@ -148,17 +102,43 @@ impl Caps {
     }
 }
 
+/// What loading the programs showed (`status`, as root).
+#[derive(Debug, Clone)]
+pub struct Probes {
+    /// The congestion controls' object, with the trace's ring buffer or without it.
+    pub controls: std::result::Result<ControlsProbe, String>,
+    /// Each watch iterator kind, in the order `load` tries them.
+    pub watch: Vec<(WatchKind, std::result::Result<(), String>)>,
+}
+
+impl Probes {
+    pub fn run() -> Probes {
+        Probes {
+            controls: probe::probe_controls(),
+            watch: WatchKind::ALL.into_iter().map(|k| (k, probe::probe_watch(k))).collect(),
+        }
+    }
+
+    /// The iterator `load` would pin.
+    pub fn watch_kind(&self) -> Option<WatchKind> {
+        self.watch.iter().find(|(_, r)| r.is_ok()).map(|(k, _)| *k)
+    }
+}
+
 /// Everything `status` reports.
 #[derive(Debug, Clone)]
 pub struct Status {
     pub kernel: Kernel,
-    pub btf: std::result::Result<BtfFeatures, String>,
+    /// The kernel's BTF (CO-RE relocations and struct_ops need it): present, or why not.
+    pub btf: std::result::Result<(), String>,
     /// /proc/sys/net/core/bpf_jit_enable (None: not readable; the JIT may be always on).
     pub jit: Option<u32>,
     pub caps: Caps,
     pub bpffs_mounted: bool,
     pub available: Vec<String>,
     pub pinned: Vec<Algo>,
+    /// None unless gathered with [`Status::gather_with_probes`] by a privileged process.
+    pub probes: Option<Probes>,
 }
 
 pub fn available_congestion_controls() -> Vec<String> {
@@ -187,7 +167,11 @@ impl Status {
     pub fn gather() -> Status {
         Status {
             kernel: Kernel::running(),
-            btf: btf_features(Path::new(VMLINUX_BTF)),
+            btf: if Path::new(VMLINUX_BTF).exists() {
+                Ok(())
+            } else {
+                Err(format!("{VMLINUX_BTF} not found"))
+            },
             jit: fs::read_to_string("/proc/sys/net/core/bpf_jit_enable")
                 .ok()
                 .and_then(|s| s.trim().parse().ok()),
@@ -195,7 +179,20 @@ impl Status {
             bpffs_mounted: bpffs_mounted_at(BPFFS),
             available: available_congestion_controls(),
             pinned: loader::pinned_algos(),
+            probes: None,
         }
+    }
+
+    /// [`Status::gather`], plus the probes when this process may load programs.
+    pub fn gather_with_probes() -> Status {
+        let mut st = Status::gather();
+        if st.privilege_problems().is_empty()
+            && st.kernel_problems().is_empty()
+            && loader::ensure_bpffs().is_ok()
+        {
+            st.probes = Some(Probes::run());
+        }
+        st
     }
 
     /// Struct_ops links (SEC(".struct_ops.link"), BPF_LINK_TYPE_STRUCT_OPS) exist from 6.4.
@@ -203,7 +200,8 @@ impl Status {
         self.kernel.at_least(6, 4)
     }
 
-    /// Kernel-side problems that make loading impossible, each with advice.
+    /// Kernel-side problems that make loading impossible, each with advice. What the kernel
+    /// accepts beyond these is learnt by loading ([`Probes`]).
     pub fn kernel_problems(&self) -> Vec<String> {
         let mut p = Vec::new();
         if !self.kernel.at_least(5, 13) {
@@ -213,27 +211,10 @@ impl Status {
                 self.kernel.release
             ));
         }
-        match &self.btf {
-            Err(e) => p.push(format!(
+        if let Err(e) = &self.btf {
+            p.push(format!(
                 "no kernel BTF ({e}): rebuild the kernel with CONFIG_DEBUG_INFO_BTF=y (Debian/Ubuntu kernels have it)"
-            )),
-            Ok(f) => {
-                if !f.struct_ops_tcp {
-                    p.push(
-                        "the kernel has no BPF struct_ops for tcp_congestion_ops: it needs CONFIG_BPF_SYSCALL=y, \
-                         CONFIG_BPF_JIT=y and CONFIG_INET (bpf_tcp_ca is built in with them)"
-                            .into(),
-                    );
-                }
-                if f.struct_ops_tcp && !f.reno_kfuncs && self.kernel.at_least(5, 13) {
-                    p.push("the kernel's BTF lacks tcp_reno_cong_avoid / tcp_reno_undo_cwnd (kfuncs, 5.13+)".into());
-                }
-                if !f.sk_storage_iter {
-                    p.push(
-                        "the kernel has no bpf_sk_storage_map iterator (5.9+, CONFIG_BPF_SYSCALL); `watch` needs it".into(),
-                    );
-                }
-            }
+            ));
         }
         if self.jit == Some(0) {
             p.push(
@@ -262,21 +243,18 @@ impl Status {
         let yes = |b: bool| if b { "yes" } else { "NO" };
         let _ = writeln!(s, "kernel           {}", self.kernel.release);
         match &self.btf {
-            Ok(f) => {
+            Ok(()) => {
                 let _ = writeln!(s, "BTF              yes ({VMLINUX_BTF})");
-                let _ = writeln!(s, "struct_ops (tcp) {}", yes(f.struct_ops_tcp));
-                let _ = writeln!(
-                    s,
-                    "struct_ops links {}",
-                    if self.link_form() { "yes (6.4+)" } else { "no (before 6.4: the map form is used)" }
-                );
-                let _ = writeln!(s, "Reno kfuncs      {}", yes(f.reno_kfuncs));
-                let _ = writeln!(s, "sk_storage iter  {}", yes(f.sk_storage_iter));
             }
             Err(e) => {
                 let _ = writeln!(s, "BTF              NO ({e})");
             }
         }
+        let _ = writeln!(
+            s,
+            "struct_ops links {}",
+            if self.link_form() { "yes (6.4+)" } else { "no (before 6.4: the map form is used)" }
+        );
         let _ = writeln!(
             s,
             "BPF JIT          {}",
@@ -306,6 +284,51 @@ impl Status {
             }
         );
         let _ = writeln!(s, "available        {}", self.available.join(" "));
+
+        let _ = writeln!(s, "\nprobes (loaded into the kernel and dropped; nothing registered):");
+        match &self.probes {
+            None => {
+                let _ = writeln!(
+                    s,
+                    "  not run: loading programs needs root and a kernel without the problems below"
+                );
+            }
+            Some(p) => {
+                let names = Algo::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
+                match &p.controls {
+                    Ok(c) => {
+                        let _ = writeln!(s, "  register         yes: {names} load");
+                        match &c.trace {
+                            Ok(()) => {
+                                let _ = writeln!(s, "  per-ACK trace    yes (BPF ring buffer)");
+                            }
+                            Err(why) => {
+                                let _ = writeln!(s, "  per-ACK trace    NO: {why}");
+                            }
+                        }
+                    }
+                    Err(why) => {
+                        let _ = writeln!(s, "  register         NO: {why}");
+                    }
+                }
+                for (kind, r) in &p.watch {
+                    let label = match kind {
+                        WatchKind::Storage => "observe (storage)",
+                        WatchKind::Tcp => "observe (tcp)",
+                    };
+                    match r {
+                        Ok(()) => {
+                            let _ = writeln!(s, "  {label:<16} yes: the {}", kind.describe());
+                        }
+                        Err(why) => {
+                            let _ = writeln!(s, "  {label:<16} NO: {why}");
+                        }
+                    }
+                }
+            }
+        }
+
+        let _ = writeln!(s, "\nnow:");
         for algo in Algo::ALL {
             let registered = self.available.iter().any(|n| n == algo.name());
             let pinned = self.pinned.contains(&algo);
@@ -313,19 +336,52 @@ impl Status {
                 (true, true) => format!("registered (pinned at {})", algo.pin_path().display()),
                 (true, false) => "registered, but not by westwood-linux (no pin)".to_string(),
                 (false, true) => "pinned but not registered (stale? run `westwood-linux unload`)".to_string(),
-                (false, false) => "not loaded — `westwood-linux load` registers it".to_string(),
+                (false, false) => "not loaded".to_string(),
             };
-            let _ = writeln!(s, "{:<16} {state}", algo.name());
+            let _ = writeln!(s, "  {:<16} {state}", algo.name());
         }
+        if !self.pinned.is_empty() {
+            let observed = match loader::pinned_watch() {
+                Some(k) => format!(
+                    "through the {} (pinned at {})",
+                    k.describe(),
+                    loader::watch_pin_path(k).display()
+                ),
+                None => "no: no iterator loaded (`westwood-linux watch` says why)".to_string(),
+            };
+            let _ = writeln!(s, "  {:<16} {observed}", "observed");
+            let trace = match loader::trace_status() {
+                Ok(()) => "available (`westwood-linux watch --acks --out FILE`)".to_string(),
+                Err(why) => format!("no: {why}"),
+            };
+            let _ = writeln!(s, "  {:<16} {trace}", "per-ACK trace");
+        }
+
         let problems: Vec<String> =
             self.kernel_problems().into_iter().chain(self.privilege_problems()).collect();
-        if problems.is_empty() {
-            let _ = writeln!(s, "\nready: `westwood-linux load` registers tcpw and tcpw_plus");
-        } else {
+        let refused_register = self.probes.as_ref().and_then(|p| p.controls.as_ref().err());
+        if !problems.is_empty() || refused_register.is_some() {
             let _ = writeln!(s, "\nmissing:");
             for p in problems {
                 let _ = writeln!(s, "  - {p}");
             }
+            if let Some(why) = refused_register {
+                let _ = writeln!(s, "  - the kernel refuses the congestion controls: {why}");
+            }
+        } else if let Some(p) = &self.probes {
+            let watch = match p.watch_kind() {
+                Some(k) => format!("watch will use the {}", k.describe()),
+                None => "watch cannot observe them here (see the probes)".to_string(),
+            };
+            let trace = match p.controls.as_ref().map(|c| c.trace.is_ok()) {
+                Ok(true) => "the per-ACK trace is available",
+                _ => "no per-ACK trace",
+            };
+            let _ = writeln!(
+                s,
+                "\nready: `westwood-linux load` registers {}; {watch}; {trace}",
+                Algo::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+            );
         }
         s
     }
@@ -355,26 +411,5 @@ mod tests {
         assert_eq!(parse_version("5.13.0"), (5, 13, 0));
         assert_eq!(parse_version("6.1"), (6, 1, 0));
         assert_eq!(parse_version("weird"), (0, 0, 0));
-    }
-
-    #[test]
-    fn btf_string_section() {
-        // header (24 bytes), no types, strings "\0abc\0tcp_reno_cong_avoid\0"
-        let strings = b"\0abc\0tcp_reno_cong_avoid\0";
-        let mut blob = vec![0x9f, 0xeb, 1, 0];
-        blob.extend(24u32.to_le_bytes()); // hdr_len
-        blob.extend(0u32.to_le_bytes()); // type_off
-        blob.extend(0u32.to_le_bytes()); // type_len
-        blob.extend(0u32.to_le_bytes()); // str_off
-        blob.extend((strings.len() as u32).to_le_bytes());
-        blob.extend(strings);
-        let names = btf_strings(&blob).unwrap();
-        assert!(names.contains(&b"abc"[..]));
-        assert!(names.contains(&b"tcp_reno_cong_avoid"[..]));
-        assert!(!names.contains(&b"tcp_reno"[..]));
-        assert!(btf_strings(&blob[..10]).is_err());
-        let mut bad = blob.clone();
-        bad[0] = 0;
-        assert!(btf_strings(&bad).is_err());
     }
 }

@@ -1,24 +1,34 @@
 //! `watch`: per-connection BWE, RTTmin, cwnd and ssthresh.
 //!
-//! `ss -i` cannot show a BPF congestion control's private state, so the program keeps a
+//! `ss -i` cannot show a BPF congestion control's private state, so the programs keep a
 //! record per socket in socket-local storage (BPF_MAP_TYPE_SK_STORAGE), refreshed on every
 //! ACK and at every loss, and deleted when the socket releases the congestion control. `load`
-//! pins a BPF iterator over that map (SEC("iter/bpf_sk_storage_map")) at
-//! /sys/fs/bpf/westwood/watch: every read(2) of a fresh open of that file runs the iterator,
-//! which writes one binary record per socket (kernel/tcpw_watch.bpf.h), adding the live
-//! cwnd, ssthresh, mss and 4-tuple from the socket. Reading needs no BPF syscalls, only read
-//! access to the pinned file.
+//! pins a BPF iterator that reads those records back (kernel/tcpw_watch.bpf.c): every read(2)
+//! of a fresh open of the pinned file runs it, and it writes one binary record per socket
+//! (kernel/tcpw_watch.bpf.h), adding the live cwnd, ssthresh, mss and 4-tuple. Two kinds:
+//!
+//! - the socket-storage iterator (pin `watch`) walks the map: every namespace in one read;
+//! - the TCP iterator (pin `watch_tcp`), where the kernel refuses the first, walks the TCP
+//!   sockets of the namespace of the process that opens it, so [`snapshot`] opens it once in
+//!   each network namespace it finds (every /proc/PID/ns/net and /run/netns/*), from a thread
+//!   that has joined that namespace.
+//!
+//! When neither loaded, `watch` probes both again and says why each is refused.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::loader::{self, Algo};
+use crate::probe::{self, WatchKind};
 use crate::{sig, Error, Result};
 
-pub const WATCH_MAGIC: u32 = 0x5457_0003;
-pub const RECORD_SIZE: usize = 152;
+pub const WATCH_MAGIC: u32 = 0x5457_0004;
+pub const RECORD_SIZE: usize = 160;
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 
 /// One connection, decoded from a `struct tcpw_watch_record`.
@@ -42,10 +52,13 @@ pub struct Conn {
     pub acks: u64,
     pub dupacks: u64,
     pub bytes_acked: u64,
+    /// Fast recoveries / CWR entries, and RTOs.
     pub losses: u32,
     pub timeouts: u32,
     /// The last loss as the loss rules saw it.
     pub last_loss: Option<LossSnapshot>,
+    /// tcpw_abse without its estimator state (storage allocation failed): Reno halving.
+    pub no_state: bool,
 }
 
 /// Inputs and outputs of the loss rule at the last loss (fast recovery, CWR or RTO).
@@ -59,17 +72,20 @@ pub struct LossSnapshot {
     pub cwnd_after: u32,
     /// An RTO (CA_EVENT_LOSS) rather than fast recovery / CWR.
     pub timeout: bool,
+    /// tcpw_tr's threshold reduction factor a, in quarters (4 = 1: every other variant).
+    pub factor_quarters: u32,
 }
 
 impl LossSnapshot {
-    /// max(2, floor(BWE * RTTmin / (8 * mss))) in segments, from these inputs, in exact
-    /// integer arithmetic: what kernel/westwood_core.h's wwc_ssthresh_segs must give.
+    /// max(2, floor(BWE * RTTmin / (8 * mss) / a)) in segments, from these inputs, in exact
+    /// integer arithmetic: what kernel/westwood_core.h's rules must give.
     pub fn expected_ssthresh(&self) -> u32 {
         if self.rtt_min_us == 0 {
             return 2;
         }
         let bits_q8 = self.bwe_q8 as u128 * self.rtt_min_us as u128 / 1_000_000;
-        let segs = bits_q8 / ((self.mss.max(1) as u128) << 11);
+        let segs =
+            bits_q8 * 4 / (((self.mss.max(1) as u128) << 11) * u128::from(self.factor_quarters.max(1)));
         segs.clamp(2, u32::MAX as u128) as u32
     }
 }
@@ -85,6 +101,8 @@ fn u64_at(b: &[u8], o: usize) -> u64 {
 }
 
 const AF_INET6: u16 = 10;
+/// TCPW_INFO_F_NO_STATE (kernel/tcpw_watch.bpf.h).
+const INFO_F_NO_STATE: u32 = 1;
 
 /// Decode the iterator's output (records of [`RECORD_SIZE`] bytes).
 pub fn parse_records(data: &[u8]) -> Result<Vec<Conn>> {
@@ -145,7 +163,9 @@ pub fn parse_records(data: &[u8]) -> Result<Vec<Conn>> {
                 cwnd_before: u32_at(r, 140),
                 cwnd_after: u32_at(r, 144),
                 timeout: u32_at(r, 148) == 1,
+                factor_quarters: u32_at(r, 152),
             }),
+            no_state: u32_at(r, 156) & INFO_F_NO_STATE != 0,
         });
     }
     Ok(out)
@@ -209,6 +229,9 @@ impl Conn {
         if self.state != 1 {
             let _ = write!(s, "  {}", state_name(self.state));
         }
+        if self.no_state {
+            s.push_str("  (no estimator state: Reno halving)");
+        }
         s
     }
 
@@ -234,6 +257,7 @@ impl Conn {
             "losses": self.losses,
             "timeouts": self.timeouts,
             "idle_ms": self.idle_ms(),
+            "no_state": self.no_state,
             "last_loss": self.last_loss.map(|l| serde_json::json!({
                 "kind": if l.timeout { "rto" } else { "recovery" },
                 "bwe_q8": l.bwe_q8,
@@ -243,19 +267,16 @@ impl Conn {
                 "ssthresh": l.ssthresh,
                 "cwnd_before": l.cwnd_before,
                 "cwnd_after": l.cwnd_after,
+                "factor": f64::from(l.factor_quarters) / 4.0,
+                "expected_ssthresh": l.expected_ssthresh(),
             })),
         })
     }
 }
 
-/// One pass of the iterator: every socket that uses tcpw or tcpw_plus now.
-pub fn snapshot() -> Result<Vec<Conn>> {
-    let path = loader::iter_pin_path();
-    let mut f = std::fs::File::open(&path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::Prereq(format!(
-            "{} not found: nothing is loaded — run `westwood-linux load` first",
-            path.display()
-        )),
+/// Read a pinned iterator file: one run of the iterator.
+fn read_iterator(path: &Path) -> Result<Vec<u8>> {
+    let mut f = std::fs::File::open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::PermissionDenied => {
             Error::Prereq(format!("cannot open {}: permission denied — run as root", path.display()))
         }
@@ -263,7 +284,111 @@ pub fn snapshot() -> Result<Vec<Conn>> {
     })?;
     let mut data = Vec::new();
     f.read_to_end(&mut data).map_err(|e| Error::failed(format!("reading {}", path.display()), e))?;
-    parse_records(&data)
+    Ok(data)
+}
+
+/// Every network namespace this machine has a handle on: the inode and a path to open it by
+/// (/proc/PID/ns/net of a process in it, or its /run/netns bind mount).
+pub fn network_namespaces() -> BTreeMap<u64, PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let mut found = BTreeMap::new();
+    let mut add = |path: PathBuf| {
+        if let Ok(m) = std::fs::metadata(&path) {
+            found.entry(m.ino()).or_insert(path);
+        }
+    };
+    if let Ok(dir) = std::fs::read_dir("/run/netns") {
+        for e in dir.flatten() {
+            add(e.path());
+        }
+    }
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for e in dir.flatten() {
+            if e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+                add(e.path().join("ns/net"));
+            }
+        }
+    }
+    found
+}
+
+/// Read the TCP iterator from inside the namespace at `ns` (a thread joins it, so the
+/// process stays where it is; the mount namespace, and so bpffs, is unchanged).
+fn read_tcp_iterator_in(ns: &Path, iter: &Path) -> Result<Vec<u8>> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let f = std::fs::File::open(ns)
+                    .map_err(|e| Error::failed(format!("opening {}", ns.display()), e))?;
+                if unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
+                    return Err(Error::failed(
+                        format!("joining the network namespace {}", ns.display()),
+                        std::io::Error::last_os_error(),
+                    ));
+                }
+                read_iterator(iter)
+            })
+            .join()
+            .unwrap_or_else(|_| Err(Error::Failed("the namespace reader thread panicked".into())))
+    })
+}
+
+/// Why the sockets cannot be observed, when no iterator is pinned: nothing loaded, or each
+/// iterator kind's refusal, probed again now.
+fn unobservable() -> Error {
+    if loader::pinned_algos().is_empty() {
+        return Error::Prereq(format!(
+            "nothing is loaded (no pins under {}) — run `westwood-linux load` first",
+            loader::PIN_DIR
+        ));
+    }
+    let why: Vec<String> = WatchKind::ALL
+        .into_iter()
+        .map(|k| match probe::probe_watch(k) {
+            Ok(()) => {
+                format!("the {} loads now, but is not pinned: run `westwood-linux load` again", k.describe())
+            }
+            Err(e) => e,
+        })
+        .collect();
+    Error::Prereq(format!(
+        "the congestion controls are registered, but their sockets cannot be observed on this kernel:\n  - {}",
+        why.join("\n  - ")
+    ))
+}
+
+/// One pass: every socket that uses a tcpw* congestion control now, in the namespaces for which
+/// `want(inode)` is true (the TCP iterator reads only those; the storage iterator reads all and
+/// filters).
+pub fn snapshot_where(want: impl Fn(u64) -> bool) -> Result<Vec<Conn>> {
+    let Some(kind) = loader::pinned_watch() else {
+        return Err(unobservable());
+    };
+    let iter = loader::watch_pin_path(kind);
+    let conns = match kind {
+        WatchKind::Storage => parse_records(&read_iterator(&iter)?)?,
+        WatchKind::Tcp => {
+            let mut all = Vec::new();
+            for (inode, path) in network_namespaces() {
+                if !want(inode) {
+                    continue;
+                }
+                match read_tcp_iterator_in(&path, &iter) {
+                    Ok(data) => all.extend(parse_records(&data)?),
+                    // A process (and so its namespace) can go away between listing and reading.
+                    Err(_) if !path.exists() => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            all
+        }
+    };
+    Ok(conns.into_iter().filter(|c| want(u64::from(c.netns))).collect())
+}
+
+/// One pass over every namespace.
+pub fn snapshot() -> Result<Vec<Conn>> {
+    snapshot_where(|_| true)
 }
 
 #[derive(Debug, Clone)]
@@ -294,7 +419,7 @@ pub fn run(opts: &WatchOptions, out: &mut dyn std::io::Write) -> Result<()> {
             shown += 1;
         }
         if shown == 0 && !opts.json && !said_empty {
-            eprintln!("(no connection uses tcpw or tcpw_plus right now)");
+            eprintln!("(no connection uses a tcpw* congestion control right now)");
             said_empty = true;
         } else if shown > 0 {
             said_empty = false;
@@ -340,6 +465,7 @@ mod tests {
         r[136..140].copy_from_slice(&25u32.to_ne_bytes());
         r[140..144].copy_from_slice(&40u32.to_ne_bytes());
         r[144..148].copy_from_slice(&25u32.to_ne_bytes());
+        r[152..156].copy_from_slice(&4u32.to_ne_bytes());
         r
     }
 
@@ -365,6 +491,9 @@ mod tests {
         // The seed's example: 2 Mb/s * 100 ms / 8000 bits = 25 segments.
         let loss = c.last_loss.unwrap();
         assert_eq!((loss.ssthresh, loss.expected_ssthresh(), loss.cwnd_after), (25, 25, 25));
+        // tcpw_tr's factor divides it: a = 1.25 gives 20.
+        assert_eq!(LossSnapshot { factor_quarters: 5, ..loss }.expected_ssthresh(), 20);
+        assert!(!c.no_state);
         assert_eq!(j["last_loss"]["ssthresh"], 25);
         assert_eq!(conns[1].src, "::1".parse::<IpAddr>().unwrap());
         assert!(conns[1].line().starts_with("[::1]:41000"));

@@ -1,6 +1,10 @@
-//! The BPF congestion controls in the running kernel: load/unload, iperf3 over veth, watch,
-//! many connections. They need root and a kernel with BTF and BPF struct_ops; without them
-//! each test prints "SKIPPED: <reason>" and passes.
+//! The BPF congestion controls in the running kernel: load/unload of the four variants, iperf3
+//! over veth, watch through whichever iterator the kernel accepts (and none), the per-ACK trace,
+//! many connections, the loss rules. They need root and a kernel with BTF and BPF struct_ops;
+//! without them each test prints "SKIPPED: <reason>" and passes.
+//!
+//! `WESTWOOD_LINUX_REFUSE` (see `probe.rs`) makes the loader treat iterators and the ring buffer
+//! as refused, so the fallbacks are tested on a kernel that has everything.
 //!
 //! Tests that touch the kernel take a global lock (a mutex in this binary and an flock, so
 //! two test runs on one machine do not interleave), and a guard puts back what was loaded
@@ -104,7 +108,32 @@ impl Drop for Restore {
 }
 
 fn cli(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("run westwood-linux")
+    cli_env(args, None)
+}
+
+/// `westwood-linux ARGS` with WESTWOOD_LINUX_REFUSE set to `refuse` (or unset).
+fn cli_env(args: &[&str], refuse: Option<&str>) -> Output {
+    let mut c = Command::new(BIN);
+    c.args(args).env_remove(westwood_linux::probe::REFUSE_ENV);
+    if let Some(r) = refuse {
+        c.env(westwood_linux::probe::REFUSE_ENV, r);
+    }
+    c.output().expect("run westwood-linux")
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn cli_env_ok(args: &[&str], refuse: Option<&str>) -> String {
+    let out = cli_env(args, refuse);
+    assert!(
+        out.status.success(),
+        "westwood-linux {args:?} (refuse {refuse:?}) failed ({}):\n{}",
+        out.status,
+        text(&out)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn cli_ok(args: &[&str]) -> String {
@@ -222,6 +251,26 @@ fn watch_json() -> Vec<serde_json::Value> {
         .collect()
 }
 
+const ALL: [&str; 4] = ["tcpw", "tcpw_tr", "tcpw_abse", "tcpw_plus"];
+
+/// `seconds` of iperf3 with `cc` from client to server namespace: the result.
+fn iperf3_over_veth(pair: &NetnsPair, port: u16, cc: &str, seconds: u32) -> netns::Iperf3Result {
+    let _server = netns::start_iperf3_server(pair, port).unwrap();
+    let r = Iperf3Client::start(pair, port, cc, seconds).unwrap().finish().unwrap();
+    assert_eq!(r.congestion, cc, "{r:?}");
+    assert!(r.sent_bytes > 1_000_000, "{cc}: only {} bytes in {seconds} s", r.sent_bytes);
+    r
+}
+
+/// Nothing of westwood-linux left in bpffs.
+fn assert_no_pins() {
+    assert!(
+        !std::path::Path::new(loader::PIN_DIR).exists(),
+        "pins left behind: {:?}",
+        std::fs::read_dir(loader::PIN_DIR).map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
+    );
+}
+
 // ---------------------------------------------------------------- tests
 
 #[test]
@@ -256,22 +305,24 @@ fn load_registers_and_unload_unregisters() {
     let _s = serial();
     let _r = Restore::new();
     cli_ok(&["unload"]);
-    assert!(!registered("tcpw") && !registered("tcpw_plus"));
+    assert!(ALL.iter().all(|cc| !registered(cc)));
 
     let out = cli_ok(&["load", "tcpw"]);
     assert!(out.contains("registered: tcpw"), "{out}");
     assert!(registered("tcpw"), "{:?}", available());
     assert!(!registered("tcpw_plus"));
-    assert!(
-        Algo::Tcpw.pin_path().exists() && loader::iter_pin_path().exists() && loader::map_pin_path().exists()
-    );
+    assert!(Algo::Tcpw.pin_path().exists() && loader::map_pin_path().exists());
+    // This kernel observes through one of the two iterators (which one: `status` says).
+    let observed = loader::pinned_watch();
+    assert_eq!(out.contains("observed through"), observed.is_some(), "{out}");
 
-    // The second algorithm, loaded later, shares the pinned map and iterator.
-    cli_ok(&["load", "tcpw_plus"]);
-    assert!(registered("tcpw") && registered("tcpw_plus"), "{:?}", available());
+    // The others, loaded later, share the pinned maps and iterator.
+    cli_ok(&["load", "tcpw_tr,tcpw_abse,tcpw_plus"]);
+    assert!(ALL.iter().all(|cc| registered(cc)), "{:?}", available());
+    assert_eq!(loader::pinned_watch(), observed);
 
-    // Both carry traffic: 4 MB over loopback with each.
-    for cc in ["tcpw", "tcpw_plus"] {
+    // All carry traffic: 4 MB over loopback with each.
+    for cc in ALL {
         let listener = listen_with_cc(cc, 16);
         let addr = local_v4(&listener);
         let server = thread::spawn(move || {
@@ -297,9 +348,9 @@ fn load_registers_and_unload_unregisters() {
     }
 
     let out = cli_ok(&["unload"]);
-    assert!(out.contains("tcpw") && out.contains("tcpw_plus"), "{out}");
-    assert!(!registered("tcpw") && !registered("tcpw_plus"), "{:?}", available());
-    assert!(!std::path::Path::new(loader::PIN_DIR).exists(), "pins left behind");
+    assert!(ALL.iter().all(|cc| out.contains(cc)), "{out}");
+    assert!(ALL.iter().all(|cc| !registered(cc)), "{:?}", available());
+    assert_no_pins();
 }
 
 #[test]
@@ -309,17 +360,18 @@ fn loading_twice_and_unloading_twice_are_harmless() {
     let _r = Restore::new();
     cli_ok(&["load", "all"]);
     let out = cli_ok(&["load", "all"]);
-    assert!(out.contains("already registered: tcpw, tcpw_plus"), "{out}");
+    assert!(out.contains("already registered: tcpw, tcpw_tr, tcpw_abse, tcpw_plus"), "{out}");
     let avail = available();
-    assert_eq!(avail.iter().filter(|n| *n == "tcpw").count(), 1, "{avail:?}");
-    assert_eq!(avail.iter().filter(|n| *n == "tcpw_plus").count(), 1, "{avail:?}");
+    for cc in ALL {
+        assert_eq!(avail.iter().filter(|n| *n == cc).count(), 1, "{avail:?}");
+    }
     cli_ok(&["unload", "tcpw"]);
     assert!(!registered("tcpw") && registered("tcpw_plus"));
     cli_ok(&["load"]); // puts tcpw back next to the running tcpw_plus
     assert!(registered("tcpw") && registered("tcpw_plus"));
     cli_ok(&["unload"]);
     assert!(cli_ok(&["unload"]).contains("nothing to unload"));
-    assert!(!registered("tcpw") && !registered("tcpw_plus"));
+    assert!(ALL.iter().all(|cc| !registered(cc)));
 
     // watch with nothing loaded explains what to do.
     let out = cli(&["watch", "--count", "1"]);
@@ -516,7 +568,7 @@ fn loss_rules_hold_in_the_kernel_under_random_loss() {
     pair.add_loss(1.0).unwrap();
     let port = 5202;
     let _server = netns::start_iperf3_server(&pair, port).unwrap();
-    for cc in ["tcpw", "tcpw_plus"] {
+    for cc in ALL {
         let client = Iperf3Client::start(&pair, port, cc, 3).unwrap();
         thread::sleep(Duration::from_millis(2000));
         let records = watch_json();
@@ -548,8 +600,14 @@ fn loss_rules_hold_in_the_kernel_under_random_loss() {
             loss["cwnd_after"].as_u64().unwrap(),
         );
         assert!(bwe_q8 > 0 && rtt > 0 && mss > 0, "{loss}");
-        // ssthresh = max(2, floor(BWE * RTTmin / (8 * mss))), exactly (BWE in bits/s Q8).
-        let expected = ((bwe_q8 as u128 * rtt as u128 / 1_000_000) / ((mss as u128) << 11)).max(2) as u64;
+        // ssthresh = max(2, floor(BWE * RTTmin / (8 * mss) / a)), exactly (BWE in bits/s Q8;
+        // a = 1 but for tcpw_tr, whose factor the record carries).
+        let a = loss["factor"].as_f64().unwrap();
+        assert!(cc == "tcpw_tr" || a == 1.0, "{loss}");
+        assert!((1.0..=4.0).contains(&a), "{loss}");
+        let quarters = (a * 4.0).round() as u128;
+        let expected = ((bwe_q8 as u128 * rtt as u128 / 1_000_000) * 4 / (((mss as u128) << 11) * quarters))
+            .max(2) as u64;
         assert_eq!(ssthresh, expected, "{loss}");
         if loss["kind"] == "rto" {
             assert_eq!(after, 1, "{loss}");
@@ -557,4 +615,183 @@ fn loss_rules_hold_in_the_kernel_under_random_loss() {
             assert_eq!(after, before.min(ssthresh).max(1), "cwnd above the threshold after the loss: {loss}");
         }
     }
+}
+
+#[test]
+fn every_variant_registers_and_carries_traffic_when_the_kernel_refuses_every_observer() {
+    require_kernel!();
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["unload"]);
+    let refuse = Some("storage_iter,tcp_iter,ringbuf");
+
+    let out = cli_env_ok(&["load", "all"], refuse);
+    assert!(out.contains("registered: tcpw, tcpw_tr, tcpw_abse, tcpw_plus"), "{out}");
+    assert!(out.contains("not observable here"), "{out}");
+    assert!(out.contains("no per-ACK trace"), "{out}");
+    assert_eq!(loader::pinned_watch(), None);
+    assert!(ALL.iter().all(|cc| registered(cc)), "{:?}", available());
+
+    // Each variant carries a real transfer.
+    let pair = NetnsPair::create("refused").unwrap();
+    for (i, cc) in ALL.iter().enumerate() {
+        let r = iperf3_over_veth(&pair, 5210 + i as u16, cc, 2);
+        eprintln!("{cc} with every observer refused: {:.2} Gb/s", r.received_bps / 1e9);
+    }
+
+    // watch and the trace say exactly why they cannot work.
+    let w = cli_env(&["watch", "--count", "1"], refuse);
+    assert_eq!(w.status.code(), Some(2), "{}", text(&w));
+    let why = text(&w);
+    assert!(why.contains("registered, but their sockets cannot be observed"), "{why}");
+    assert!(why.contains("iter/bpf_sk_storage_map") && why.contains("iter/tcp"), "{why}");
+    assert!(why.contains("WESTWOOD_LINUX_REFUSE"), "{why}");
+    let a =
+        cli_env(&["watch", "--acks", "--out", "/tmp/westwood-refused-acks.csv", "--duration", "1"], refuse);
+    assert_eq!(a.status.code(), Some(2), "{}", text(&a));
+    assert!(text(&a).contains("per-ACK trace is not available"), "{}", text(&a));
+    assert!(!std::path::Path::new("/tmp/westwood-refused-acks.csv").exists());
+
+    // status tells the same story, and still says load works.
+    let st = cli_env_ok(&["status"], refuse);
+    assert!(st.contains("observe (storage) NO") && st.contains("observe (tcp)    NO"), "{st}");
+    assert!(st.contains("per-ACK trace    NO"), "{st}");
+    assert!(st.contains("ready:") && st.contains("watch cannot observe them here"), "{st}");
+
+    cli_ok(&["unload"]);
+    assert_no_pins();
+}
+
+#[test]
+fn the_tcp_iterator_stands_in_for_the_storage_iterator() {
+    require_kernel!();
+    if let Err(e) = netns::tool("iperf3", "iperf3") {
+        panic!("{e}");
+    }
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["unload"]);
+    let out = cli_env_ok(&["load", "tcpw"], Some("storage_iter"));
+    assert!(out.contains("TCP socket iterator"), "{out}");
+    assert_eq!(loader::pinned_watch(), Some(westwood_linux::probe::WatchKind::Tcp));
+
+    // The connection lives in a namespace of its own: watch must enter it.
+    let pair = NetnsPair::create("tcpiter").unwrap();
+    let port = 5220;
+    let _server = netns::start_iperf3_server(&pair, port).unwrap();
+    let client = Iperf3Client::start(&pair, port, "tcpw", 3).unwrap();
+    thread::sleep(Duration::from_millis(1500));
+    let client_netns = std::fs::metadata(format!("/run/netns/{}", pair.client)).unwrap().ino();
+    let records = watch_json();
+    let data = records
+        .iter()
+        .filter(|r| r["dst"] == netns::SERVER_ADDR && r["dport"] == port && r["algo"] == "tcpw")
+        .max_by_key(|r| r["bytes_acked"].as_u64().unwrap())
+        .unwrap_or_else(|| panic!("watch (TCP iterator) does not show the connection: {records:?}"));
+    assert_eq!(data["netns"].as_u64().unwrap(), client_netns, "{data}");
+    assert!(data["bwe_bps"].as_u64().unwrap() > 0, "{data}");
+    client.finish().unwrap();
+    cli_ok(&["unload"]);
+    assert_no_pins();
+}
+
+#[test]
+fn status_ready_means_load_succeeds() {
+    require_kernel!();
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["unload"]);
+    let st = cli_ok(&["status"]);
+    assert!(
+        st.contains("ready: `westwood-linux load` registers tcpw, tcpw_tr, tcpw_abse, tcpw_plus"),
+        "{st}"
+    );
+    let out = cli_ok(&["load"]);
+    assert!(ALL.iter().all(|cc| registered(cc)), "{out}\n{:?}", available());
+    // What status predicted for observation and the trace is what load did.
+    let predicted_watch = st
+        .contains("watch will use the socket-storage")
+        .then_some(westwood_linux::probe::WatchKind::Storage)
+        .or(st.contains("watch will use the TCP socket").then_some(westwood_linux::probe::WatchKind::Tcp));
+    assert_eq!(loader::pinned_watch(), predicted_watch, "{st}\n{out}");
+    assert_eq!(st.contains("the per-ACK trace is available"), loader::trace_status().is_ok(), "{st}\n{out}");
+    cli_ok(&["unload"]);
+    assert_no_pins();
+}
+
+#[test]
+fn tcpw_abse_over_veth_with_a_per_ack_trace() {
+    require_kernel!();
+    if let Err(e) = netns::tool("iperf3", "iperf3") {
+        panic!("{e}");
+    }
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["unload"]);
+    let out = cli_ok(&["load"]);
+    assert!(out.contains("per-ACK trace available"), "this kernel has a ring buffer: {out}");
+
+    let pair = NetnsPair::create("abse").unwrap();
+    pair.one_segment_per_packet().unwrap();
+    let port = 5230;
+    let trace = std::env::temp_dir().join(format!("westwood-abse-acks-{}.csv", std::process::id()));
+    let _ = std::fs::remove_file(&trace);
+    let mut watcher = netns::ChildGuard::spawn(
+        Command::new(BIN)
+            .args(["watch", "--acks", "--out"])
+            .arg(&trace)
+            .args(["--port", &port.to_string(), "--duration", "8"])
+            .env_remove(westwood_linux::probe::REFUSE_ENV),
+    )
+    .unwrap();
+    thread::sleep(Duration::from_millis(500));
+    // Paced at 100 Mb/s (SO_MAX_PACING_RATE: TCP's internal pacing, no fq needed), segments arrive
+    // spaced as from a real link and the receiver ACKs every second one, so the trace must hold
+    // about one record per 2 segments. Unpaced, veth delivers bursts and Linux answers with
+    // stretch ACKs (tens of segments each: it ACKs when the window edge moves), which would test
+    // nothing of the trace.
+    let _server = netns::start_iperf3_server(&pair, port).unwrap();
+    let r = Iperf3Client::start_with(&pair, port, "tcpw_abse", 5, None, &["--fq-rate", "100M"])
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(r.congestion, "tcpw_abse", "{r:?}");
+    let status = watcher.wait_timeout(Duration::from_secs(15)).unwrap();
+    assert!(status.success(), "watch --acks: {status}");
+
+    let rows = westwood_trace::read_ack_trace(&trace).unwrap();
+    std::fs::remove_file(&trace).ok();
+    let data: Vec<&westwood_trace::AckRecord> =
+        rows.iter().filter(|r| r.flow.ends_with(&format!("{}:{port}", netns::SERVER_ADDR))).collect();
+    assert!(!data.is_empty(), "no records of the data connection among {} rows", rows.len());
+    assert!(data.iter().all(|r| r.cc == "tcpw_abse"), "other ccs in the trace");
+    let mss = data[0].mss;
+    let acked = data.last().unwrap().ack;
+    let segments = acked / mss;
+    let acks = data.iter().filter(|r| r.event == westwood_trace::TraceEvent::Ack).count() as u64;
+    eprintln!(
+        "tcpw_abse: {:.2} Gb/s, {} bytes acked ({segments} segments), {acks} ACK records, last BWE {:.1} Mb/s",
+        r.received_bps / 1e9,
+        acked,
+        data.last().unwrap().bwe_bps.unwrap_or(0.0) / 1e6
+    );
+    assert!(
+        acks * 2 >= segments,
+        "{acks} ACK records for {segments} segments: fewer than one per 2 segments"
+    );
+    assert!(
+        data.windows(2).all(|w| w[0].ack <= w[1].ack && w[0].time_ns <= w[1].time_ns),
+        "ACK or time went back"
+    );
+    assert!(data.iter().filter(|r| r.dupack).all(|r| r.acked_bytes == 0));
+    // The estimate is alive and sane: positive, and not above the veth's physical possibilities.
+    let bwe = data.iter().rev().find_map(|r| r.bwe_bps).unwrap();
+    assert!(bwe > 0.0 && bwe < 400e9, "BWE {bwe}");
+    // The trace credits about what was acknowledged (AckedCount, no loss here).
+    let credited: u64 = data.iter().filter_map(|r| r.credited_bytes).sum();
+    let ratio = credited as f64 / acked as f64;
+    assert!((0.9..1.1).contains(&ratio), "credited / acked = {ratio}");
+
+    cli_ok(&["unload"]);
+    assert_no_pins();
 }

@@ -70,7 +70,8 @@ pub enum CaState {
 }
 
 impl CaState {
-    pub const ALL: [CaState; 5] = [CaState::Open, CaState::Disorder, CaState::Cwr, CaState::Recovery, CaState::Loss];
+    pub const ALL: [CaState; 5] =
+        [CaState::Open, CaState::Disorder, CaState::Cwr, CaState::Recovery, CaState::Loss];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -332,8 +333,12 @@ impl AckTraceReader<BufReader<File>> {
     pub fn open(path: impl AsRef<Path>) -> Result<Self, TraceError> {
         let path = path.as_ref();
         let name = path.display().to_string();
-        let file = File::open(path)
-            .map_err(|e| TraceError { file: name.clone(), line: 0, column: None, message: e.to_string() })?;
+        let file = File::open(path).map_err(|e| TraceError {
+            file: name.clone(),
+            line: 0,
+            column: None,
+            message: e.to_string(),
+        })?;
         AckTraceReader::new(BufReader::with_capacity(1 << 16, file), name)
     }
 }
@@ -391,7 +396,10 @@ impl<R: BufRead> AckTraceReader<R> {
 
     fn field<'a>(&self, fields: &'a [String], i: usize) -> Result<&'a str, TraceError> {
         fields.get(self.index[i]).map(String::as_str).ok_or_else(|| {
-            self.error(Some(COLUMNS[i]), format!("the row has {} fields, the header {}+", fields.len(), COLUMNS.len()))
+            self.error(
+                Some(COLUMNS[i]),
+                format!("the row has {} fields, the header {}+", fields.len(), COLUMNS.len()),
+            )
         })
     }
 
@@ -415,7 +423,9 @@ impl<R: BufRead> AckTraceReader<R> {
         }
         match s.parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(Some(v)),
-            _ => Err(self.error(Some(COLUMNS[i]), format!("{s:?} is not a finite number (empty means none)"))),
+            _ => {
+                Err(self.error(Some(COLUMNS[i]), format!("{s:?} is not a finite number (empty means none)")))
+            }
         }
     }
 
@@ -431,7 +441,10 @@ impl<R: BufRead> AckTraceReader<R> {
         };
         let state_text = self.field(f, 15)?;
         let ca_state = CaState::ALL.into_iter().find(|s| s.as_str() == state_text).ok_or_else(|| {
-            self.error(Some("ca_state"), format!("{state_text:?} is not one of open, disorder, cwr, recovery, loss"))
+            self.error(
+                Some("ca_state"),
+                format!("{state_text:?} is not one of open, disorder, cwr, recovery, loss"),
+            )
         })?;
         Ok(AckRecord {
             time_ns: self.int(f, 0)?,
@@ -479,6 +492,13 @@ pub struct SeqUnwrapper {
 impl SeqUnwrapper {
     pub fn new(start: u32) -> Self {
         SeqUnwrapper { last32: start, last64: 0 }
+    }
+
+    /// Continue a stream first seen at `seq`, which is taken as the offset itself (for offsets
+    /// already counted from the start, e.g. the kernel's `snd_una - start`, read by a consumer
+    /// that attached later).
+    pub fn first_seen(seq: u32) -> Self {
+        SeqUnwrapper { last32: seq, last64: u64::from(seq) }
     }
 
     /// Offset of `seq` from the start (never below 0: an older value than the start gives 0).
@@ -564,7 +584,8 @@ mod tests {
 
     #[test]
     fn errors_name_file_line_and_column() {
-        let bad = format!("{}\n{}\n", COLUMNS.join(","), sample().to_csv_line().replacen(",ack,", ",nak,", 1));
+        let bad =
+            format!("{}\n{}\n", COLUMNS.join(","), sample().to_csv_line().replacen(",ack,", ",nak,", 1));
         let e = AckTraceReader::new(bad.as_bytes(), "t.csv").unwrap().next_record().unwrap_err();
         assert_eq!((e.file.as_str(), e.line, e.column), ("t.csv", 2, Some("event")));
         assert!(e.to_string().starts_with("t.csv:2: column `event`"), "{e}");
@@ -601,11 +622,9 @@ mod tests {
             assert!(dir.join("acks.csv.partial").exists());
         }
         assert!(!path.exists() && !dir.join("acks.csv.partial").exists());
-        let mut f = AtomicFile::create(&path).unwrap();
-        let mut w = AckTraceWriter::new(&mut f).unwrap();
+        let mut w = AckTraceWriter::new(AtomicFile::create(&path).unwrap()).unwrap();
         w.write(&sample()).unwrap();
-        drop(w);
-        f.commit().unwrap();
+        w.into_inner().commit().unwrap();
         assert_eq!(read_ack_trace(&path).unwrap(), vec![sample()]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -619,6 +638,10 @@ mod tests {
         assert_eq!(u.unwrap(start.wrapping_add(3000)), 3000);
         assert_eq!(u.unwrap(start.wrapping_add(2000)), 2000); // an older ACK moves back
         assert_eq!(SeqUnwrapper::new(10).unwrap(5), 0);
+        // Attached 3 GB into a transfer: the first value is the offset, not a step back.
+        let mut late = SeqUnwrapper::first_seen(3_000_000_000);
+        assert_eq!(late.unwrap(3_000_000_000), 3_000_000_000);
+        assert_eq!(late.unwrap(3_000_000_000u32.wrapping_add(2_000_000_000)), 5_000_000_000);
     }
 
     #[test]
