@@ -14,14 +14,18 @@ usage: westwood-emu <command> [options]
 
 commands:
   testbed SCENARIO [--cc CC[,CC...]] [--set KEY=VALUE]... [--duration S] [--seed N]
-          [--out DIR] [--no-sim] [--json] [--interval S] [--fifo PRIO | --no-fifo] [--dry-run]
+          [--out DIR [--ack-trace]] [--no-sim] [--json] [--interval S] [--fifo PRIO | --no-fifo]
+          [--dry-run]
         run the scenario's TCP flows as kernel TCP (iperf3) through the link emulator, in
-        network namespaces, one run per CC (reno, cubic, bbr, tcpw, tcpw_plus; default: each
-        flow's own cc), and print the simulator's result for the same scenario beside it.
-        --out writes summary.json, flows.csv, links.csv, flow_series.csv, link_series.csv
-        (as `westwood run --out`; one directory per CC when there are several, the
-        simulator's in simulator/ under each) and comparison.json. --dry-run only shows how
-        the scenario maps onto the testbed (no root needed; exit 2 if it cannot).
+        network namespaces, one run per CC (reno, cubic, bbr, tcpw, tcpw_tr, tcpw_abse,
+        tcpw_plus; default: each flow's own cc), and print the simulator's result for the same
+        scenario beside it. --out writes summary.json, flows.csv, links.csv, flow_series.csv,
+        link_series.csv (as `westwood run --out`; one directory per CC when there are several,
+        the simulator's in simulator/ under each) and comparison.json; --ack-trace adds
+        acks.csv, the per-ACK trace of every tcpw* flow (docs/ack-trace.md), and the
+        simulator's in simulator/acks.csv. A cc this kernel cannot run: exit 2 with the reason.
+        --dry-run only shows how the scenario maps onto the testbed (no root needed; exit 2 if
+        it cannot).
   selftest [--quick] [--json] [--only TEXT] [--fifo PRIO | --no-fifo]
         measure the emulator: achieved rate, delay error, emulator-caused drops, loss-rate
         accuracy (about 75 s; --quick: about 40 s). The emulator thread runs SCHED_FIFO
@@ -92,6 +96,10 @@ fn cmd_testbed(mut args: Args) -> Result<i32> {
     opts.simulate = !args.flag("--no-sim");
     opts.fifo = fifo_option(&mut args)?;
     opts.json = args.flag("--json");
+    opts.ack_trace = args.flag("--ack-trace");
+    if opts.ack_trace && opts.out.is_none() {
+        return Err(usage_err("--ack-trace writes acks.csv into the run directory: it needs --out DIR"));
+    }
     let dry_run = args.flag("--dry-run");
     let pos = args.positionals(1)?;
     let scenario = pos.first().ok_or_else(|| usage_err("testbed: a SCENARIO file is required"))?;

@@ -15,7 +15,7 @@ use westwood_simulator::network::Routes;
 use crate::error::{Error, Result};
 
 /// Kernel congestion controls the testbed knows how to use.
-pub const KERNEL_CCS: &[&str] = &["reno", "cubic", "bbr", "tcpw", "tcpw_plus"];
+pub const KERNEL_CCS: &[&str] = &["reno", "cubic", "bbr", "tcpw", "tcpw_tr", "tcpw_abse", "tcpw_plus"];
 
 /// The simulator's congestion control for a kernel one (`None`: the simulator has none).
 pub fn simulator_cc(kernel: &str) -> Option<&'static str> {
@@ -23,6 +23,8 @@ pub fn simulator_cc(kernel: &str) -> Option<&'static str> {
         "reno" => Some("reno"),
         "cubic" => Some("cubic"),
         "tcpw" => Some("westwood"),
+        "tcpw_tr" => Some("westwood-tr"),
+        "tcpw_abse" => Some("westwood-abse"),
         "tcpw_plus" => Some("westwood-plus"),
         _ => None,
     }
@@ -34,6 +36,8 @@ pub fn kernel_cc(simulator: &str) -> Option<&'static str> {
         "reno" | "newreno" | "sack" => Some("reno"),
         "cubic" => Some("cubic"),
         "westwood" => Some("tcpw"),
+        "westwood-tr" => Some("tcpw_tr"),
+        "westwood-abse" => Some("tcpw_abse"),
         "westwood-plus" => Some("tcpw_plus"),
         _ => None,
     }
@@ -78,8 +82,9 @@ pub struct FlowPlan {
 }
 
 impl FlowPlan {
+    /// One of westwood-linux's congestion controls (loaded for the run, watched, traced).
     pub fn uses_bpf(&self) -> bool {
-        self.kernel_cc == "tcpw" || self.kernel_cc == "tcpw_plus"
+        westwood_linux::Algo::from_name(&self.kernel_cc).is_some()
     }
 }
 
@@ -89,8 +94,9 @@ pub struct Plan {
     pub flows: Vec<FlowPlan>,
     /// What the testbed does differently from the simulator for this scenario.
     pub approximations: Vec<String>,
-    /// TCPW's filter parameters (tau us, m) when a flow runs tcpw and the scenario sets them.
-    pub tcpw_params: Option<(u32, u32)>,
+    /// The scenario's estimator parameters for the kernel's tcpw* programs (None: the default,
+    /// which is the simulator's); used when the testbed loads them.
+    pub kernel_params: westwood_linux::loader::Params,
 }
 
 /// Most flows a testbed run creates namespaces for.
@@ -100,7 +106,51 @@ pub const MAX_FLOWS: usize = 64;
 pub const MAPS: &str = "the testbed maps TCP flows (`[flows.NAME]`, `count`, `start`, `stop`) over any \
     topology of links (rate, delay, drop-tail or RED queue in packets, bytes or `bdp`, error models \
     bernoulli / ber / gilbert-elliott / outage per direction), with cc reno, newreno, sack, cubic, \
-    westwood (kernel tcpw) or westwood-plus (kernel tcpw_plus)";
+    westwood, westwood-tr, westwood-abse, westwood-plus (kernel tcpw, tcpw_tr, tcpw_abse, tcpw_plus)";
+
+/// The kernel parameters for a flow's Westwood cc: those the tcpw* programs take, from the
+/// scenario's values where they differ from the defaults; a note for those they cannot take.
+fn kernel_parameters(
+    cc: &CcSpec,
+    at: &str,
+    params: &mut westwood_linux::loader::Params,
+    note: &mut impl FnMut(String),
+) {
+    use westwood_algorithms::westwood::{AbseParams, PlusParams, TcpwParams};
+    let us = |ns: u64| u32::try_from(ns / 1000).unwrap_or(u32::MAX);
+    match cc {
+        CcSpec::Westwood(p) if *p != TcpwParams::default() => {
+            params.tau_us = Some(us(p.tau_ns));
+            params.m = Some(p.m);
+        }
+        CcSpec::WestwoodAbse(p) if *p != AbseParams::default() => {
+            let d = AbseParams::default();
+            if p.t_min_ns != d.t_min_ns {
+                params.abse_t_min_us = Some(us(p.t_min_ns));
+            }
+            if p.n != d.n {
+                if p.n.fract() == 0.0 && (0.0..=1000.0).contains(&p.n) {
+                    params.abse_n = Some(p.n as u32);
+                } else {
+                    note(format!(
+                        "{at}: ABSE's N = {} is not a whole number: the kernel's tcpw_abse uses {}",
+                        p.n, d.n
+                    ));
+                }
+            }
+            if p.epsilon != d.epsilon || p.beta != d.beta || p.u_max_bps != d.u_max_bps {
+                note(format!(
+                    "{at}: ABSE's epsilon, beta and U_max are fixed in the kernel's tcpw_abse (0.6, 0.6, the running \
+                     maximum); the scenario's are used by the simulator only"
+                ));
+            }
+        }
+        CcSpec::WestwoodPlus(p) if *p != PlusParams::default() => {
+            params.plus_min_window_us = Some(us(p.min_window_ns));
+        }
+        _ => {}
+    }
+}
 
 /// Scenario features the testbed cannot reproduce (each a sentence).
 pub fn unsupported(scenario: &Scenario, kernel_override: Option<&str>) -> Vec<String> {
@@ -152,8 +202,8 @@ pub fn unsupported(scenario: &Scenario, kernel_override: Option<&str>) -> Vec<St
         }
         if kernel_override.is_none() && kernel_cc(&flow.tcp.cc_name).is_none() {
             problems.push(format!(
-                "{at}: cc {}: no kernel counterpart (the kernel has reno, cubic, bbr, and tcpw / tcpw_plus through \
-                 westwood-linux); choose one with --cc",
+                "{at}: cc {}: no kernel counterpart (the kernel has reno, cubic, bbr, and tcpw, tcpw_tr, tcpw_abse, \
+                 tcpw_plus through westwood-linux); choose one with --cc",
                 flow.tcp.cc_name
             ));
         }
@@ -226,7 +276,7 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
         }
     };
     let mut flows = Vec::new();
-    let mut tcpw_params = None;
+    let mut kernel_params = westwood_linux::loader::Params::default();
     for flow in &scenario.flows {
         let tcp = &flow.tcp;
         let node = |i: usize| scenario.nodes[i].name.clone();
@@ -250,13 +300,9 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
         let kernel = kernel_override
             .map(str::to_string)
             .unwrap_or_else(|| kernel_cc(&tcp.cc_name).unwrap().to_string());
-        if kernel == "tcpw" {
-            if let CcSpec::Westwood(p) = tcp.cc {
-                // Non-default filter parameters go to the kernel program when we load it.
-                if tcp.cc != CcSpec::Westwood(Default::default()) {
-                    tcpw_params = Some(((p.tau_ns / 1000) as u32, p.m));
-                }
-            }
+        // Non-default estimator parameters go to the kernel program when the testbed loads it.
+        if westwood_linux::Algo::from_name(&kernel).is_some() {
+            kernel_parameters(&tcp.cc, &at, &mut kernel_params, &mut note);
         }
         // The kernel grows cwnd by the segments each ACK acknowledges: the scenario's
         // `byte_counting` maps onto that; `per_ack` (ns-2's rule) cannot be reproduced.
@@ -379,7 +425,7 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
     if flows.iter().any(|f| (f.stop - f.start) % NANOS_PER_SECOND != 0) {
         approximations.push("iperf3 runs for whole seconds: flow durations are rounded up".to_string());
     }
-    Ok(Plan { scenario: scenario.clone(), flows, approximations, tcpw_params })
+    Ok(Plan { scenario: scenario.clone(), flows, approximations, kernel_params })
 }
 
 #[cfg(test)]

@@ -62,6 +62,9 @@ pub struct Options {
     pub json: bool,
     /// SCHED_FIFO priority of the emulator thread (`None`: normal scheduling).
     pub fifo: Option<i32>,
+    /// Write the per-ACK trace of every tcpw* flow (the kernel's) and of the simulator's run
+    /// (`acks.csv` in the run directory and in simulator/); needs `out`.
+    pub ack_trace: bool,
 }
 
 impl Default for Options {
@@ -77,6 +80,7 @@ impl Default for Options {
             sample_interval: 100_000_000,
             json: false,
             fifo: Some(realtime::DEFAULT_FIFO_PRIORITY),
+            ack_trace: false,
         }
     }
 }
@@ -299,16 +303,17 @@ fn ensure_kernel_cc(name: &str) -> Result<()> {
     )))
 }
 
-/// tcpw / tcpw_plus registered for the run: loaded if missing and unloaded again at the end.
-/// Holds a shared lock on the westwood-linux tests' lock file, so those tests (which unload
-/// everything) wait for the run.
+/// The tcpw* congestion controls a run needs, registered for it: loaded if missing and unloaded
+/// again at the end. Holds a shared lock on the westwood-linux tests' lock file, so those tests
+/// (which unload everything) wait for the run. A kernel that refuses them is a missing
+/// prerequisite (exit 2, with the kernel's reason).
 struct BpfGuard {
     loaded: Vec<westwood_linux::Algo>,
     _lock: std::fs::File,
 }
 
 impl BpfGuard {
-    fn ensure(names: &[&str], params: Option<(u32, u32)>) -> Result<BpfGuard> {
+    fn ensure(names: &[&str], params: westwood_linux::loader::Params) -> Result<BpfGuard> {
         use std::os::fd::AsRawFd;
         let path = std::env::temp_dir().join("westwood-linux-tests.lock");
         let lock = std::fs::OpenOptions::new()
@@ -322,17 +327,19 @@ impl BpfGuard {
             unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_SH) };
         }
         let algos: Vec<westwood_linux::Algo> =
-            names.iter().filter_map(|n| westwood_linux::Algo::parse_set(n)).flatten().collect();
-        let opts = westwood_linux::loader::LoadOptions {
-            algos,
-            tau_us: params.map(|p| p.0),
-            m: params.map(|p| p.1),
-        };
-        let report = westwood_linux::loader::load(&opts)?;
-        if params.is_some() && !report.already.is_empty() {
+            names.iter().filter_map(|n| westwood_linux::Algo::from_name(n)).collect();
+        let report = westwood_linux::loader::load(&westwood_linux::loader::LoadOptions { algos, params })
+            .map_err(|e| match e {
+                westwood_linux::Error::Prereq(m) | westwood_linux::Error::Failed(m) => {
+                    Error::Prereq(format!("{} unavailable on this kernel: {m}", names.join(", ")))
+                }
+                other => other,
+            })?;
+        if params != Default::default() && !report.already.is_empty() {
             eprintln!(
-                "note: tcpw was already loaded, with whatever filter parameters it was loaded with (the scenario's \
-                 tau / m apply only when the testbed loads it)"
+                "note: {} was already loaded, with whatever parameters it was loaded with (the scenario's apply only \
+                 when the testbed loads it)",
+                report.already.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
             );
         }
         Ok(BpfGuard { loaded: report.loaded, _lock: lock })
@@ -436,8 +443,72 @@ struct Sample {
     bwe_bps: f64,
 }
 
-/// Run `plan` once on the testbed.
-pub fn run_once(plan: &Plan, sample_interval: Nanos, fifo: Option<i32>, label: &str) -> Result<TestbedRun> {
+/// The kernel's per-ACK trace of a run's tcpw* flows, into a file (docs/ack-trace.md), each row
+/// named after its flow.
+struct KernelAckTrace {
+    session: westwood_linux::acks::TraceSession,
+    rows: FlowRows,
+}
+
+/// Trace rows of the run's data connections (sender namespace and the data port), by flow.
+struct FlowRows {
+    convert: westwood_linux::acks::Converter,
+    writer: westwood_trace::AckTraceWriter<westwood_trace::AtomicFile>,
+    /// (sender namespace inode, flow name) of each flow to keep.
+    flows: Vec<(u32, String)>,
+}
+
+impl FlowRows {
+    fn write(&mut self, events: Vec<westwood_linux::acks::KernelAck>) -> Result<()> {
+        for ev in events.iter().filter(|ev| ev.sport == DATA_PORT) {
+            if let Some((_, name)) = self.flows.iter().find(|(ns, _)| *ns == ev.netns) {
+                let row = self.convert.record(ev, name);
+                self.writer.write(&row).map_err(|e| Error::failed("writing the trace", e))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl KernelAckTrace {
+    fn start(path: &std::path::Path) -> Result<KernelAckTrace> {
+        let session = westwood_linux::acks::TraceSession::start()?;
+        let file = westwood_trace::AtomicFile::create(path)
+            .map_err(|e| Error::failed(format!("creating {}", path.display()), e))?;
+        let writer =
+            westwood_trace::AckTraceWriter::new(file).map_err(|e| Error::failed("writing the trace", e))?;
+        Ok(KernelAckTrace {
+            session,
+            rows: FlowRows { convert: Default::default(), writer, flows: Vec::new() },
+        })
+    }
+
+    /// Take what the ring buffer holds now.
+    fn drain(&mut self) -> Result<()> {
+        let events = self.session.poll(Duration::ZERO)?;
+        self.rows.write(events)
+    }
+
+    /// Switch the trace off, write the rest, put the file in place: (rows, records lost).
+    fn finish(self) -> Result<(u64, u64)> {
+        let KernelAckTrace { session, mut rows } = self;
+        let dropped = session.dropped()?;
+        rows.write(session.finish()?)?;
+        let count = rows.writer.rows();
+        rows.writer.into_inner().commit().map_err(|e| Error::failed("writing the trace", e))?;
+        Ok((count, dropped))
+    }
+}
+
+/// Run `plan` once on the testbed; with `ack_trace`, the kernel's per-ACK trace of its tcpw*
+/// flows goes to that file.
+pub fn run_once(
+    plan: &Plan,
+    sample_interval: Nanos,
+    fifo: Option<i32>,
+    label: &str,
+    ack_trace: Option<&std::path::Path>,
+) -> Result<TestbedRun> {
     let wall_start = std::time::Instant::now();
     sig::install();
     prerequisites()?;
@@ -448,8 +519,9 @@ pub fn run_once(plan: &Plan, sample_interval: Nanos, fifo: Option<i32>, label: &
     let mut kernel_ccs: Vec<&str> = plan.flows.iter().map(|f| f.kernel_cc.as_str()).collect();
     kernel_ccs.sort();
     kernel_ccs.dedup();
-    let bpf: Vec<&str> = kernel_ccs.iter().copied().filter(|c| *c == "tcpw" || *c == "tcpw_plus").collect();
-    let _bpf_guard = if bpf.is_empty() { None } else { Some(BpfGuard::ensure(&bpf, plan.tcpw_params)?) };
+    let bpf: Vec<&str> =
+        kernel_ccs.iter().copied().filter(|c| westwood_linux::Algo::from_name(c).is_some()).collect();
+    let _bpf_guard = if bpf.is_empty() { None } else { Some(BpfGuard::ensure(&bpf, plan.kernel_params)?) };
     for cc in kernel_ccs.iter().filter(|c| !bpf.contains(c)) {
         ensure_kernel_cc(cc)?;
     }
@@ -511,6 +583,23 @@ pub fn run_once(plan: &Plan, sample_interval: Nanos, fifo: Option<i32>, label: &
         }
     }
 
+    // The kernel's per-ACK trace of the tcpw* flows, from before the first one starts.
+    let mut trace = match ack_trace {
+        Some(path) if plan.flows.iter().any(FlowPlan::uses_bpf) => {
+            let mut t = KernelAckTrace::start(path)?;
+            t.rows.flows = plan
+                .flows
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.uses_bpf())
+                .map(|(i, f)| (netns_inodes[i] as u32, f.name.clone()))
+                .collect();
+            Some(t)
+        }
+        _ => None,
+    };
+    let mut bwe_unavailable: Option<String> = None;
+
     // Flows: start on time, sample every interval, until every client has exited.
     let n = plan.flows.len();
     let mut clients: Vec<Option<Client>> = (0..n).map(|_| None).collect();
@@ -555,12 +644,17 @@ pub fn run_once(plan: &Plan, sample_interval: Nanos, fifo: Option<i32>, label: &
         }
         if now >= next_sample {
             let t = (now - epoch) as f64 / 1e9;
-            let bwe: HashMap<(u64, u16), f64> = if any_bpf {
-                westwood_linux::watch::snapshot()
-                    .map(|conns| {
+            let bwe: HashMap<(u64, u16), f64> = if any_bpf && bwe_unavailable.is_none() {
+                match westwood_linux::watch::snapshot_where(|ino| netns_inodes.contains(&ino)) {
+                    Ok(conns) => {
                         conns.into_iter().map(|c| ((u64::from(c.netns), c.sport), c.bwe_bps())).collect()
-                    })
-                    .unwrap_or_default()
+                    }
+                    Err(e) => {
+                        // BWE is then NaN in the series: say why once, in the summary.
+                        bwe_unavailable = Some(e.to_string());
+                        HashMap::new()
+                    }
+                }
             } else {
                 HashMap::new()
             };
@@ -609,8 +703,21 @@ pub fn run_once(plan: &Plan, sample_interval: Nanos, fifo: Option<i32>, label: &
             .chain([next_sample])
             .min()
             .unwrap_or(next_sample);
+        if let Some(t) = trace.as_mut() {
+            t.drain()?;
+        }
         sys::sleep_until(wake.min(sys::monotonic_ns() + 20_000_000));
     }
+    let trace_summary = match trace {
+        Some(t) => {
+            let (rows, dropped) = t.finish()?;
+            if dropped > 0 {
+                eprintln!("warning: {dropped} per-ACK trace records were lost (the ring buffer was full): the trace is incomplete");
+            }
+            json!({ "file": "acks.csv", "rows": rows, "dropped": dropped })
+        }
+        None => Value::Null,
+    };
     let run_seconds = (sys::monotonic_ns() - epoch) as f64 / 1e9;
     let report = emulator.stop().map_err(|e| Error::failed("the emulator", e))?;
     let mut counters = Vec::new();
@@ -650,6 +757,8 @@ pub fn run_once(plan: &Plan, sample_interval: Nanos, fifo: Option<i32>, label: &
         wall_start.elapsed().as_secs_f64(),
     );
     run.summary["testbed"]["emulator"]["endpoint_interface_drops"] = json!(local_drops);
+    run.summary["testbed"]["ack_trace"] = trace_summary;
+    run.summary["testbed"]["bwe_unavailable"] = bwe_unavailable.map_or(Value::Null, Value::String);
     Ok(run)
 }
 
@@ -803,9 +912,24 @@ fn assemble(
 }
 
 /// The simulator's run of the same scenario (same links, seed and duration).
-pub fn simulate(scenario: &Scenario, record: bool) -> Result<westwood_simulator::RunResult> {
-    westwood_simulator::run(scenario, RunOptions { record_series: record, check_invariants: false })
-        .map_err(scenario_error)
+/// The simulator's run of the scenario; with `ack_trace`, its per-ACK trace goes to that file.
+pub fn simulate(
+    scenario: &Scenario,
+    record: bool,
+    ack_trace: Option<&std::path::Path>,
+) -> Result<westwood_simulator::RunResult> {
+    let options = RunOptions { record_series: record, check_invariants: false };
+    match ack_trace {
+        None => westwood_simulator::run(scenario, options).map_err(scenario_error),
+        Some(path) => {
+            westwood_simulator::run_with_ack_trace_file(scenario, options, path).map_err(|e| match e {
+                westwood_simulator::RunError::Scenario(e) => scenario_error(e),
+                westwood_simulator::RunError::Trace(e) => {
+                    Error::failed(format!("writing {}", path.display()), e)
+                }
+            })
+        }
+    }
 }
 
 /// One row of the comparison.
@@ -915,17 +1039,38 @@ pub fn main(opts: &Options) -> Result<i32> {
                 scenario.seed
             );
         }
-        let mut tb = run_once(plan, opts.sample_interval, opts.fifo, &label)?;
+        let dir = opts.out.as_ref().map(|out| if runs.len() > 1 { out.join(&label) } else { out.clone() });
+        let trace_path = match (&dir, opts.ack_trace) {
+            (Some(d), true) => {
+                std::fs::create_dir_all(d)
+                    .map_err(|e| Error::failed(format!("creating {}", d.display()), e))?;
+                Some(d.join("acks.csv"))
+            }
+            _ => None,
+        };
+        let mut tb = run_once(plan, opts.sample_interval, opts.fifo, &label, trace_path.as_deref())?;
         let simulated = opts.simulate && sim_cc.is_some();
-        let sim = if simulated { Some(simulate(sim_scenario, opts.out.is_some())?) } else { None };
+        let sim_trace = match (&dir, opts.ack_trace && simulated) {
+            (Some(d), true) => {
+                let sim_dir = d.join("simulator");
+                std::fs::create_dir_all(&sim_dir)
+                    .map_err(|e| Error::failed(format!("creating {}", sim_dir.display()), e))?;
+                Some(sim_dir.join("acks.csv"))
+            }
+            _ => None,
+        };
+        let sim = if simulated {
+            Some(simulate(sim_scenario, opts.out.is_some(), sim_trace.as_deref())?)
+        } else {
+            None
+        };
         // What the simulator run changed beyond the user's --set (null without a simulator run).
         tb.summary["testbed"]["simulator_overrides"] =
             if simulated { setup.overrides_json() } else { Value::Null };
         tb.summary["testbed"]["simulator_window_growth"] =
             if simulated { Value::String(setup.window_growth.clone()) } else { Value::Null };
-        if let Some(out) = &opts.out {
-            let dir = if runs.len() > 1 { out.join(&label) } else { out.clone() };
-            output::write_run(&dir, &tb.summary, &tb.flow_series, &tb.link_series)?;
+        if let Some(dir) = &dir {
+            output::write_run(dir, &tb.summary, &tb.flow_series, &tb.link_series)?;
             if let Some(sim) = &sim {
                 let summary = serde_json::to_value(&sim.summary).unwrap_or(Value::Null);
                 let fs = sim.flow_series.as_ref().map(output::flow_series_columns).unwrap_or_default();

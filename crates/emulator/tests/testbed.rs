@@ -113,20 +113,23 @@ fn stray_iperf3() -> Vec<i32> {
 }
 
 #[test]
-fn kernel_tcp_over_a_lossy_10_mbps_path_for_reno_cubic_and_tcpw() {
+fn kernel_tcp_over_a_lossy_10_mbps_path_for_reno_cubic_tcpw_and_tcpw_abse() {
     let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
     require_root!();
     let file = ScenarioFile::new("path10m.toml", PATH_10M);
     let path = file.0.clone();
-    let tcpw_before = bpf_registered("tcpw");
+    let before: Vec<bool> = ["tcpw", "tcpw_abse"].iter().map(|c| bpf_registered(c)).collect();
     let started = Instant::now();
-    for cc in ["reno", "cubic", "tcpw"] {
+    let trace_dir = std::env::temp_dir().join(format!("westwood-testbed-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&trace_dir).unwrap();
+    for cc in ["reno", "cubic", "tcpw", "tcpw_abse"] {
         let opts = testbed::Options { scenario: path.clone(), ..Default::default() };
         let (scenario, _) = testbed::load_scenario(&opts, Some(cc)).unwrap();
         let plan = plan::plan(&scenario, Some(cc)).unwrap();
         let run_started = Instant::now();
-        let run =
-            testbed::run_once(&plan, 100_000_000, opts.fifo, cc).unwrap_or_else(|e| panic!("{cc}: {e}"));
+        let trace = trace_dir.join(format!("{cc}.csv"));
+        let run = testbed::run_once(&plan, 100_000_000, opts.fifo, cc, Some(&trace))
+            .unwrap_or_else(|e| panic!("{cc}: {e}"));
         let took = run_started.elapsed();
         assert!(took < Duration::from_secs(20), "{cc}: the run took {took:?}");
 
@@ -173,7 +176,29 @@ fn kernel_tcp_over_a_lossy_10_mbps_path_for_reno_cubic_and_tcpw() {
         );
         let bwe = series.column("bwe_bps").unwrap();
         let has_bwe = bwe.iter().any(|b| matches!(b, westwood_emulator::output::Cell::Float(x) if *x > 0.0));
-        assert_eq!(has_bwe, cc == "tcpw", "{cc}: BWE present only for tcpw");
+        let westwood = cc.starts_with("tcpw");
+        assert_eq!(has_bwe, westwood, "{cc}: BWE present only for tcpw*");
+
+        // The kernel's per-ACK trace of the tcpw* flow: every ACK (one per 1-2 segments at
+        // 10 Mb/s), named after the scenario's flow; none for the kernel's own ccs.
+        assert_eq!(trace.exists(), westwood, "{cc}: trace file");
+        if westwood {
+            let rows = westwood_trace::read_ack_trace(&trace).unwrap();
+            assert_eq!(s["testbed"]["ack_trace"]["rows"].as_u64(), Some(rows.len() as u64), "{cc}");
+            assert_eq!(s["testbed"]["ack_trace"]["dropped"].as_u64(), Some(0), "{cc}");
+            assert!(rows.iter().all(|r| r.flow == "bulk" && r.cc == cc), "{cc}: flow names");
+            let last = rows.last().unwrap();
+            let acks = rows.iter().filter(|r| r.event == westwood_trace::TraceEvent::Ack).count() as u64;
+            let segments = last.ack / last.mss;
+            assert!(acks * 2 >= segments, "{cc}: {acks} ACK records for {segments} segments");
+            assert!(
+                rows.iter().any(|r| r.event == westwood_trace::TraceEvent::Recovery),
+                "{cc}: no loss row"
+            );
+            assert!(last.bwe_bps.unwrap() > 0.5e6 && last.bwe_bps.unwrap() < 11e6, "{cc}: BWE {last:?}");
+        } else {
+            assert!(s["testbed"]["ack_trace"].is_null());
+        }
         assert!(run.link_series.rows() >= 2 * 30, "{cc}: link series");
 
         // Everything is gone again.
@@ -186,8 +211,33 @@ fn kernel_tcp_over_a_lossy_10_mbps_path_for_reno_cubic_and_tcpw() {
             "veth ends in the root namespace: {links}"
         );
     }
-    assert_eq!(bpf_registered("tcpw"), tcpw_before, "tcpw left as it was before");
-    println!("three runs in {:?}", started.elapsed());
+    let after: Vec<bool> = ["tcpw", "tcpw_abse"].iter().map(|c| bpf_registered(c)).collect();
+    assert_eq!(after, before, "tcpw and tcpw_abse left as they were before");
+    std::fs::remove_dir_all(&trace_dir).ok();
+    println!("four runs in {:?}", started.elapsed());
+}
+
+#[test]
+fn a_congestion_control_this_kernel_refuses_is_a_missing_prerequisite() {
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    require_root!();
+    if bpf_registered("tcpw_tr") {
+        eprintln!("SKIPPED: tcpw_tr is loaded already (the testbed would use it)");
+        return;
+    }
+    let file = ScenarioFile::new("refused.toml", PATH_10M);
+    let out = Command::new(env!("CARGO_BIN_EXE_westwood-emu"))
+        .args(["testbed"])
+        .arg(&file.0)
+        .args(["--cc", "tcpw_tr", "--duration", "2", "--no-sim"])
+        .env(westwood_linux::probe::REFUSE_ENV, "controls")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("tcpw_tr unavailable on this kernel"), "{stderr}");
+    assert!(stderr.contains("WESTWOOD_LINUX_REFUSE lists controls"), "{stderr}");
+    assert!(ours().is_empty(), "namespaces left: {:?}", ours());
 }
 
 #[test]
