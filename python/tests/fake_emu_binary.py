@@ -4,7 +4,8 @@ sections of `westwood reproduce` can be tested without root and without minutes 
 `testbed SCENARIO --set K=V ... --out DIR` writes DIR/summary.json (the kernel's view: a flow per
 `cc`, `cc_a`, `cc_b` setting; westwood runs as tcpw at 2 Mb/s, anything else 1 Mb/s) and
 DIR/simulator/summary.json (westwood 2.2 Mb/s, anything else 1 Mb/s). `FAKE_MODE=missing` exits
-2 (a missing prerequisite), `FAKE_MODE=fail` exits 1. Each call is appended to `$FAKE_LOG`.
+2 (a missing prerequisite), `FAKE_MODE=no_tcpw` exits 2 for runs with a westwood flow only (a
+kernel that refuses tcpw), `FAKE_MODE=fail` exits 1. Each call is appended to `$FAKE_LOG`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ if mode == "fail":
 out = args[args.index("--out") + 1]
 sets = dict(args[i + 1].split("=", 1) for i, a in enumerate(args) if a == "--set")
 ccs = [sets[k] for k in ("cc", "cc_a", "cc_b") if k in sets] or ["reno"]
+if mode == "no_tcpw" and "westwood" in ccs:
+    print("libbpf: prog 'x': failed to load: -EPERM", file=sys.stderr)
+    print("westwood-emu: tcpw unavailable on this kernel: EPERM at load", file=sys.stderr)
+    sys.exit(2)
 def summary(testbed):
     flows, per_cc, mapping = [], {}, []
     for i, cc in enumerate(ccs):

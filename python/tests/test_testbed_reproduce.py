@@ -134,10 +134,36 @@ def test_a_missing_prerequisite_skips_the_experiment_with_its_reason(
     out = tmp_path / "results"
     reproduce([tiny_experiment()], out, progress_stream=open("/dev/null", "w"))
     entry = json.loads((out / "index.json").read_text())["tb_tiny"]
-    assert entry["skipped"] == "westwood-emu: iperf3 not found: apt-get install iperf3"
+    assert entry["skipped"] == "iperf3 not found: apt-get install iperf3"
     assert entry["runs_text"].startswith("skipped: ")
     assert "Skipped: this machine cannot run the testbed." in (out / "tb_tiny.md").read_text()
-    assert "skipped: westwood-emu: iperf3 not found" in (out / "index.html").read_text()
+    assert "skipped: iperf3 not found" in (out / "index.html").read_text()
+
+
+def test_points_a_kernel_cannot_run_are_skipped_with_the_reason_and_the_rest_reported(
+    tmp_path, fake_emu, monkeypatch
+):
+    monkeypatch.setenv("FAKE_MODE", "no_tcpw")
+    out = tmp_path / "results"
+    null = open("/dev/null", "w")
+    reproduce([tiny_experiment()], out, progress_stream=null)
+    entry = json.loads((out / "index.json").read_text())["tb_tiny"]
+    assert "skipped" not in entry  # the Reno points ran
+    reason = "tcpw unavailable on this kernel: EPERM at load"
+    for row in entry["table"]["rows"]:
+        assert row[1:3] == [f"skipped: {reason}"] * 2  # TCPW and its simulator twin
+        assert row[3] == "1.000"  # Reno
+    (claim,) = entry["claims"]
+    assert claim["verdict"] == "skipped" and claim["measured"] == f"skipped: {reason}"
+    md = (out / "tb_tiny.md").read_text()
+    assert "2 run(s) skipped (this machine cannot run them)" in md and reason in md
+    assert "n/a" not in json.dumps(entry["table"])
+    # Skipped runs are not stored: a machine that can run them later does.
+    monkeypatch.setenv("FAKE_MODE", "ok")
+    reproduce([tiny_experiment()], out, progress_stream=null)
+    assert len(_calls(fake_emu)) == 4 + 2
+    entry = json.loads((out / "index.json").read_text())["tb_tiny"]
+    assert entry["claims"][0]["verdict"] == REPRODUCED
 
 
 def test_a_machine_without_root_gets_a_skipped_note(tmp_path, monkeypatch):

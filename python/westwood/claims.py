@@ -9,6 +9,7 @@ reproduction that skipped the x value the claim is about) is *n/a*, with the rea
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, NamedTuple, Optional
@@ -121,6 +122,17 @@ def judge(claim: Claim, results: Any) -> Verdict:
     else:
         verdict = NOT_REPRODUCED
     return Verdict(claim.text, claim.paper, value, measured, target, partly, verdict)
+
+
+SKIPPED = "skipped"
+
+
+def skipped_verdict(verdict: Verdict, reason: str) -> Verdict:
+    """``verdict`` (n/a for want of points) restated as skipped: the points it needed were not
+    run on this machine, for ``reason``. Other verdicts are returned unchanged."""
+    if verdict.verdict != NOT_AVAILABLE:
+        return verdict
+    return dataclasses.replace(verdict, measured=f"skipped: {reason}", verdict=SKIPPED)
 
 
 CLAIM_HEADER = ("Claim", "Paper", "Measured", "Reproduced if", "Partly if", "Verdict")

@@ -8,7 +8,7 @@ import io
 import json
 import math
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .claims import claims_table, markdown_claims
 from .experiments import FLOW_FIELDS, Experiment, format_number
@@ -50,13 +50,16 @@ def experiment_rows(
 
 
 def aggregate(
-    experiment: Experiment, rows: Sequence[Mapping[str, Any]]
+    experiment: Experiment, rows: Sequence[Mapping[str, Any]], extra_xs: Sequence[float] = ()
 ) -> Tuple[List[float], List[List[MeanCI]]]:
-    """x values (in order) and ``cells[series][x]``: mean and CI of the metric over seeds."""
+    """x values (in order) and ``cells[series][x]``: mean and CI of the metric over seeds.
+    ``extra_xs``: x values to show although no run has them (points that were skipped)."""
     xs: List[float] = []
     for row in rows:
         if row[experiment.x.parameter] not in xs:
             xs.append(row[experiment.x.parameter])
+    if any(x not in xs for x in extra_xs):
+        xs = sorted(set(xs) | set(extra_xs))
     cells = []
     for series in experiment.series:
         cells.append(
@@ -86,23 +89,37 @@ def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
     write_text_atomic(path, buffer.getvalue())
 
 
-def _cell(c: MeanCI) -> str:
+# Why points have no runs: (series label, x value) -> reason (e.g. a testbed run the machine
+# could not do); shown in their cells instead of a dash.
+Skipped = Mapping[Tuple[str, float], str]
+
+
+def _cell(c: MeanCI, skipped: Optional[str] = None) -> str:
     if c.n == 0:
-        return "–"
+        return f"skipped: {skipped}" if skipped else "–"
     if math.isnan(c.half_width):
         return f"{c.mean:.3f}"
     return f"{c.mean:.3f} ± {c.half_width:.3f}"
 
 
-def result_table(experiment: Experiment, xs: Sequence[float], cells) -> Dict[str, List]:
+def result_table(
+    experiment: Experiment, xs: Sequence[float], cells, skipped: Optional[Skipped] = None
+) -> Dict[str, List]:
     """The aggregated results as text cells: one row per x value, one column per series."""
+    skipped = skipped or {}
     header = [experiment.x.axis_label] + [s.label for s in experiment.series]
-    rows = [[format_number(x)] + [_cell(row[j]) for row in cells] for j, x in enumerate(xs)]
+    rows = [
+        [format_number(x)]
+        + [_cell(row[j], skipped.get((s.label, x))) for s, row in zip(experiment.series, cells)]
+        for j, x in enumerate(xs)
+    ]
     return {"header": header, "rows": rows}
 
 
-def markdown_table(experiment: Experiment, xs: Sequence[float], cells) -> str:
-    table = result_table(experiment, xs, cells)
+def markdown_table(
+    experiment: Experiment, xs: Sequence[float], cells, skipped: Optional[Skipped] = None
+) -> str:
+    table = result_table(experiment, xs, cells, skipped)
     lines = ["| " + " | ".join(table["header"]) + " |", "|" + "---:|" * len(table["header"])]
     lines += ["| " + " | ".join(row) + " |" for row in table["rows"]]
     return "\n".join(lines)
@@ -160,6 +177,7 @@ def write_markdown(
     quick: bool,
     command: str,
     verdicts=(),
+    skipped: Optional[Skipped] = None,
 ) -> None:
     stem = experiment.id
     fewer = ", fewer x values" if experiment.fewer_quick_values else ""
@@ -187,7 +205,7 @@ Reproduces {experiment.paper}. {experiment.description}
 - Mode: {mode}
 - Metric: {experiment.metric.label} of flow {experiment.metric.flow}: {ci}
 
-{markdown_table(experiment, xs, cells)}
+{markdown_table(experiment, xs, cells, skipped)}
 
 {claims_section(verdicts)}
 ![{experiment.id}]({stem}.png)

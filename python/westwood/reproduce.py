@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from . import report
-from .claims import judge
+from .claims import judge, skipped_verdict
 from .errors import UsageError
 from .experiments import AnyExperiment, Experiment, SweepResults
 from .plot import plot_experiment
@@ -139,17 +139,24 @@ def write_sweep(
     quick: bool,
     seeds: int,
     command: str,
+    skipped: Optional[report.Skipped] = None,
 ) -> Tuple[List[Path], Dict[str, Any]]:
+    """Table, figure, claims of a sweep. ``skipped``: points with no runs and why (their cells
+    say so, and a claim left without points is *skipped* with the reason, not a bare n/a)."""
+    skipped = skipped or {}
     rows = report.experiment_rows(experiment, specs, summaries)
-    xs, cells = report.aggregate(experiment, rows)
+    xs, cells = report.aggregate(experiment, rows, [x for _, x in skipped])
     verdicts = [judge(c, SweepResults(experiment, xs, cells)) for c in experiment.claims]
+    if skipped:
+        reasons = "; ".join(sorted(set(skipped.values())))
+        verdicts = [skipped_verdict(v, reasons) for v in verdicts]
     csv_path = out / f"{experiment.id}.csv"
     md_path = out / f"{experiment.id}.md"
     report.write_csv(csv_path, rows)
-    report.write_markdown(md_path, experiment, xs, cells, seeds, quick, command, verdicts)
+    report.write_markdown(md_path, experiment, xs, cells, seeds, quick, command, verdicts, skipped)
     paths = [csv_path, md_path] + plot_experiment(experiment, xs, cells, out / experiment.id)
     entry = {
-        "table": report.result_table(experiment, xs, cells),
+        "table": report.result_table(experiment, xs, cells, skipped),
         "claims": [v.as_dict() for v in verdicts],
         "files": report.default_files(experiment.id),
     }

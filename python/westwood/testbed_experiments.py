@@ -15,9 +15,13 @@ at once would measure each other) and stored like the simulator's: ``OUT/testbed
 reproduction resumes where it stopped. The key covers what was asked (experiment, overrides,
 seed, duration), the scenario file's content and the ``westwood-emu`` binary's content.
 
-When the machine cannot run a testbed (not root, ``iperf3`` or ``ip`` missing, the binary not
-built, or the binary reports a missing prerequisite: exit status 2) the experiment is *skipped*:
-its report page and the index say why, and nothing else fails.
+When the machine cannot run a testbed at all (not root, ``iperf3`` or ``ip`` missing, the binary
+not built) the experiment is *skipped*: its report page and the index say why, and nothing else
+fails. When the binary reports a missing prerequisite for one run (exit status 2: e.g. this
+kernel refuses the eBPF program of one congestion control), that run's points are *skipped* with
+the binary's reason — in their table cells, in the notes, and in the claims that needed them —
+and the other runs go on; if every run is skipped the whole experiment is. Skipped runs are not
+stored, so a later reproduction on a machine that can run them does.
 """
 
 from __future__ import annotations
@@ -54,6 +58,9 @@ from .paths import resolve_scenario
 from .progress import format_duration
 from .runner import STATUS_FAILED, STATUS_OK, file_digest, read_entry, scenario_digest
 
+# A run the binary said this machine cannot do (exit status 2): not stored, reported with why.
+STATUS_SKIPPED = "skipped"
+
 # westwood.experiments registers the papers' experiments on import, among them
 # papers/testbed.py's, which are built from this module's classes: its names are imported
 # where they are used, so that this module can also be the first one imported.
@@ -67,7 +74,12 @@ SIMULATOR = "simulator"
 
 # The kernel's names of the eBPF programs for the scenario's ccs (westwood-emu's mapping), so
 # the testbed's summary answers the same per-cc questions as the simulator's.
-KERNEL_TO_SCENARIO_CC = {"tcpw": "westwood", "tcpw_plus": "westwood-plus"}
+KERNEL_TO_SCENARIO_CC = {
+    "tcpw": "westwood",
+    "tcpw_tr": "westwood-tr",
+    "tcpw_abse": "westwood-abse",
+    "tcpw_plus": "westwood-plus",
+}
 
 # A testbed that fails (exit 1: e.g. iperf3's byte counts disagree) is tried again once.
 ATTEMPTS = 2
@@ -264,10 +276,19 @@ def _last_lines(text: str, n: int = 6) -> str:
     return "\n".join(lines[-n:])
 
 
+def skip_reason(output: str) -> str:
+    """The binary's own message of an exit status 2 (``westwood-emu: ...``), else its last
+    lines."""
+    for line in reversed(output.strip().splitlines()):
+        if line.startswith("westwood-emu: "):
+            return line[len("westwood-emu: ") :].strip()
+    return _last_lines(output) or "exit status 2"
+
+
 def run_one(run: TestbedRun, binary: Path, store: Path) -> Dict[str, Any]:
     """Run one testbed (retrying a failed one once) and commit its entry. Exit status 2 (a
-    missing prerequisite, a scenario the testbed cannot map) raises ``TestbedUnavailable``;
-    130 (interrupted) raises ``KeyboardInterrupt``."""
+    missing prerequisite, a scenario the testbed cannot map) gives a *skipped* entry with the
+    reason, not stored; 130 (interrupted) raises ``KeyboardInterrupt``."""
     run_dir = store / run.key
     error = ""
     for _attempt in range(ATTEMPTS):
@@ -281,7 +302,8 @@ def run_one(run: TestbedRun, binary: Path, store: Path) -> Dict[str, Any]:
             raise KeyboardInterrupt
         if proc.returncode == 2:
             shutil.rmtree(partial, ignore_errors=True)
-            raise TestbedUnavailable(_last_lines(proc.stderr or proc.stdout) or "exit status 2")
+            reason = skip_reason(proc.stderr or proc.stdout)
+            return {**run.identity(), "status": STATUS_SKIPPED, "reason": reason}
         if proc.returncode == 0:
             try:
                 testbed = json.loads((partial / "summary.json").read_text(encoding="utf-8"))
@@ -348,7 +370,12 @@ def execute(
         elapsed = time.monotonic() - started
         done = total_seconds - left
         eta = elapsed / done * left if done else math.nan
-        status = "ok" if entry["status"] == STATUS_OK else f"FAILED: {entry.get('error', '')}"
+        if entry["status"] == STATUS_OK:
+            status = "ok"
+        elif entry["status"] == STATUS_SKIPPED:
+            status = f"skipped: {entry['reason']}"
+        else:
+            status = f"FAILED: {entry.get('error', '')}"
         print(
             f"testbed [{i}/{len(todo)}] {status}; elapsed {format_duration(elapsed)}, "
             f"ETA {format_duration(eta) if not math.isnan(eta) else '?'}",
@@ -436,11 +463,19 @@ def write_report(
 
     sweep = experiment.as_sweep(quick)
     specs, summaries = sides(runs, entries)
-    paths, entry = write_sweep(sweep, specs, summaries, out, quick, seeds, command)
+    skipped = skipped_points(runs, entries)
+    paths, entry = write_sweep(sweep, specs, summaries, out, quick, seeds, command, skipped)
     md_path = out / f"{experiment.id}.md"
     unique = {r.key: r for r in runs}.values()  # series of one mix share their runs
-    failed = [r for r in unique if (entries.get(r.key) or {}).get("status") != STATUS_OK]
+    status = {r.key: (entries.get(r.key) or {}).get("status") for r in unique}
+    failed = [r for r in unique if status[r.key] not in (STATUS_OK, STATUS_SKIPPED)]
     notes = [emulator_notes(runs, entries)]
+    passed_over = [r for r in unique if status[r.key] == STATUS_SKIPPED]
+    if passed_over:
+        notes.append(
+            f"{len(passed_over)} run(s) skipped (this machine cannot run them): "
+            + "; ".join(f"{r.describe()}: {entries[r.key]['reason']}" for r in passed_over)
+        )
     if failed:
         notes.append(
             f"{len(failed)} run(s) failed and are missing from the table: "
@@ -452,6 +487,20 @@ def write_report(
     page += "\n" + "\n\n".join(notes) + f"\n\nPer-run files: `{STORE}/<key>/` (docs/testbed.md)\n"
     write_text_atomic(md_path, page)
     return paths, {**entry, "notes": notes}
+
+
+def skipped_points(
+    runs: Sequence[TestbedRun], entries: Mapping[str, Mapping[str, Any]]
+) -> Dict[Tuple[str, float], str]:
+    """(series label, x) -> reason for the points whose runs were skipped, on both sides (the
+    testbed's and the simulator's line: one run makes both)."""
+    points: Dict[Tuple[str, float], str] = {}
+    for run in runs:
+        entry = entries.get(run.key) or {}
+        if entry.get("status") == STATUS_SKIPPED:
+            for label in (run.series, run.series + SIMULATOR_SUFFIX):
+                points[(label, run.x)] = entry["reason"]
+    return points
 
 
 def write_skipped(experiment: TestbedExperiment, reason: str, out: Path, command: str):
@@ -540,19 +589,18 @@ def reproduce_testbed(
         skipped = reason
         if skipped is None:
             assert binary is not None
-            try:
-                done = execute(runs, binary, out / STORE, stream)
-            except TestbedUnavailable as err:
-                skipped = str(err)
+            done = execute(runs, binary, out / STORE, stream)
+            unique = {r.key for r in runs}
+            reasons = sorted({done[k].get("reason", "") for k in unique})
+            if all(done[k]["status"] == STATUS_SKIPPED for k in unique):
+                skipped = "; ".join(reasons)
                 print(f"testbed: {experiment.id} skipped: {skipped}", file=stream, flush=True)
         if skipped is not None:
             paths, entry = write_skipped(experiment, skipped, out, rerun)
             runs_text = f"skipped: {skipped}"
         else:
             paths, entry = write_report(experiment, runs, done, out, quick, n_seeds, rerun)
-            ok = sum(
-                1 for r in {r.key: r for r in runs}.values() if done[r.key]["status"] == STATUS_OK
-            )
+            ok = sum(1 for k in {r.key for r in runs} if done[k]["status"] == STATUS_OK)
             seconds = experiment.quick_seconds if quick else experiment.seconds
             runs_text = (
                 f"{'quick' if quick else 'full'}, {ok} testbed runs of {seconds} s, "

@@ -12,8 +12,9 @@ testbed's line, plus the agreement between testbed and simulator.
 * ``testbed_fig7``: seed 000 fig. 7, which the paper measured on a lab testbed: 5 connections,
   0-5 of them Reno, 100 ms RTT, clean and 1 % loss.
 * ``testbed_seed004_fig3`` / ``testbed_seed004_fig5``: seed 004's LAN measurements (a FreeBSD
-  testbed in the paper) with tcpw and the kernel's reno: Jain's index vs. the number of
-  connections, and n Reno vs. 10 - n TCPW.
+  testbed with TCPW ABSE in the paper) with the kernel's tcpw_abse (and, in fig. 3, tcpw as a
+  second series) and the kernel's reno: Jain's index vs. the number of connections, and n Reno
+  vs. 10 - n TCPW ABSE.
 
 Runs are real time, one at a time: ``--quick`` runs the headline two with fewer points and
 shorter runs (about 5 minutes); the full set takes about 35 minutes (53 runs).
@@ -95,35 +96,40 @@ FIG7 = TestbedExperiment(
 
 LAN_DESCRIPTION = (
     "FTP-like bulk sessions over a 100 Mb/s, 2.2 ms RTT LAN bottleneck (bdp buffer), as "
-    "scenarios/seed004_lan*.toml; the paper's TCPW ABSE is replaced by tcpw (TCPW 2002, the "
-    "kernel program) and its NewReno by the kernel's reno."
+    "scenarios/seed004_lan*.toml; the paper's TCPW ABSE runs as the kernel's tcpw_abse (the "
+    "eBPF program, seed 004 §2.1) and its NewReno as the kernel's reno."
 )
 
 SEED004_FIG3 = TestbedExperiment(
     id="testbed_seed004_fig3",
-    title="Testbed: fairness index vs. number of connections, tcpw and reno (each alone)",
+    title="Testbed: fairness index vs. number of connections, tcpw_abse, tcpw, reno (each alone)",
     paper="seed 004 §3.3, fig. 3 (a FreeBSD LAN testbed in the paper)",
     scenario="seed004_lan_single",
     x=Axis("n", (2, 5, 10, 19), "Number of connections", quick_values=(2, 10)),
-    series=(Series("TCPW", {"cc": "westwood"}), Series("Reno", {"cc": "reno"})),
+    series=(
+        Series("TCPW ABSE", {"cc": "westwood-abse"}),
+        Series("TCPW 2002", {"cc": "westwood"}),
+        Series("Reno", {"cc": "reno"}),
+    ),
     metric=fairness_metric(),
     seconds=30,
     quick_seconds=15,
     seeds=1,
-    description="n sessions of one protocol from one host; Jain's index of their goodputs. "
+    description="n sessions of one protocol from one host; Jain's index of their goodputs; "
+    "TCPW 2002 (tcpw, seed 000's filter) beside the paper's ABSE for comparison. "
     + LAN_DESCRIPTION,
     claims=(
         Claim(
-            "Smallest TCPW fairness index over 2-19 connections, on real TCP",
-            c.smallest_value("TCPW"),
+            "Smallest TCPW ABSE fairness index over 2-19 connections, on real TCP",
+            c.smallest_value("TCPW ABSE"),
             target=at_least(0.9),
             partly=at_least(0.8),
             paper='fig. 3: "TCPW ABSE offers a fairness index comparable to those obtained with '
             'TCP New Reno" (near 1)',
         ),
         Claim(
-            "Largest |TCPW - Reno| fairness index difference, on real TCP",
-            c.largest_difference("TCPW", "Reno"),
+            "Largest |TCPW ABSE - Reno| fairness index difference, on real TCP",
+            c.largest_difference("TCPW ABSE", "Reno"),
             target=between(0, 0.05),
             partly=between(0, 0.1),
             paper='"the results performed by TCPW are close to those of TCP New Reno"',
@@ -133,7 +139,7 @@ SEED004_FIG3 = TestbedExperiment(
 
 SEED004_FIG5 = TestbedExperiment(
     id="testbed_seed004_fig5",
-    title="Testbed: n Reno vs. 10 - n TCPW sessions, mean rate of a session of each",
+    title="Testbed: n Reno vs. 10 - n TCPW ABSE sessions, mean rate of a session of each",
     paper="seed 004 §3.4, fig. 5 (a FreeBSD LAN testbed in the paper)",
     scenario="seed004_lan",
     x=Axis(
@@ -146,24 +152,24 @@ SEED004_FIG5 = TestbedExperiment(
     series=(
         Series(
             "Reno",
-            {"cc_a": "westwood", "cc_b": "reno"},
+            {"cc_a": "westwood-abse", "cc_b": "reno"},
             metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "reno"),
         ),
         Series(
-            "TCPW",
-            {"cc_a": "westwood", "cc_b": "reno"},
-            metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "westwood"),
+            "TCPW ABSE",
+            {"cc_a": "westwood-abse", "cc_b": "reno"},
+            metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "westwood-abse"),
         ),
     ),
     metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "reno"),
     seconds=30,
     quick_seconds=15,
     seeds=1,
-    description="n Reno sessions (from s2) and 10 - n TCPW sessions (from s1) start together. "
+    description="n Reno sessions (from s2) and 10 - n TCPW ABSE sessions (from s1) start together. "
     + LAN_DESCRIPTION,
     claims=(
         Claim(
-            "A Reno session's rate among 9 TCPW / among 9 Reno (n = 1 vs n = 9), on real TCP",
+            "A Reno session's rate among 9 TCPW ABSE / among 9 Reno (n = 1 vs n = 9), on real TCP",
             c.ratio_of_points("Reno", 1, "Reno", 9),
             target=at_least(0.9),
             partly=at_least(0.75),
@@ -171,8 +177,9 @@ SEED004_FIG5 = TestbedExperiment(
             'a friendly behavior towards TCP New Reno"',
         ),
         Claim(
-            "A TCPW session's rate among 9 Reno / among 9 TCPW (n = 9 vs n = 1), on real TCP",
-            c.ratio_of_points("TCPW", 9, "TCPW", 1),
+            "A TCPW ABSE session's rate among 9 Reno / among 9 TCPW ABSE (n = 9 vs n = 1), on "
+            "real TCP",
+            c.ratio_of_points("TCPW ABSE", 9, "TCPW ABSE", 1),
             target=between(0.6, 1.0),
             partly=between(0.5, 1.2),
             paper="fig. 5: TCPW ABSE reaches only 179.15 KB/s with 9 NewReno sessions (0.79 of "
