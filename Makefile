@@ -45,7 +45,7 @@ reproduce: build
 
 # westwood-linux's kernel tests need root (CI is root); without it they print SKIPPED and pass.
 test-rust: deps
-	cargo test -p westwood-algorithms -p westwood-simulator -p westwood-bpf-core -p westwood-linux -p westwood-emulator
+	cargo test -p westwood-algorithms -p westwood-trace -p westwood-simulator -p westwood-bpf-core -p westwood-linux -p westwood-emulator
 
 test-python: build
 	$(VENV)/bin/pytest -q python/tests
