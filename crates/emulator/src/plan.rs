@@ -508,6 +508,43 @@ mod tests {
     }
 
     #[test]
+    fn every_westwood_variant_maps_to_its_kernel_program_with_its_parameters() {
+        for (sim, kernel) in [
+            ("westwood", "tcpw"),
+            ("westwood-tr", "tcpw_tr"),
+            ("westwood-abse", "tcpw_abse"),
+            ("westwood-plus", "tcpw_plus"),
+        ] {
+            let p = plan(&load("wireless.toml", &[("cc", sim)]), None).unwrap();
+            assert_eq!(p.flows[0].kernel_cc, kernel);
+            assert!(p.flows[0].uses_bpf());
+            assert_eq!(simulator_cc(kernel), Some(sim));
+        }
+        let p = plan(
+            &load("wireless.toml", &[("cc", "westwood"), ("tcp.westwood", "{ tau = \"1s\", m = 2 }")]),
+            None,
+        )
+        .unwrap();
+        assert_eq!((p.kernel_params.tau_us, p.kernel_params.m), (Some(1_000_000), Some(2)));
+        let p = plan(
+            &load("wireless.toml", &[("cc", "westwood-abse"), ("tcp.westwood_abse", "{ n = 4 }")]),
+            None,
+        )
+        .unwrap();
+        assert_eq!(p.kernel_params.abse_n, Some(4));
+        let p = plan(
+            &load("wireless.toml", &[("cc", "westwood-abse"), ("tcp.westwood_abse", "{ epsilon = 0.8 }")]),
+            None,
+        )
+        .unwrap();
+        assert!(p.approximations.iter().any(|a| a.contains("epsilon")), "{:?}", p.approximations);
+        assert_eq!(
+            plan(&load("wireless.toml", &[("cc", "reno")]), None).unwrap().kernel_params,
+            Default::default()
+        );
+    }
+
+    #[test]
     fn unmappable_scenarios_are_refused_with_every_reason() {
         let err = plan(&load("udp_onoff.toml", &[]), None).unwrap_err();
         assert_eq!(err.exit_code(), 2);
@@ -516,8 +553,9 @@ mod tests {
         assert!(err.contains("multipath"), "{err}");
         let err = plan(&load("multipath_grid.toml", &[]), None).unwrap_err().to_string();
         assert!(err.contains("arrivals"), "{err}");
-        let err = plan(&load("wireless.toml", &[("cc", "westwood-abse")]), None).unwrap_err().to_string();
-        assert!(err.contains("no kernel counterpart"), "{err}");
+        // CUBIC-free simulator names with no kernel program: none left among the Westwood family.
+        let err = plan(&load("wireless.toml", &[("cc", "newreno")]), Some("vegas")).unwrap_err().to_string();
+        assert!(err.contains("--cc vegas"), "{err}");
         assert!(plan(&load("wireless.toml", &[("cc", "westwood-abse")]), Some("tcpw")).is_ok());
         let err = plan(&load("wireless.toml", &[("cc", "tahoe")]), None).unwrap_err().to_string();
         assert!(err.contains("Tahoe"), "{err}");

@@ -23,6 +23,6 @@ pub mod sim;
 pub mod tcp;
 pub mod traffic;
 
-pub use results::{RunOptions, RunResult};
 pub use ack_trace::{AckSink, AckTraceFile, RunError};
+pub use results::{RunOptions, RunResult};
 pub use sim::{run, run_with_ack_trace, run_with_ack_trace_file};
