@@ -31,6 +31,9 @@
  *                   once; alpha is never rounded on its own, so tiny D (ACK bursts) loses
  *                   no precision. TCPW-TR: [(2r - 1) BWE + b_k + b_{k-1}] / (2r + 1);
  *                   ABSE: [(2tau - D) BWE + D (s_k + s_{k-1})] / (2tau + D), D and tau in ns.
+ *                   Interval sampling (TCPW's `sample` option, WWC_SAMPLE_INTERVAL):
+ *                   BWE_k = [(2tau - D) BWE_{k-1} + 2 * 8e6 * 2^8 * bytes_k] / (2tau + D),
+ *                   i.e. alpha BWE_{k-1} + (1 - alpha) b_k (see wwc_interval_step).
  *   alpha           Q32 (value * 2^32), wwc_tustin_alpha_q32(); used for the decay factor
  *                   ((2m-1)/(2m+1))^h of the virtual samples, by binary exponentiation.
  *                   ABSE's U/U_max is Q32 too; its gains epsilon, beta are in 1/1000.
@@ -65,6 +68,10 @@ _Static_assert(sizeof(__u32) == 4 && sizeof(__u64) == 8, "kernel integer widths"
 #define WWC_TCPW_TAU_US 500000u      /* filter time constant tau: 500 ms (seed 000 §4) */
 #define WWC_TCPW_M 2u                /* virtual null sample every tau/m of silence, m >= 2 */
 #define WWC_PLUS_MIN_WINDOW_US 50000u /* Westwood+ sampling window >= 50 ms (Linux) */
+/* TCPW's sampling (crates/algorithms filter.rs `Sampling`): which samples a Tustin step
+ * averages. Any value other than WWC_SAMPLE_INTERVAL is the trapezoid. */
+#define WWC_SAMPLE_TRAPEZOID 0u /* seed 000 §2.2: (b_k + b_{k-1}) / 2, the default */
+#define WWC_SAMPLE_INTERVAL 1u  /* b_k alone: each sample weighted by its own interval */
 /* Largest tau accepted: keeps 2tau + Delta (Delta <= tau/2) below 2^32. */
 #define WWC_TCPW_TAU_MAX_US 1000000000u
 
@@ -351,6 +358,40 @@ static __always_inline __u64 wwc_tustin_step(__u64 bwe, __u64 prev_sample, __u64
 	return q + (ra + rb + rc + den / 2) / den;
 }
 
+/* One interval-sampling step with Delta = delta_us (> 0, <= tau/2 after the virtual samples),
+ * the new sample given as the bytes it reports:
+ *   BWE_k = alpha BWE_{k-1} + (1 - alpha) b_k,  alpha = (2tau-D)/(2tau+D)
+ *         = [(2tau - D) BWE_{k-1} + 2 D b_k] / (2tau + D),  D b_k = 8 bytes (Q8),
+ * rounded to nearest once, as wwc_tustin_step. bytes = 0 is a virtual null sample:
+ * round(alpha BWE_{k-1}). */
+static __always_inline __u64 wwc_interval_step(__u64 bwe, __u64 bytes, __u32 delta_us, __u32 tau_us)
+{
+	__u64 two_tau = 2ull * wwc_tau(tau_us);
+	__u64 d = delta_us;
+	__u64 den, q, ra, rb, prod;
+
+	if (d > two_tau)
+		d = two_tau; /* alpha = 0: unreachable with m >= 2, kept for safety */
+	den = two_tau + d; /* < 2^32: tau <= 1e9 us */
+	q = wwc_muldiv_rem(bwe, (__u32)(two_tau - d), (__u32)den, &ra);
+	if (bytes > WWC_U32_MAX)
+		bytes = WWC_U32_MAX;
+	prod = bytes * WWC_BYTE_PER_US_Q8; /* < 2^63 */
+	q += 2 * (prod / den);
+	rb = 2 * (prod % den); /* < 2^33 */
+	return q + (ra + rb + den / 2) / den;
+}
+
+/* The TCPW step of the chosen sampling: wwc_interval_step for WWC_SAMPLE_INTERVAL, the
+ * trapezoid wwc_tustin_step otherwise. */
+static __always_inline __u64 wwc_tcpw_step(__u64 bwe, __u64 prev_sample, __u64 bytes, __u32 delta_us,
+					   __u32 tau_us, __u32 sample)
+{
+	if (sample == WWC_SAMPLE_INTERVAL)
+		return wwc_interval_step(bwe, bytes, delta_us, tau_us);
+	return wwc_tustin_step(bwe, prev_sample, bytes, delta_us, tau_us);
+}
+
 /* ================================ AckedCount (§2.3) ================================ */
 
 /* PROCEDURE AckedCount: segments to credit for an ACK with cumulative ack ack_seq (bytes,
@@ -411,11 +452,14 @@ static __always_inline void wwc_tcpw_rtt_sample(struct wwc_tcpw *s, __u32 rtt_us
 }
 
 /* Apply the virtual null samples due strictly before now_us: with I = tau/m and t_{k-1}
- * the last sample time, h = #{j >= 1 : t_{k-1} + j I < now}. The first virtual step still
- * averages in b_{k-1}; each later one multiplies BWE by r = (2tau - I)/(2tau + I), so the
+ * the last sample time, h = #{j >= 1 : t_{k-1} + j I < now}. The first virtual step is a
+ * normal step with a null sample (the trapezoid still averages in b_{k-1}; interval sampling
+ * gives round(r BWE)); each later one multiplies BWE by r = (2tau - I)/(2tau + I), so the
  * h - 1 later ones are BWE * r^(h-1), by binary exponentiation of r in Q32 (at most 32
- * rounds; r^(2^32) is 0 in Q32 anyway). Carried bytes are dropped, as in the reference. */
-static __always_inline void wwc_tcpw_advance(struct wwc_tcpw *s, __u64 now_us, __u32 tau_us, __u32 m)
+ * rounds; r^(2^32) is 0 in Q32 anyway). Carried bytes are dropped, as in the reference.
+ * sample: WWC_SAMPLE_TRAPEZOID or WWC_SAMPLE_INTERVAL. */
+static __always_inline void wwc_tcpw_advance_sampled(struct wwc_tcpw *s, __u64 now_us, __u32 tau_us, __u32 m,
+						     __u32 sample)
 {
 	__u32 interval = wwc_virtual_interval_us(tau_us, m);
 	__u64 gap, h, r, bwe;
@@ -430,7 +474,7 @@ static __always_inline void wwc_tcpw_advance(struct wwc_tcpw *s, __u64 now_us, _
 	s->last_us += h * interval;
 	s->virtual_samples = s->virtual_samples + h > WWC_U32_MAX ? WWC_U32_MAX
 								  : (__u32)(s->virtual_samples + h);
-	bwe = wwc_tustin_step(s->bwe, s->prev_sample, 0, interval, tau_us);
+	bwe = wwc_tcpw_step(s->bwe, s->prev_sample, 0, interval, tau_us, sample);
 	s->prev_sample = 0;
 	s->carried_bytes = 0;
 	h -= 1;
@@ -448,14 +492,21 @@ static __always_inline void wwc_tcpw_advance(struct wwc_tcpw *s, __u64 now_us, _
 	s->bwe = bwe;
 }
 
-/* Filter part of an ACK: bytes is AckedCount's credit (segments * mss). The first ACK
- * only starts the clock; an ACK with Delta = 0 is carried into the next sample. */
-static __always_inline void wwc_tcpw_filter_ack(struct wwc_tcpw *s, __u64 now_us, __u32 bytes,
-						__u32 tau_us, __u32 m)
+/* wwc_tcpw_advance_sampled with the paper's trapezoid. */
+static __always_inline void wwc_tcpw_advance(struct wwc_tcpw *s, __u64 now_us, __u32 tau_us, __u32 m)
 {
-	__u64 delta, total, sample;
+	wwc_tcpw_advance_sampled(s, now_us, tau_us, m, WWC_SAMPLE_TRAPEZOID);
+}
 
-	wwc_tcpw_advance(s, now_us, tau_us, m);
+/* Filter part of an ACK: bytes is AckedCount's credit (segments * mss). The first ACK
+ * only starts the clock; an ACK with Delta = 0 is carried into the next sample.
+ * sample: WWC_SAMPLE_TRAPEZOID or WWC_SAMPLE_INTERVAL. */
+static __always_inline void wwc_tcpw_filter_ack_sampled(struct wwc_tcpw *s, __u64 now_us, __u32 bytes,
+							__u32 tau_us, __u32 m, __u32 sample)
+{
+	__u64 delta, total, b;
+
+	wwc_tcpw_advance_sampled(s, now_us, tau_us, m, sample);
 	if (!(s->flags & WWC_F_HAVE_TIME)) {
 		s->flags |= WWC_F_HAVE_TIME;
 		s->last_us = now_us;
@@ -472,16 +523,25 @@ static __always_inline void wwc_tcpw_filter_ack(struct wwc_tcpw *s, __u64 now_us
 	if (delta > WWC_U32_MAX)
 		delta = WWC_U32_MAX; /* unreachable after wwc_tcpw_advance (delta <= tau/m) */
 	s->carried_bytes = 0;
-	sample = wwc_sample_q8(total, delta);
-	s->bwe = wwc_tustin_step(s->bwe, s->prev_sample, total, (__u32)delta, tau_us);
-	s->prev_sample = sample;
+	b = wwc_sample_q8(total, delta);
+	s->bwe = wwc_tcpw_step(s->bwe, s->prev_sample, total, (__u32)delta, tau_us, sample);
+	s->prev_sample = b;
 	s->last_us = now_us;
 }
 
+/* wwc_tcpw_filter_ack_sampled with the paper's trapezoid. */
+static __always_inline void wwc_tcpw_filter_ack(struct wwc_tcpw *s, __u64 now_us, __u32 bytes,
+						__u32 tau_us, __u32 m)
+{
+	wwc_tcpw_filter_ack_sampled(s, now_us, bytes, tau_us, m, WWC_SAMPLE_TRAPEZOID);
+}
+
 /* Everything TCPW does on an ACK (new or duplicate), in the reference's order: RTT sample
- * (rtt_us < 0: none), AckedCount, filter. Returns the credited bytes. */
-static __always_inline __u32 wwc_tcpw_on_ack(struct wwc_tcpw *s, __u64 now_us, __u32 ack_seq,
-					     __u32 mss, __s64 rtt_us, __u32 tau_us, __u32 m)
+ * (rtt_us < 0: none), AckedCount, filter. Returns the credited bytes.
+ * sample: WWC_SAMPLE_TRAPEZOID or WWC_SAMPLE_INTERVAL. */
+static __always_inline __u32 wwc_tcpw_on_ack_sampled(struct wwc_tcpw *s, __u64 now_us, __u32 ack_seq,
+						     __u32 mss, __s64 rtt_us, __u32 tau_us, __u32 m,
+						     __u32 sample)
 {
 	__u64 bytes;
 
@@ -490,8 +550,15 @@ static __always_inline __u32 wwc_tcpw_on_ack(struct wwc_tcpw *s, __u64 now_us, _
 	bytes = (__u64)wwc_acked_count(&s->acked, &s->flags, ack_seq, mss) * (mss ? mss : 1);
 	if (bytes > WWC_U32_MAX)
 		bytes = WWC_U32_MAX;
-	wwc_tcpw_filter_ack(s, now_us, (__u32)bytes, tau_us, m);
+	wwc_tcpw_filter_ack_sampled(s, now_us, (__u32)bytes, tau_us, m, sample);
 	return (__u32)bytes;
+}
+
+/* wwc_tcpw_on_ack_sampled with the paper's trapezoid. */
+static __always_inline __u32 wwc_tcpw_on_ack(struct wwc_tcpw *s, __u64 now_us, __u32 ack_seq,
+					     __u32 mss, __s64 rtt_us, __u32 tau_us, __u32 m)
+{
+	return wwc_tcpw_on_ack_sampled(s, now_us, ack_seq, mss, rtt_us, tau_us, m, WWC_SAMPLE_TRAPEZOID);
 }
 
 /* BWE in bits/s Q8 as of the last event. */
@@ -604,12 +671,20 @@ static __always_inline __u32 wwc_ssthresh_segs(__u64 bwe_q8, __u32 rtt_min_us, i
 }
 
 /* TCPW ssthresh at a loss detected at now_us: the virtual samples due by then are applied
- * first (a timeout fires after a silence). Segments. */
+ * first (a timeout fires after a silence), with the sampling the ACKs use
+ * (WWC_SAMPLE_TRAPEZOID or WWC_SAMPLE_INTERVAL). Segments. */
+static __always_inline __u32 wwc_tcpw_ssthresh_sampled(struct wwc_tcpw *s, __u64 now_us, __u32 mss,
+						       __u32 tau_us, __u32 m, __u32 sample)
+{
+	wwc_tcpw_advance_sampled(s, now_us, tau_us, m, sample);
+	return wwc_ssthresh_segs(s->bwe, s->rtt_min_us, !!(s->flags & WWC_F_HAVE_RTT), mss);
+}
+
+/* wwc_tcpw_ssthresh_sampled with the paper's trapezoid. */
 static __always_inline __u32 wwc_tcpw_ssthresh(struct wwc_tcpw *s, __u64 now_us, __u32 mss, __u32 tau_us,
 					       __u32 m)
 {
-	wwc_tcpw_advance(s, now_us, tau_us, m);
-	return wwc_ssthresh_segs(s->bwe, s->rtt_min_us, !!(s->flags & WWC_F_HAVE_RTT), mss);
+	return wwc_tcpw_ssthresh_sampled(s, now_us, mss, tau_us, m, WWC_SAMPLE_TRAPEZOID);
 }
 
 /* Westwood+ ssthresh (the estimate does not decay). Segments. */

@@ -210,4 +210,10 @@ pub trait CongestionControl {
     fn last_credited_bytes(&self) -> Option<u64> {
         None
     }
+
+    /// Set `cwnd` and `ssthresh` (bytes) to values observed elsewhere, e.g. a per-ACK trace of
+    /// another sender replayed through this control's estimator (`westwood replay`), so that
+    /// what the control sees of its own window on the next event is the observed sender's.
+    /// Controls whose estimate does not depend on their window may ignore it (the default).
+    fn observe_window(&mut self, _cwnd_bytes: u64, _ssthresh_bytes: u64) {}
 }

@@ -9,7 +9,8 @@
 //! * [`reno`] — RFC 5681 slow start / congestion avoidance / multiplicative decrease (Reno,
 //!   NewReno, SACK and Tahoe share it; they differ only in the sender's loss recovery, see
 //!   [`Recovery`]).
-//! * [`westwood`] — the TCP Westwood family: TCPW, TCPW-TR, TCPW ABSE, Westwood+.
+//! * [`westwood`] — the TCP Westwood family: TCPW, TCPW-TR, TCPW ABSE, Westwood+, and the UCLA
+//!   ns-2 agent (`docs/westwood.md` traces each to its reference).
 //! * [`cubic`] — CUBIC (RFC 9438), for comparison with today's default.
 
 pub mod congestion;

@@ -78,6 +78,17 @@ impl Reno {
         self.avoidance_credit = 0;
     }
 
+    /// Take the window a trace recorded (bytes), held to `cwnd >= mss` and `ssthresh >= 2 mss`.
+    /// The congestion-avoidance credit is kept when the window is the one already held (so
+    /// observing it changes nothing) and restarts otherwise, as [`Reno::set_window`] restarts it.
+    pub fn observe_window(&mut self, cwnd: u64, ssthresh: u64) {
+        let cwnd = cwnd.max(self.mss);
+        let ssthresh = ssthresh.max(2 * self.mss);
+        if (cwnd, ssthresh) != (self.cwnd, self.ssthresh) {
+            self.set_window(cwnd, ssthresh);
+        }
+    }
+
     pub fn mss(&self) -> u64 {
         self.mss
     }

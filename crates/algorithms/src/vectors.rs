@@ -21,8 +21,8 @@
 use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig, WindowGrowth};
 use crate::reno::Reno;
 use crate::westwood::{
-    AbseEstimator, AbseParams, BandwidthEstimator, PlusParams, TcpwEstimator, TcpwParams, TrEstimator,
-    Westwood, WestwoodPlusEstimator,
+    AbseEstimator, AbseParams, AckedCountRule, BandwidthEstimator, PlusParams, Sampling, TcpwEstimator,
+    TcpwParams, TrEstimator, UclaEstimator, UclaParams, Westwood, WestwoodPlusEstimator,
 };
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
@@ -228,7 +228,8 @@ impl<E: BandwidthEstimator> TracedControl for Westwood<E> {
     }
 }
 
-/// The variants the vectors cover, each with its default parameters.
+/// The variants the vectors cover: each estimator with its default parameters, and TCPW with
+/// each option of `docs/westwood.md` changed on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Variant {
     Reno,
@@ -236,13 +237,27 @@ pub enum Variant {
     WestwoodTr,
     WestwoodAbse,
     WestwoodPlus,
+    /// The UCLA ns-2 agent's estimator and loss rules, its defaults (filter type 3).
+    WestwoodUcla,
+    /// TCPW with interval sampling.
+    WestwoodInterval,
+    /// TCPW with the UCLA agent's AckedCount rule.
+    WestwoodAckedUcla,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 5] =
-        [Variant::Reno, Variant::Westwood, Variant::WestwoodTr, Variant::WestwoodAbse, Variant::WestwoodPlus];
+    pub const ALL: [Variant; 8] = [
+        Variant::Reno,
+        Variant::Westwood,
+        Variant::WestwoodTr,
+        Variant::WestwoodAbse,
+        Variant::WestwoodPlus,
+        Variant::WestwoodUcla,
+        Variant::WestwoodInterval,
+        Variant::WestwoodAckedUcla,
+    ];
 
-    /// The controller, freshly constructed with default parameters.
+    /// The controller, freshly constructed.
     pub fn controller(self, config: WindowConfig) -> Box<dyn TracedControl> {
         match self {
             Variant::Reno => Box::new(Reno::new(config)),
@@ -254,15 +269,39 @@ impl Variant {
             Variant::WestwoodPlus => {
                 Box::new(Westwood::new(config, WestwoodPlusEstimator::new(PlusParams::default())))
             }
+            Variant::WestwoodUcla => {
+                Box::new(Westwood::new(config, UclaEstimator::new(UclaParams::default())))
+            }
+            Variant::WestwoodInterval => {
+                let params = TcpwParams { sample: Sampling::Interval, ..TcpwParams::default() };
+                Box::new(Westwood::new(config, TcpwEstimator::new(params)))
+            }
+            Variant::WestwoodAckedUcla => Box::new(Westwood::with_acked_count_rule(
+                config,
+                TcpwEstimator::new(TcpwParams::default()),
+                AckedCountRule::Ucla,
+            )),
         }
     }
 
-    /// The `cc` name (also the directory under `vectors/`).
+    /// The directory under `vectors/` and the header's `variant`: the `cc` name for each
+    /// estimator with its defaults, `westwood-<option>` for TCPW with an option changed.
     pub fn name(self) -> &'static str {
-        self.controller(window_config(1000)).name()
+        match self {
+            Variant::Reno => "reno",
+            Variant::Westwood => "westwood",
+            Variant::WestwoodTr => "westwood-tr",
+            Variant::WestwoodAbse => "westwood-abse",
+            Variant::WestwoodPlus => "westwood-plus",
+            Variant::WestwoodUcla => "westwood-ucla",
+            Variant::WestwoodInterval => "westwood-interval",
+            Variant::WestwoodAckedUcla => "westwood-acked-ucla",
+        }
     }
 
-    /// The estimator's parameters as a JSON object (times in µs).
+    /// The estimator's parameters as a JSON object (times in µs). The folders that existed before
+    /// the `sample` and `acked_count` options carry no key for them (they use the defaults,
+    /// `trapezoid` and `paper`); the newer folders name both.
     pub fn params_json(self) -> String {
         match self {
             Variant::Reno => "{}".to_string(),
@@ -291,8 +330,42 @@ impl Variant {
                 let p = PlusParams::default();
                 format!("{{\"min_window_us\":{}}}", p.min_window_ns / 1000)
             }
+            Variant::WestwoodUcla => {
+                let p = UclaParams::default();
+                format!(
+                    "{{\"filter_type\":{},\"tau_us\":{},\"fr_alpha\":{},\"tick_us\":{},\
+                     \"initial_rtt_min_us\":{},\"initial_reduction_factor\":{},\
+                     \"reduction_step_dupacks\":{},\"reduction_step_timeout\":{},\
+                     \"max_reduction_factor\":{},\"sample\":\"{}\",\"acked_count\":\"{}\"}}",
+                    p.filter.filter_type(),
+                    p.tau_ns / 1000,
+                    json_f64(p.fr_alpha),
+                    p.tick_ns / 1000,
+                    p.initial_rtt_min_ns / 1000,
+                    json_f64(crate::westwood::ucla::INITIAL_REDUCTION_FACTOR),
+                    json_f64(crate::westwood::ucla::DUPACK_FACTOR_STEP),
+                    json_f64(crate::westwood::ucla::TIMEOUT_FACTOR_STEP),
+                    json_f64(crate::westwood::ucla::MAX_REDUCTION_FACTOR),
+                    p.sample.name(),
+                    AckedCountRule::Ucla.name()
+                )
+            }
+            Variant::WestwoodInterval => tcpw_with_options(Sampling::Interval, AckedCountRule::Paper),
+            Variant::WestwoodAckedUcla => tcpw_with_options(Sampling::Trapezoid, AckedCountRule::Ucla),
         }
     }
+}
+
+/// TCPW's default parameters with both options named.
+fn tcpw_with_options(sample: Sampling, acked_count: AckedCountRule) -> String {
+    let p = TcpwParams::default();
+    format!(
+        "{{\"tau_us\":{},\"m\":{},\"sample\":\"{}\",\"acked_count\":\"{}\"}}",
+        p.tau_ns / 1000,
+        p.m,
+        sample.name(),
+        acked_count.name()
+    )
 }
 
 /// The window configuration of every vector with this MSS.
@@ -995,5 +1068,19 @@ mod tests {
     #[test]
     fn sequences_are_deterministic() {
         assert_eq!(sequences(), sequences());
+    }
+
+    #[test]
+    fn folders_of_estimators_with_their_defaults_are_their_cc_names() {
+        for variant in Variant::ALL {
+            let cc = variant.controller(window_config(1000)).name();
+            match variant {
+                Variant::WestwoodInterval | Variant::WestwoodAckedUcla => {
+                    assert_eq!(cc, "westwood");
+                    assert!(variant.name().starts_with("westwood-"));
+                }
+                _ => assert_eq!(variant.name(), cc),
+            }
+        }
     }
 }

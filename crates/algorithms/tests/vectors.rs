@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use westwood_algorithms::vectors::{self, GENERATOR_COMMAND};
+use westwood_algorithms::westwood::{AckedCount, AckedCountRule};
 
 fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors")
@@ -225,7 +226,7 @@ fn every_variant_sees_the_same_events() {
         by_vector.entry(f.vector.clone()).or_default().push(f);
     }
     for (vector, files) in by_vector {
-        assert_eq!(files.len(), 5, "{vector}: one file per variant");
+        assert_eq!(files.len(), vectors::Variant::ALL.len(), "{vector}: one file per variant");
         let first = &files[0];
         for other in &files[1..] {
             assert_eq!(first.lines.len(), other.lines.len(), "{vector}");
@@ -497,7 +498,8 @@ fn tcpw_estimate_decays_by_the_virtual_sample_factor_over_silences() {
 
 #[test]
 fn rtt_min_is_the_smallest_rtt_sample_so_far() {
-    for f in all_files().into_iter().filter(|f| f.variant != "reno") {
+    // The UCLA agent keeps RTTmin in coarse ticks: its own test below.
+    for f in all_files().into_iter().filter(|f| f.variant != "reno" && f.variant != "westwood-ucla") {
         let mut min: Option<u64> = None;
         for (i, l) in f.lines.iter().enumerate() {
             if let Some(r) = l.rtt_us {
@@ -508,11 +510,12 @@ fn rtt_min_is_the_smallest_rtt_sample_so_far() {
     }
 }
 
-/// Seed 000 §3.1-3.2 (no reduction factor): TCPW, ABSE and Westwood+.
+/// Seed 000 §3.1-3.2 (no reduction factor): TCPW (with either option), ABSE and Westwood+.
 #[test]
 fn westwood_thresholds_are_bwe_times_rttmin_in_whole_segments() {
     let mut checked = 0;
-    for variant in ["westwood", "westwood-abse", "westwood-plus"] {
+    for variant in ["westwood", "westwood-abse", "westwood-plus", "westwood-interval", "westwood-acked-ucla"]
+    {
         for f in files_of(variant) {
             for (i, l) in f.lines.iter().enumerate() {
                 let at = format!("{}:{}", f.path, i + 2);
@@ -640,4 +643,172 @@ fn the_seed_001_episode_does_not_inflate_westwood_bwe() {
     let peak =
         episode.iter().chain(std::iter::once(&f.lines[exit])).filter_map(|l| l.bwe).fold(0.0, f64::max);
     assert!(peak <= 1.1 * before, "BWE {before} before the episode, peak {peak} during it");
+}
+
+// ---------------------------------------------------------------------------------------------
+// (c) The options and the UCLA agent (docs/westwood.md)
+// ---------------------------------------------------------------------------------------------
+
+/// Interval sampling over a silence: each virtual sample multiplies the estimate by
+/// `r = (2m-1)/(2m+1)` (no `b_prev` term), then the real sample counts alone:
+/// `alpha BWE + (1 - alpha) b`.
+#[test]
+fn interval_estimate_decays_by_alpha_over_silences() {
+    let mut checked = 0;
+    for f in files_of("westwood-interval") {
+        assert_eq!(f.header["params"]["sample"], "interval", "{}", f.path);
+        let tau = f.param("tau_us");
+        let m = f.param("m");
+        let interval = (tau / m) as u64;
+        let r = (2.0 * m - 1.0) / (2.0 * m + 1.0);
+        let mut last_ack: Option<(u64, f64)> = None; // (time, BWE)
+        for (i, l) in f.lines.iter().enumerate() {
+            let at = format!("{}:{}", f.path, i + 2);
+            if l.kind == "timeout" {
+                let (t_last, bwe) = last_ack.unwrap();
+                let h = virtual_samples_before(t_last, l.time_us, interval);
+                let expected = bwe * r.powi(h as i32);
+                assert!((l.bwe.unwrap() - expected).abs() <= 1e-9 * bwe + 1e-9, "{at}: BWE at the RTO");
+                checked += 1;
+            }
+            if l.kind != "ack" {
+                continue;
+            }
+            if let Some((t_last, bwe)) = last_ack {
+                // The real sample after h >= 1 virtual ones (the ACK gap since the last ACK; a
+                // timeout in between leaves the clock where the virtual samples left it).
+                let gap = l.time_us - t_last;
+                let previous_kind = &f.lines[i - 1].kind;
+                if gap > interval && previous_kind == "ack" && l.time_us > t_last {
+                    let h = virtual_samples_before(t_last, l.time_us, interval);
+                    let decayed = bwe * r.powi(h as i32);
+                    let delta = (l.time_us - (t_last + h * interval)) as f64;
+                    let alpha = (2.0 * tau - delta) / (2.0 * tau + delta);
+                    // An ACK of new data outside recovery, nothing accounted for by DUPACKs:
+                    // AckedCount credits what it acknowledges.
+                    let b = l.acked_bytes as f64 * 8e6 / delta;
+                    if !l.dupack && !l.in_recovery {
+                        let expected = alpha * decayed + (1.0 - alpha) * b;
+                        let got = l.bwe.unwrap();
+                        assert!(
+                            (got - expected).abs() <= 1e-9 * bwe.max(got),
+                            "{at}: BWE {got} after {h} virtual samples, expected {expected}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+            last_ack = Some((l.time_us, l.bwe.unwrap()));
+        }
+    }
+    assert!(checked >= 5, "only {checked} silences checked");
+}
+
+/// The UCLA AckedCount rule changes only what an ACK credits: TCPW with it has the same state
+/// as TCPW with the paper's rule up to the first ACK the two rules credit differently, and a
+/// different estimate there. The rules differ only on ACKs of more than two segments and on
+/// ACKs covered by earlier DUPACKs; with an ACK per segment (and a single hole per recovery)
+/// they agree throughout, so only `dupack-burst` (delayed ACKs during a 10-segment hole) departs.
+#[test]
+fn acked_ucla_departs_from_westwood_where_the_rules_credit_differently() {
+    let mut departed = Vec::new();
+    for f in files_of("westwood-acked-ucla") {
+        assert_eq!(f.header["params"]["acked_count"], "ucla", "{}", f.path);
+        let paper_file = load(&format!("westwood/{}.jsonl", f.vector));
+        let (mut paper, mut ucla) = (AckedCount::new(), AckedCount::with_rule(AckedCountRule::Ucla));
+        for (i, (l, p)) in f.lines.iter().zip(&paper_file.lines).enumerate() {
+            let at = format!("{}:{}", f.path, i + 2);
+            let credits_differ = l.kind == "ack" && paper.on_ack(l.ack, f.mss) != ucla.on_ack(l.ack, f.mss);
+            if credits_differ {
+                assert_ne!(l.bwe, p.bwe, "{at}: the credits differ, the estimates should");
+                departed.push(f.vector.clone());
+                break;
+            }
+            assert_eq!(
+                (l.bwe, l.cwnd, l.ssthresh, l.rtt_min_us),
+                (p.bwe, p.cwnd, p.ssthresh, p.rtt_min_us),
+                "{at}: same credits so far, same state"
+            );
+        }
+    }
+    assert_eq!(departed, ["dupack-burst"], "sequences where the rules credit differently");
+}
+
+/// The UCLA agent's RTTmin: the smallest `max(1, floor(rtt / tick)) * tick` over the samples,
+/// 5 s before the first.
+#[test]
+fn ucla_rtt_min_is_the_smallest_coarse_sample_from_5_s() {
+    for f in files_of("westwood-ucla") {
+        let tick = f.param("tick_us") as u64;
+        let mut min = f.param("initial_rtt_min_us") as u64;
+        assert_eq!((tick, min), (10_000, 5_000_000), "{}", f.path);
+        for (i, l) in f.lines.iter().enumerate() {
+            if let Some(r) = l.rtt_us {
+                min = min.min((r / tick).max(1) * tick);
+            }
+            assert_eq!(l.rtt_min_us, Some(min), "{}:{}", f.path, i + 2);
+        }
+    }
+}
+
+/// The UCLA agent's loss rules, with its factor `a` tracked from the lines (0 at the start; in
+/// slow start +0.25 at 3 DUPACKs and +1 at a timeout, at most 4; 1 in congestion avoidance):
+/// the DUPACK threshold is not divided by `a`, the timeout's is; the estimate does not decay at
+/// a loss; recovery exit changes nothing.
+#[test]
+fn ucla_loss_rules_follow_the_agent() {
+    let mut checked = 0;
+    let mut divided_timeouts = 0;
+    for f in files_of("westwood-ucla") {
+        let params = &f.header["params"];
+        assert_eq!((params["filter_type"].as_u64(), params["tau_us"].as_u64()), (Some(3), Some(1_000_000)));
+        let max_a = f.param("max_reduction_factor");
+        let mut a = f.param("initial_reduction_factor");
+        for (i, l) in f.lines.iter().enumerate() {
+            let at = format!("{}:{}", f.path, i + 2);
+            let before = &f.lines[i - usize::from(i > 0)];
+            match l.kind.as_str() {
+                "dupacks" | "timeout" => {
+                    let timeout = l.kind == "timeout";
+                    let slow_start = before.cwnd < before.ssthresh;
+                    let step =
+                        f.param(if timeout { "reduction_step_timeout" } else { "reduction_step_dupacks" });
+                    a = if slow_start { (a + step).min(max_a) } else { 1.0 };
+                    assert_eq!(l.bwe, before.bwe, "{at}: the estimate moved at the loss");
+                    let divisor = if timeout { a } else { 1.0 };
+                    let allowed = bandwidth_thresholds(l.bwe.unwrap(), l.rtt_min_us.unwrap(), f.mss, divisor);
+                    assert!(
+                        allowed.contains(&l.ssthresh),
+                        "{at}: ssthresh {} with a = {a} ({}): expected {allowed:?}",
+                        l.ssthresh,
+                        l.kind
+                    );
+                    let cwnd = if timeout { f.mss } else { before.cwnd.min(l.ssthresh) };
+                    assert_eq!(l.cwnd, cwnd, "{at}: cwnd");
+                    checked += 1;
+                    divided_timeouts += usize::from(timeout && a > 1.0);
+                }
+                "recovery_exit" => {
+                    assert_eq!((l.cwnd, l.ssthresh), (before.cwnd, before.ssthresh), "{at}");
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(checked >= 10, "{checked}");
+    assert!(divided_timeouts >= 1, "no timeout with a > 1 in the vectors");
+}
+
+/// Seed 001 §II-A under the UCLA agent's AckedCount: the estimate does not surge either.
+#[test]
+fn the_seed_001_episode_does_not_inflate_bwe_with_the_ucla_rule() {
+    for variant in ["westwood-acked-ucla", "westwood-ucla"] {
+        let f = load(&format!("{variant}/dupack-burst.jsonl"));
+        let loss = f.lines.iter().rposition(|l| l.kind == "dupacks").unwrap();
+        let first_dupack = (0..loss).rev().find(|&i| !f.lines[i].dupack).unwrap() + 1;
+        let exit = loss + f.lines[loss..].iter().position(|l| l.kind == "recovery_exit").unwrap();
+        let before = f.lines[first_dupack - 1].bwe.unwrap();
+        let peak = f.lines[first_dupack..=exit].iter().filter_map(|l| l.bwe).fold(0.0, f64::max);
+        assert!(peak <= 1.1 * before, "{variant}: BWE {before} before the episode, peak {peak} during it");
+    }
 }

@@ -51,6 +51,31 @@ __u32 wwc_ffi_tcpw_ssthresh(struct wwc_tcpw *s, __u64 now_us, __u32 mss, __u32 t
 	return wwc_tcpw_ssthresh(s, now_us, mss, tau_us, m);
 }
 
+/* --- TCPW with a sampling choice (WWC_SAMPLE_TRAPEZOID / WWC_SAMPLE_INTERVAL) --- */
+__u64 wwc_ffi_interval_step(__u64 bwe, __u64 bytes, __u32 delta_us, __u32 tau_us)
+{
+	return wwc_interval_step(bwe, bytes, delta_us, tau_us);
+}
+void wwc_ffi_tcpw_advance_sampled(struct wwc_tcpw *s, __u64 now_us, __u32 tau_us, __u32 m, __u32 sample)
+{
+	wwc_tcpw_advance_sampled(s, now_us, tau_us, m, sample);
+}
+void wwc_ffi_tcpw_filter_ack_sampled(struct wwc_tcpw *s, __u64 now_us, __u32 bytes, __u32 tau_us, __u32 m,
+				     __u32 sample)
+{
+	wwc_tcpw_filter_ack_sampled(s, now_us, bytes, tau_us, m, sample);
+}
+__u32 wwc_ffi_tcpw_on_ack_sampled(struct wwc_tcpw *s, __u64 now_us, __u32 ack_seq, __u32 mss, __s64 rtt_us,
+				  __u32 tau_us, __u32 m, __u32 sample)
+{
+	return wwc_tcpw_on_ack_sampled(s, now_us, ack_seq, mss, rtt_us, tau_us, m, sample);
+}
+__u32 wwc_ffi_tcpw_ssthresh_sampled(struct wwc_tcpw *s, __u64 now_us, __u32 mss, __u32 tau_us, __u32 m,
+				    __u32 sample)
+{
+	return wwc_tcpw_ssthresh_sampled(s, now_us, mss, tau_us, m, sample);
+}
+
 /* --- Westwood+ --- */
 void wwc_ffi_plus_init(struct wwc_plus *s) { wwc_plus_init(s); }
 void wwc_ffi_plus_rtt_sample(struct wwc_plus *s, __u32 rtt_us) { wwc_plus_rtt_sample(s, rtt_us); }

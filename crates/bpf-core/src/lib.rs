@@ -160,6 +160,11 @@ pub mod ffi {
         }
     }
 
+    /// `sample` of the TCPW functions: the paper's trapezoid `(b_k + b_{k-1}) / 2` ...
+    pub const WWC_SAMPLE_TRAPEZOID: u32 = 0;
+    /// ... or interval sampling, `b_k` alone.
+    pub const WWC_SAMPLE_INTERVAL: u32 = 1;
+
     pub const WWC_F_HAVE_ACK: u32 = 1;
     pub const WWC_F_HAVE_TIME: u32 = 2;
     pub const WWC_F_HAVE_RTT: u32 = 4;
@@ -199,6 +204,36 @@ pub mod ffi {
         ) -> u32;
         pub fn wwc_ffi_tcpw_bwe_q8(s: *const WwcTcpw) -> u64;
         pub fn wwc_ffi_tcpw_ssthresh(s: *mut WwcTcpw, now_us: u64, mss: u32, tau_us: u32, m: u32) -> u32;
+
+        pub fn wwc_ffi_interval_step(bwe: u64, bytes: u64, delta_us: u32, tau_us: u32) -> u64;
+        pub fn wwc_ffi_tcpw_advance_sampled(s: *mut WwcTcpw, now_us: u64, tau_us: u32, m: u32, sample: u32);
+        pub fn wwc_ffi_tcpw_filter_ack_sampled(
+            s: *mut WwcTcpw,
+            now_us: u64,
+            bytes: u32,
+            tau_us: u32,
+            m: u32,
+            sample: u32,
+        );
+        #[allow(clippy::too_many_arguments)]
+        pub fn wwc_ffi_tcpw_on_ack_sampled(
+            s: *mut WwcTcpw,
+            now_us: u64,
+            ack_seq: u32,
+            mss: u32,
+            rtt_us: i64,
+            tau_us: u32,
+            m: u32,
+            sample: u32,
+        ) -> u32;
+        pub fn wwc_ffi_tcpw_ssthresh_sampled(
+            s: *mut WwcTcpw,
+            now_us: u64,
+            mss: u32,
+            tau_us: u32,
+            m: u32,
+            sample: u32,
+        ) -> u32;
 
         pub fn wwc_ffi_plus_init(s: *mut WwcPlus);
         pub fn wwc_ffi_plus_rtt_sample(s: *mut WwcPlus, rtt_us: u32);
@@ -310,6 +345,12 @@ pub fn tustin_alpha(tau_us: u32, delta_us: u32) -> f64 {
     unsafe { ffi::wwc_ffi_tustin_alpha_q32(tau_us, delta_us) as f64 / Q32_ONE }
 }
 
+/// One interval-sampling step in Q8 bits/s: `alpha BWE + (1 - alpha) b`, `b` given as bytes.
+pub fn interval_step_q8(bwe_q8: u64, bytes: u64, delta_us: u32, tau_us: u32) -> u64 {
+    // SAFETY: pure function of its arguments.
+    unsafe { ffi::wwc_ffi_interval_step(bwe_q8, bytes, delta_us, tau_us) }
+}
+
 /// One Tustin step in Q8 bits/s: previous estimate, previous sample, bytes of the new sample.
 pub fn tustin_step_q8(bwe_q8: u64, prev_sample_q8: u64, bytes: u64, delta_us: u32, tau_us: u32) -> u64 {
     // SAFETY: pure function of its arguments.
@@ -356,26 +397,48 @@ pub struct Tcpw {
     pub state: ffi::WwcTcpw,
     pub tau_us: u32,
     pub m: u32,
+    /// `ffi::WWC_SAMPLE_TRAPEZOID` or `ffi::WWC_SAMPLE_INTERVAL`.
+    pub sample: u32,
 }
 
 impl Tcpw {
+    /// The paper's trapezoid sampling, through the header's original entry points.
     pub fn new(tau_us: u32, m: u32) -> Self {
+        Self::with_sample(tau_us, m, ffi::WWC_SAMPLE_TRAPEZOID)
+    }
+
+    /// With a sampling choice: the `_sampled` entry points.
+    pub fn with_sample(tau_us: u32, m: u32, sample: u32) -> Self {
         let mut state = ffi::WwcTcpw::default();
         // SAFETY: `state` is a valid, exclusively borrowed mirror of `struct wwc_tcpw`.
         unsafe { ffi::wwc_ffi_tcpw_init(&mut state) };
-        Tcpw { state, tau_us, m }
+        Tcpw { state, tau_us, m, sample }
     }
 
     /// Filter step only (bytes already credited by AckedCount).
     pub fn filter_ack(&mut self, now_us: u64, bytes: u32) {
+        let (tau, m, sample) = (self.tau_us, self.m, self.sample);
         // SAFETY: as in `new`.
-        unsafe { ffi::wwc_ffi_tcpw_filter_ack(&mut self.state, now_us, bytes, self.tau_us, self.m) }
+        unsafe {
+            if sample == ffi::WWC_SAMPLE_TRAPEZOID {
+                ffi::wwc_ffi_tcpw_filter_ack(&mut self.state, now_us, bytes, tau, m)
+            } else {
+                ffi::wwc_ffi_tcpw_filter_ack_sampled(&mut self.state, now_us, bytes, tau, m, sample)
+            }
+        }
     }
 
     /// Apply the virtual samples due strictly before `now_us`.
     pub fn advance(&mut self, now_us: u64) {
+        let (tau, m, sample) = (self.tau_us, self.m, self.sample);
         // SAFETY: as in `new`.
-        unsafe { ffi::wwc_ffi_tcpw_advance(&mut self.state, now_us, self.tau_us, self.m) }
+        unsafe {
+            if sample == ffi::WWC_SAMPLE_TRAPEZOID {
+                ffi::wwc_ffi_tcpw_advance(&mut self.state, now_us, tau, m)
+            } else {
+                ffi::wwc_ffi_tcpw_advance_sampled(&mut self.state, now_us, tau, m, sample)
+            }
+        }
     }
 
     pub fn bwe_q8(&self) -> u64 {
@@ -501,8 +564,10 @@ impl Abse {
 /// Which estimator a [`Core`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
-    /// TCPW (seed 000): Tustin filter, virtual samples every `tau/m`.
-    Tcpw { tau_us: u32, m: u32 },
+    /// TCPW (seed 000): Tustin filter, virtual samples every `tau/m`; `sample` is
+    /// `ffi::WWC_SAMPLE_TRAPEZOID` (the paper's, through the original entry points) or
+    /// `ffi::WWC_SAMPLE_INTERVAL` (the `_sampled` entry points).
+    Tcpw { tau_us: u32, m: u32, sample: u32 },
     /// Westwood+: per-RTT samples (window at least `min_window_us`), two 7/8 EWMAs.
     Plus { min_window_us: u32 },
     /// TCPW-TR (seed 001): constant-gain filter `alpha = (2 ratio - 1)/(2 ratio + 1)`, threshold
@@ -513,7 +578,11 @@ pub enum Variant {
 }
 
 impl Variant {
-    pub const TCPW: Variant = Variant::Tcpw { tau_us: TCPW_TAU_US, m: TCPW_M };
+    pub const TCPW: Variant =
+        Variant::Tcpw { tau_us: TCPW_TAU_US, m: TCPW_M, sample: ffi::WWC_SAMPLE_TRAPEZOID };
+    /// TCPW with interval sampling (the reference's `westwood-interval` vectors).
+    pub const TCPW_INTERVAL: Variant =
+        Variant::Tcpw { tau_us: TCPW_TAU_US, m: TCPW_M, sample: ffi::WWC_SAMPLE_INTERVAL };
     pub const PLUS: Variant = Variant::Plus { min_window_us: PLUS_MIN_WINDOW_US };
     pub const TR: Variant = Variant::Tr { ratio: TR_RATIO };
     pub const ABSE: Variant = Variant::Abse { params: ffi::WwcAbseParams::DEFAULT };
@@ -521,6 +590,7 @@ impl Variant {
     /// The reference's `cc` name (the folder of its vectors).
     pub fn name(&self) -> &'static str {
         match self {
+            Variant::Tcpw { sample, .. } if *sample == ffi::WWC_SAMPLE_INTERVAL => "westwood-interval",
             Variant::Tcpw { .. } => "westwood",
             Variant::Plus { .. } => "westwood-plus",
             Variant::Tr { .. } => "westwood-tr",
@@ -607,8 +677,11 @@ impl Core {
         let seq = ack.ack as u32;
         // SAFETY (all calls below): pointers to live, exclusively borrowed mirrors.
         let credited = match (&mut self.estimator, self.variant) {
-            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m }) => unsafe {
-                ffi::wwc_ffi_tcpw_on_ack(s, ack.time_us, seq, self.mss, rtt, tau_us, m)
+            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample })
+                if sample == ffi::WWC_SAMPLE_TRAPEZOID =>
+            unsafe { ffi::wwc_ffi_tcpw_on_ack(s, ack.time_us, seq, self.mss, rtt, tau_us, m) },
+            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample }) => unsafe {
+                ffi::wwc_ffi_tcpw_on_ack_sampled(s, ack.time_us, seq, self.mss, rtt, tau_us, m, sample)
             },
             (Estimator::Plus(s), Variant::Plus { min_window_us }) => unsafe {
                 ffi::wwc_ffi_plus_on_ack(s, ack.time_us, seq, self.mss, rtt, min_window_us)
@@ -637,8 +710,11 @@ impl Core {
         let in_slow_start = (self.window.cwnd < self.window.ssthresh) as i32;
         // SAFETY: pointers to live, exclusively borrowed mirrors.
         match (&mut self.estimator, self.variant) {
-            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m }) => unsafe {
-                ffi::wwc_ffi_tcpw_ssthresh(s, now_us, self.mss, tau_us, m)
+            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample })
+                if sample == ffi::WWC_SAMPLE_TRAPEZOID =>
+            unsafe { ffi::wwc_ffi_tcpw_ssthresh(s, now_us, self.mss, tau_us, m) },
+            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample }) => unsafe {
+                ffi::wwc_ffi_tcpw_ssthresh_sampled(s, now_us, self.mss, tau_us, m, sample)
             },
             (Estimator::Plus(s), _) => unsafe { ffi::wwc_ffi_plus_ssthresh(s, self.mss) },
             (Estimator::Tr(s), _) => unsafe {
@@ -891,6 +967,161 @@ mod tests {
         b.filter_ack(10 * MS, 1000);
         b.filter_ack(20 * MS, 2000);
         assert_eq!(a.bwe_q8(), b.bwe_q8());
+    }
+
+    // ------------------------------- interval sampling -------------------------------
+
+    #[test]
+    fn the_interval_step_matches_the_formula() {
+        // alpha BWE + (1 - alpha) b, rounded once to the Q8 unit; no b_{k-1} term.
+        let f64_alpha = |d: f64| (2.0 * TAU as f64 - d) / (2.0 * TAU as f64 + d);
+        for &(bwe, bytes, delta) in &[
+            (0u64, 1000u64, 10_000u32),
+            (1_000_000, 2000, 10_000),
+            (2_000_000, 1448, 1),
+            (123_456_789, 65_535, 249_999),
+            (5_000_000, 0, 250_000),
+            (7, u64::from(u32::MAX), 3),
+        ] {
+            let got = interval_step_q8(bwe * 256, bytes, delta, TAU) as f64 / BWE_ONE;
+            let a = f64_alpha(f64::from(delta));
+            let want = a * bwe as f64 + (1.0 - a) * bytes as f64 * 8.0 * 1e6 / f64::from(delta);
+            assert!(
+                (got - want).abs() <= 0.5 / BWE_ONE + 1e-9 * want,
+                "{bwe} {bytes} {delta}: {got} vs {want}"
+            );
+        }
+        // A virtual null sample at tau/m = tau/2 multiplies by 3/5.
+        assert_eq!(interval_step_q8(5 * 256, 0, TAU / 2, TAU), 3 * 256);
+    }
+
+    #[test]
+    fn the_sampled_entry_points_with_the_trapezoid_are_the_original_ones() {
+        let mut original = Tcpw::new(TAU, 2);
+        let mut sampled = Tcpw::new(TAU, 2);
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut now = 0u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            now += match x % 100 {
+                0..=9 => 0,
+                10..=12 => 300 * MS + (x >> 8) % (2_000 * MS),
+                _ => 500 + (x >> 8) % 8_000,
+            };
+            let bytes = ((x >> 20) % 3000) as u32;
+            original.filter_ack(now, bytes);
+            // SAFETY: a live, exclusively borrowed mirror.
+            unsafe {
+                ffi::wwc_ffi_tcpw_filter_ack_sampled(
+                    &mut sampled.state,
+                    now,
+                    bytes,
+                    TAU,
+                    2,
+                    ffi::WWC_SAMPLE_TRAPEZOID,
+                )
+            };
+            assert_eq!(original.state, sampled.state);
+        }
+        // And at a loss, with virtual samples due.
+        let (mut a, mut b) = (original.state, sampled.state);
+        // SAFETY: live, exclusively borrowed mirrors.
+        let (sa, sb) = unsafe {
+            (
+                ffi::wwc_ffi_tcpw_ssthresh(&mut a, now + 1_700 * MS, 1000, TAU, 2),
+                ffi::wwc_ffi_tcpw_ssthresh_sampled(
+                    &mut b,
+                    now + 1_700 * MS,
+                    1000,
+                    TAU,
+                    2,
+                    ffi::WWC_SAMPLE_TRAPEZOID,
+                ),
+            )
+        };
+        assert_eq!((sa, a), (sb, b));
+        // Any value but WWC_SAMPLE_INTERVAL is the trapezoid.
+        let mut c = sampled.state;
+        // SAFETY: a live, exclusively borrowed mirror.
+        unsafe { ffi::wwc_ffi_tcpw_filter_ack_sampled(&mut c, now + 1_700 * MS, 1000, TAU, 2, 7) };
+        // SAFETY: as above.
+        unsafe { ffi::wwc_ffi_tcpw_filter_ack(&mut a, now + 1_700 * MS, 1000, TAU, 2) };
+        assert_eq!(c, a);
+    }
+
+    #[test]
+    fn interval_sampling_converges_to_the_delivery_rate() {
+        let mut f = Tcpw::with_sample(TAU, 2, ffi::WWC_SAMPLE_INTERVAL);
+        for k in 0..2500u64 {
+            f.filter_ack(k * 4 * MS, 1000);
+        }
+        assert!((f.bwe_bps() - 2e6).abs() / 2e6 < 1e-6, "{}", f.bwe_bps());
+    }
+
+    #[test]
+    fn interval_sampling_decays_by_r_over_every_virtual_period() {
+        for m in [2u32, 4, 8] {
+            for h in [1u64, 2, 5, 17, 40] {
+                let mut f = Tcpw::with_sample(TAU, m, ffi::WWC_SAMPLE_INTERVAL);
+                for k in 0..2500u64 {
+                    f.filter_ack(k * 4 * MS, 1000);
+                }
+                let last = 2499 * 4 * MS;
+                let before = f.bwe_bps();
+                let interval = u64::from(TAU / m);
+                f.advance(last + h * interval + 1);
+                // No b_{k-1} term: every period multiplies by r = (2m-1)/(2m+1).
+                let r = (2.0 * m as f64 - 1.0) / (2.0 * m as f64 + 1.0);
+                let expected = before * r.powi(h as i32);
+                let got = f.bwe_bps();
+                assert!((got - expected).abs() < 1e-6 * before + 1.0, "m={m} h={h}: {got} vs {expected}");
+                assert_eq!(f.state.virtual_samples as u64, h);
+            }
+        }
+        // The loss threshold applies the same decay.
+        let mut s = Tcpw::with_sample(TAU, 2, ffi::WWC_SAMPLE_INTERVAL);
+        for k in 0..2500u64 {
+            s.filter_ack(k * 4 * MS, 1000);
+        }
+        s.state.rtt_min_us = 100_000;
+        s.state.flags |= ffi::WWC_F_HAVE_RTT;
+        let at = 2499 * 4 * MS + 1000 * MS; // 3 virtual samples: 2 Mb/s * 0.216 = 432 kb/s
+                                            // SAFETY: a live, exclusively borrowed mirror.
+        let segments = unsafe {
+            ffi::wwc_ffi_tcpw_ssthresh_sampled(&mut s.state, at, 1000, TAU, 2, ffi::WWC_SAMPLE_INTERVAL)
+        };
+        assert_eq!(segments, 5); // 0.432e6 * 0.1 / 8000 = 5.4
+        assert!((s.bwe_bps() - 2e6 * 0.216).abs() < 1.0, "{}", s.bwe_bps());
+    }
+
+    #[test]
+    fn interval_sampling_reads_a_bursty_ack_train_at_its_rate() {
+        // The synthetic fact of docs/westwood.md: 13 ACKs of 800 bytes 3.52 ms apart, then
+        // 48.3 ms (0.919 Mb/s); the time average of BWE after 5 s over 60 s.
+        let run = |sample: u32| {
+            let mut f = Tcpw::with_sample(TAU, 2, sample);
+            let period = 12 * 3520 + 48_300;
+            let mut times = Vec::new();
+            let mut start = 0;
+            while start < 60_000_000 {
+                times.extend((0..13).map(|k| start + k * 3520));
+                start += period;
+            }
+            let (mut weighted, mut weight) = (0.0, 0.0);
+            for (i, &t) in times.iter().enumerate() {
+                f.filter_ack(t, 800);
+                if let Some(&next) = times.get(i + 1).filter(|_| t >= 5_000_000) {
+                    weighted += f.bwe_bps() * (next - t) as f64;
+                    weight += (next - t) as f64;
+                }
+            }
+            weighted / weight / (13.0 * 6400.0 / (period as f64 / 1e6))
+        };
+        let (trapezoid, interval) = (run(ffi::WWC_SAMPLE_TRAPEZOID), run(ffi::WWC_SAMPLE_INTERVAL));
+        assert!((trapezoid - 1.46).abs() < 0.01, "trapezoid x{trapezoid}");
+        assert!((1.0..=1.05).contains(&interval), "interval x{interval}");
     }
 
     #[test]

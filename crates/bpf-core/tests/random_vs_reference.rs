@@ -3,9 +3,10 @@
 //! slot) to several seconds (many virtual samples; ABSE windows that empty), DUPACKs, old ACKs,
 //! delayed and stretch ACKs, RTT samples that come and go, fast recoveries and timeouts (in slow
 //! start and in congestion avoidance, which move TCPW-TR's factor `a` both ways), two MSS values,
-//! all four variants. ACKs advance by whole segments, as the simulated sender (and a kernel
-//! counting packets) sends only full-sized ones: for a partial segment the reference's slow
-//! start adds `acked < mss` bytes while the core's window is in segments.
+//! all four variants, and TCPW with interval sampling. ACKs advance by whole segments, as the
+//! simulated sender (and a kernel counting packets) sends only full-sized ones: for a partial
+//! segment the reference's slow start adds `acked < mss` bytes while the core's window is in
+//! segments.
 //!
 //! Tolerances: BWE within 1% (floor 100 bit/s), as the vector replay; `cwnd` and `ssthresh`
 //! **exactly** (in segments) and RTTmin exactly.
@@ -24,8 +25,8 @@
 
 use westwood_algorithms::vectors::TracedControl;
 use westwood_algorithms::westwood::{
-    AbseEstimator, AbseParams, PlusParams, Tcpw, TcpwAbse, TcpwEstimator, TcpwParams, TcpwTr, TrEstimator,
-    WestwoodPlus, WestwoodPlusEstimator,
+    AbseEstimator, AbseParams, PlusParams, Sampling, Tcpw, TcpwAbse, TcpwEstimator, TcpwParams, TcpwTr,
+    TrEstimator, WestwoodPlus, WestwoodPlusEstimator,
 };
 use westwood_algorithms::{AckEvent, CongestionEvent, WindowConfig, WindowGrowth};
 use westwood_bpf_core::{Ack, Core, Variant};
@@ -88,7 +89,14 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
         window_growth: WindowGrowth::PerAck,
     };
     let mut reference: Box<dyn TracedControl> = match variant {
-        Variant::Tcpw { .. } => Box::new(Tcpw::new(config, TcpwEstimator::new(TcpwParams::default()))),
+        Variant::Tcpw { sample, .. } => {
+            let sample = if sample == westwood_bpf_core::ffi::WWC_SAMPLE_INTERVAL {
+                Sampling::Interval
+            } else {
+                Sampling::Trapezoid
+            };
+            Box::new(Tcpw::new(config, TcpwEstimator::new(TcpwParams { sample, ..TcpwParams::default() })))
+        }
         Variant::Plus { .. } => {
             Box::new(WestwoodPlus::new(config, WestwoodPlusEstimator::new(PlusParams::default())))
         }
@@ -240,7 +248,7 @@ fn report(variant: Variant, stream: Stream, mss: u64, seeds: u64, events: usize,
 
 #[test]
 fn random_streams_match_the_reference() {
-    for variant in [Variant::TCPW, Variant::PLUS, Variant::TR, Variant::ABSE] {
+    for variant in [Variant::TCPW, Variant::TCPW_INTERVAL, Variant::PLUS, Variant::TR, Variant::ABSE] {
         for mss in [1000u64, 1448] {
             let mut worst = Worst::new();
             for seed in 1..=20u64 {

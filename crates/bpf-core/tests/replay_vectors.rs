@@ -1,4 +1,5 @@
-//! Replays every reference vector of TCPW (`vectors/westwood/*.jsonl`), TCPW-TR
+//! Replays every reference vector of TCPW (`vectors/westwood/*.jsonl`), TCPW with interval
+//! sampling (`vectors/westwood-interval/`, through the `_sampled` entry points), TCPW-TR
 //! (`vectors/westwood-tr/`), TCPW ABSE (`vectors/westwood-abse/`) and Westwood+
 //! (`vectors/westwood-plus/`) through the fixed-point C core (`kernel/westwood_core.h`) and
 //! checks the state after every event against the f64 Rust reference:
@@ -135,9 +136,15 @@ fn permille_param(v: &Value, key: &str) -> u32 {
 /// The core's variant (and parameters) from a vector header.
 fn variant_from_header(expected_variant: &str, params: &Value) -> Variant {
     match expected_variant {
-        "westwood" => Variant::Tcpw {
+        // `sample` is absent from the folders older than the option (the trapezoid).
+        "westwood" | "westwood-interval" => Variant::Tcpw {
             tau_us: u64_field(params, "tau_us", 1) as u32,
             m: u64_field(params, "m", 1) as u32,
+            sample: match params.get("sample").and_then(Value::as_str) {
+                None | Some("trapezoid") => ffi::WWC_SAMPLE_TRAPEZOID,
+                Some("interval") => ffi::WWC_SAMPLE_INTERVAL,
+                Some(other) => panic!("unknown sample {other}"),
+            },
         },
         "westwood-plus" => Variant::Plus { min_window_us: u64_field(params, "min_window_us", 1) as u32 },
         "westwood-tr" => {
@@ -328,6 +335,11 @@ fn replay_variant(variant: &str) {
 #[test]
 fn tcpw_vectors_replay_through_the_c_core() {
     replay_variant("westwood");
+}
+
+#[test]
+fn tcpw_interval_vectors_replay_through_the_c_core() {
+    replay_variant("westwood-interval");
 }
 
 #[test]

@@ -35,8 +35,12 @@
 //!   apart (e.g. every 4 ms at 2 Mb/s and 1000-byte segments) nothing is merged and the sums are
 //!   exactly the per-ACK sums of eq. 2-3. This is what lets the eBPF core
 //!   (`kernel/westwood_core.h`) compute the same sums with a fixed-size ring.
+//!
+//! [`AbseParams::sample`] chooses eq. 1 as written, the trapezoid `(s_k + s_{k-1}) / 2` (the
+//! default), or interval sampling, `alpha_k s^_{k-1} + (1 - alpha_k) s_k` ([`Sampling`], see
+//! `filter.rs`).
 
-use super::filter::{tustin_coefficient, tustin_step};
+use super::filter::{tustin_coefficient, Sampling};
 use super::{BandwidthEstimator, PathState};
 use std::collections::VecDeque;
 
@@ -60,6 +64,9 @@ pub struct AbseParams {
     /// is merged into it. `None`: `t_min_ns / 32` (see the module notes). Values below 1 ns act
     /// as 1 ns (only ACKs at the same instant share a slot; the C core reads 0 as the default).
     pub history_slot_ns: Option<u64>,
+    /// Which samples eq. 1 averages: [`Sampling::Trapezoid`] (as seed 004 writes it, the
+    /// default) or [`Sampling::Interval`].
+    pub sample: Sampling,
 }
 
 impl Default for AbseParams {
@@ -71,6 +78,7 @@ impl Default for AbseParams {
             epsilon: 0.6,
             beta: 0.6,
             history_slot_ns: None,
+            sample: Sampling::Trapezoid,
         }
     }
 }
@@ -209,7 +217,7 @@ impl BandwidthEstimator for AbseEstimator {
         // eq. 1
         let delta = now_ns.saturating_sub(last_ack) as f64;
         let alpha = tustin_coefficient(tau, delta).max(0.0);
-        self.estimate = tustin_step(alpha, self.estimate, sample, self.previous_sample);
+        self.estimate = p.sample.step(alpha, self.estimate, sample, self.previous_sample);
         self.previous_sample = sample;
     }
 
@@ -337,5 +345,30 @@ mod tests {
             }
             assert_eq!(slotted.history_slots(), single.history_slots());
         }
+    }
+
+    #[test]
+    fn interval_sampling_changes_only_the_eq_1_step() {
+        // Same stream, both choices: the instability, T_k and tau are the same; eq. 1 differs by
+        // (1 - alpha) (s_k - s_{k-1}) / 2 at each step.
+        let mut trapezoid = AbseEstimator::new(AbseParams::default());
+        let mut interval =
+            AbseEstimator::new(AbseParams { sample: Sampling::Interval, ..AbseParams::default() });
+        let mut t = 0;
+        let mut before = (0.0, 0.0);
+        for k in 0..400u64 {
+            t += if k % 10 < 5 { MS } else { 7 * MS };
+            before = (interval.estimate_bps(), interval.previous_sample);
+            trapezoid.on_ack(t, 1000, &path(10_000));
+            interval.on_ack(t, 1000, &path(10_000));
+            assert_eq!(trapezoid.instability_bps(), interval.instability_bps());
+            assert_eq!(trapezoid.sampling_interval_ns(), interval.sampling_interval_ns());
+            assert_eq!(trapezoid.tau_ns(), interval.tau_ns());
+        }
+        let alpha = tustin_coefficient(interval.tau_ns(), 7.0 * MS as f64);
+        let expected = alpha * before.0 + (1.0 - alpha) * interval.previous_sample;
+        assert!((interval.estimate_bps() - expected).abs() < 1e-6 * expected, "{}", interval.estimate_bps());
+        assert_ne!(interval.estimate_bps(), trapezoid.estimate_bps());
+        assert!(before.1 > 0.0);
     }
 }

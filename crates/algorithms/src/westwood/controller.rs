@@ -12,7 +12,12 @@
 //! ```text
 //! ssthresh = max(2, (BWE * RTTmin) / seg_size);  cwin = 1;
 //! ```
-//! TCPW-TR divides the threshold by its reduction factor `a` (seed 001 §IV).
+//! TCPW-TR divides the threshold by its reduction factor `a` (seed 001 §IV); the UCLA agent
+//! divides the timeout's threshold by its own `a` ([`BandwidthEstimator::reduction_factor`]) and
+//! takes RTTmin in coarse clock ticks ([`BandwidthEstimator::rtt_min_ns`]).
+//!
+//! AckedCount runs in the controller, with the rule the estimator's reference uses
+//! ([`Westwood::new`]) or one chosen for the controller ([`Westwood::with_acked_count_rule`]).
 //!
 //! Units: BWE in bits/s, RTTmin in seconds, seg_size in bits, so the threshold is in segments;
 //! it is floored to whole segments and held in bytes. Deviation: seed 000 §3.1 sets no floor
@@ -25,7 +30,7 @@
 use super::{BandwidthEstimator, LossKind, PathState};
 use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig};
 use crate::reno::Reno;
-use crate::westwood::AckedCount;
+use crate::westwood::{AckedCount, AckedCountRule};
 
 #[derive(Debug, Clone)]
 pub struct Westwood<E> {
@@ -38,11 +43,20 @@ pub struct Westwood<E> {
 }
 
 impl<E: BandwidthEstimator> Westwood<E> {
+    /// The controller with the AckedCount rule of the estimator's reference
+    /// ([`BandwidthEstimator::acked_count_rule`]: the paper's, the UCLA agent's for
+    /// [`UclaEstimator`](super::UclaEstimator)).
     pub fn new(config: WindowConfig, estimator: E) -> Self {
+        let rule = estimator.acked_count_rule();
+        Self::with_acked_count_rule(config, estimator, rule)
+    }
+
+    /// The controller with the AckedCount rule `rule`.
+    pub fn with_acked_count_rule(config: WindowConfig, estimator: E, rule: AckedCountRule) -> Self {
         Westwood {
             window: Reno::new(config),
             estimator,
-            acked_count: AckedCount::new(),
+            acked_count: AckedCount::with_rule(rule),
             last_credited_bytes: 0,
             path: PathState::default(),
         }
@@ -52,9 +66,23 @@ impl<E: BandwidthEstimator> Westwood<E> {
         &self.estimator
     }
 
-    /// RTTmin, ns.
+    pub fn acked_count_rule(&self) -> AckedCountRule {
+        self.acked_count.rule()
+    }
+
+    /// RTTmin as the loss rules use it, ns: the smallest RTT sample (the UCLA agent's: the
+    /// smallest in coarse ticks, 5 s before the first sample).
     pub fn min_rtt_ns(&self) -> Option<u64> {
-        self.path.min_rtt_ns
+        self.estimator.rtt_min_ns(&self.path)
+    }
+
+    /// Set the window to what a trace recorded (bytes), so that the estimators and the loss rules
+    /// see the window the traced sender had: an ACK-trace replay calls it before each `on_ack`.
+    /// Held to the controller's invariants (`cwnd >= mss`, `ssthresh >= 2 mss`). Observing the
+    /// window the controller already has changes nothing; any other value restarts the
+    /// congestion-avoidance credit, as a loss rule does.
+    pub fn observe_window(&mut self, cwnd_bytes: u64, ssthresh_bytes: u64) {
+        self.window.observe_window(cwnd_bytes, ssthresh_bytes);
     }
 
     fn on_rtt_sample(&mut self, rtt: u64) {
@@ -68,7 +96,7 @@ impl<E: BandwidthEstimator> Westwood<E> {
     fn bandwidth_threshold(&mut self, now_ns: u64, a: f64) -> u64 {
         let mss = self.window.mss();
         let bwe = self.estimator.estimate_at(now_ns);
-        let rtt_min_s = self.path.min_rtt_ns.unwrap_or(0) as f64 / 1e9;
+        let rtt_min_s = self.estimator.rtt_min_ns(&self.path).unwrap_or(0) as f64 / 1e9;
         let segments = (bwe * rtt_min_s / (mss as f64 * 8.0) / a).floor();
         let segments = if segments.is_finite() { segments.max(2.0) as u64 } else { 2 };
         segments * mss
@@ -83,6 +111,7 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
     fn on_ack(&mut self, ack: &AckEvent) {
         if let Some(rtt) = ack.rtt_sample_ns {
             self.on_rtt_sample(rtt);
+            self.estimator.on_rtt_sample(rtt);
         }
         let mss = self.window.mss();
         self.last_credited_bytes = self.acked_count.on_ack(ack.ack_seq, mss) * mss;
@@ -135,6 +164,10 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
     fn last_credited_bytes(&self) -> Option<u64> {
         Some(self.last_credited_bytes)
     }
+
+    fn observe_window(&mut self, cwnd_bytes: u64, ssthresh_bytes: u64) {
+        Westwood::observe_window(self, cwnd_bytes, ssthresh_bytes);
+    }
 }
 
 #[cfg(test)]
@@ -142,8 +175,8 @@ mod tests {
     use super::*;
     use crate::congestion::WindowGrowth;
     use crate::westwood::{
-        AbseEstimator, AbseParams, PlusParams, Tcpw, TcpwAbse, TcpwEstimator, TcpwParams, TcpwTr,
-        TrEstimator, WestwoodPlus, WestwoodPlusEstimator,
+        AbseEstimator, AbseParams, PlusParams, Tcpw, TcpwAbse, TcpwEstimator, TcpwParams, TcpwTr, TcpwUcla,
+        TrEstimator, UclaEstimator, UclaFilter, UclaParams, WestwoodPlus, WestwoodPlusEstimator,
     };
 
     const MSS: u64 = 1000;
@@ -226,6 +259,10 @@ mod tests {
             expected
         );
         assert_eq!(growth_under_both_rules(|c| TcpwTr::new(c, TrEstimator::new())), expected);
+        assert_eq!(
+            growth_under_both_rules(|c| TcpwUcla::new(c, UclaEstimator::new(UclaParams::default()))),
+            expected
+        );
         assert_eq!(
             growth_under_both_rules(|c| TcpwAbse::new(c, AbseEstimator::new(AbseParams::default()))),
             expected
@@ -370,5 +407,151 @@ mod tests {
         eprintln!("peak BWE: AckedCount {with_acked_count:.0}, naive {naive:.0}");
         assert!(with_acked_count < 2.2e6, "peak with AckedCount {with_acked_count}");
         assert!(naive > 2.3e6, "naive counting should surge: {naive}");
+    }
+
+    fn ucla() -> TcpwUcla {
+        // Filter type 0 (EWMA 0.9): converges in a few dozen ACKs, keeps the arithmetic simple.
+        TcpwUcla::new(
+            config(100, 100_000),
+            UclaEstimator::new(UclaParams { filter: UclaFilter::Ewma, ..UclaParams::default() }),
+        )
+    }
+
+    #[test]
+    fn ucla_runs_the_ucla_acked_count_and_the_others_the_papers() {
+        assert_eq!(ucla().acked_count_rule(), AckedCountRule::Ucla);
+        let tcpw = Tcpw::new(config(4, 1000), TcpwEstimator::new(TcpwParams::default()));
+        assert_eq!(tcpw.acked_count_rule(), AckedCountRule::Paper);
+        let chosen = WestwoodPlus::with_acked_count_rule(
+            config(4, 1000),
+            WestwoodPlusEstimator::new(PlusParams::default()),
+            AckedCountRule::Ucla,
+        );
+        assert_eq!(chosen.acked_count_rule(), AckedCountRule::Ucla);
+        // The chosen rule is the one that credits: a stretch ACK of 5 segments counts 2.
+        let mut cc = Tcpw::with_acked_count_rule(
+            config(4, 1000),
+            TcpwEstimator::new(TcpwParams::default()),
+            AckedCountRule::Ucla,
+        );
+        cc.on_ack(&ack(MS, MSS, MSS, None));
+        cc.on_ack(&ack(2 * MS, 6 * MSS, 5 * MSS, None));
+        assert_eq!(cc.last_credited_bytes(), Some(2 * MSS));
+    }
+
+    #[test]
+    fn ucla_rtt_min_is_in_coarse_ticks_from_5_s() {
+        let mut cc = ucla();
+        assert_eq!(cc.min_rtt_ns(), Some(5_000 * MS), "before any sample");
+        cc.on_ack(&ack(MS, MSS, MSS, None));
+        assert_eq!(cc.min_rtt_ns(), Some(5_000 * MS));
+        cc.on_ack(&AckEvent { rtt_sample_ns: Some(104_900_000), ..ack(2 * MS, 2 * MSS, MSS, None) });
+        assert_eq!(cc.min_rtt_ns(), Some(100 * MS));
+    }
+
+    #[test]
+    fn ucla_dupack_threshold_is_not_divided_by_a_but_moves_it() {
+        // 2 Mb/s clock, RTT samples of 100 ms (10 ticks): BWE * RTTmin / seg_size = 25 segments.
+        let mut cc = ucla();
+        let (now, _) = clock(&mut cc, 20);
+        let bwe = cc.bandwidth_estimate_bps().unwrap();
+        let whole = (bwe * 0.1 / 8000.0).floor() as u64;
+        assert!(whole == 24 || whole == 25, "{whole}");
+        // In slow start (cwnd 5100 segments < ssthresh 100000): a 0 -> 0.25, threshold undivided.
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight: 0 });
+        assert_eq!(cc.estimator().reduction_factor_value(), 0.25);
+        assert_eq!((cc.ssthresh(), cc.cwnd()), (whole * MSS, whole * MSS));
+        // Now cwnd == ssthresh: congestion avoidance, a = 1, the timeout divides by 1.
+        cc.on_congestion(CongestionEvent::Timeout {
+            now_ns: now + 1000 * MS,
+            bytes_in_flight: 0,
+            repeated: false,
+        });
+        assert_eq!(cc.estimator().reduction_factor_value(), 1.0);
+        assert_eq!((cc.ssthresh(), cc.cwnd()), (whole * MSS, MSS), "no decay at the timeout");
+        // cwnd 1 < ssthresh: slow start, a timeout adds 1: a = 2, the threshold is halved.
+        cc.on_congestion(CongestionEvent::Timeout {
+            now_ns: now + 3000 * MS,
+            bytes_in_flight: 0,
+            repeated: true,
+        });
+        assert_eq!(cc.estimator().reduction_factor_value(), 2.0);
+        assert_eq!(cc.ssthresh(), (bwe * 0.1 / 8000.0 / 2.0).floor() as u64 * MSS);
+    }
+
+    #[test]
+    fn ucla_dupack_loss_in_slow_start_carries_into_the_next_timeout() {
+        let mut cc = ucla();
+        let (now, _) = clock(&mut cc, 20);
+        let bwe = cc.bandwidth_estimate_bps().unwrap();
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight: 0 });
+        // Back in slow start by hand (a trace replay would observe it): a 0.25 -> 1.25.
+        cc.observe_window(2 * MSS, 50 * MSS);
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: now, bytes_in_flight: 0, repeated: false });
+        assert_eq!(cc.estimator().reduction_factor_value(), 1.25);
+        assert_eq!(cc.ssthresh(), (bwe * 0.1 / 8000.0 / 1.25).floor() as u64 * MSS);
+    }
+
+    #[test]
+    fn ucla_thresholds_have_a_floor_of_two_segments() {
+        let mut cc = ucla();
+        // No sample yet: BWE 0, RTTmin 5 s -> 0 segments -> 2.
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: MS, bytes_in_flight: 0 });
+        assert_eq!(cc.ssthresh(), 2 * MSS);
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: 2 * MS, bytes_in_flight: 0, repeated: false });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 2 * MSS));
+        // Before any RTT sample the agent's RTTmin of 5 s counts: one sample of 8000 bits over
+        // 3 ms gives BWE 0.1 * 2.67 Mb/s (EWMA), * 5 s / 8000 bits = 166.7 segments.
+        let mut cc = ucla();
+        cc.on_ack(&ack(MS, MSS, MSS, None));
+        cc.on_ack(&ack(4 * MS, 2 * MSS, MSS, None));
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 4 * MS, bytes_in_flight: 0 });
+        assert_eq!(cc.ssthresh(), 166 * MSS);
+    }
+
+    #[test]
+    fn observe_window_sets_what_the_estimators_and_loss_rules_see() {
+        let mut cc = Tcpw::new(config(4, 1000), TcpwEstimator::new(TcpwParams::default()));
+        cc.observe_window(30 * MSS, 20 * MSS);
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (30 * MSS, 20 * MSS));
+        // Held to the invariants.
+        cc.observe_window(0, 0);
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 2 * MSS));
+        // Through the CongestionControl trait (how a replay holding a `dyn` control calls it).
+        let dynamic: &mut dyn CongestionControl = &mut cc;
+        dynamic.observe_window(12 * MSS, 8 * MSS);
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (12 * MSS, 8 * MSS));
+        // Observing the window the controller has changes nothing, even mid-way through a
+        // congestion-avoidance round: 10 ACKs at cwnd 10 add one segment either way.
+        let run = |observe: bool| {
+            let mut cc = Tcpw::new(config(10, 10), TcpwEstimator::new(TcpwParams::default()));
+            for k in 1..=10u64 {
+                if observe {
+                    cc.observe_window(cc.cwnd(), cc.ssthresh());
+                }
+                cc.on_ack(&ack(k * MS, k * MSS, MSS, Some(100)));
+            }
+            cc.cwnd()
+        };
+        assert_eq!((run(false), run(true)), (11 * MSS, 11 * MSS));
+        // ABSE reads the window before each ACK (eq. 4): the observed one. At 2 Mb/s and 100 ms
+        // Th * RTT is 25 KB: an observed 10 KB window is uncongested (T_k = T_min), 100 KB is not.
+        let abse_interval = |observed_cwnd: u64| {
+            let mut cc = TcpwAbse::new(config(4, 1000), AbseEstimator::new(AbseParams::default()));
+            let mut now = 0;
+            for k in 1..=500u64 {
+                now += 4 * MS;
+                cc.observe_window(observed_cwnd, 1000 * MSS);
+                cc.on_ack(&ack(now, k * MSS, MSS, Some(100)));
+            }
+            cc.estimator().sampling_interval_ns()
+        };
+        assert_eq!(abse_interval(10 * MSS), 50 * MS);
+        assert!(abse_interval(100 * MSS) > 50 * MS, "cwnd 100 KB: congested, T_k > T_min");
+        // TCPW-TR's phase at a loss is the observed one: slow start, a = 1.25.
+        let mut tr = TcpwTr::new(config(100, 10), TrEstimator::new());
+        tr.observe_window(5 * MSS, 50 * MSS);
+        tr.on_congestion(CongestionEvent::DuplicateAcks { now_ns: MS, bytes_in_flight: 0 });
+        assert_eq!(tr.estimator().reduction_factor_value(), 1.25);
     }
 }

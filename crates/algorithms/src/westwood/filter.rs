@@ -13,6 +13,15 @@
 //!
 //! The same step with a constant coefficient is the earlier filter of seed 001 §II (time constant
 //! ten times the sampling time: alpha = 19/21), used by TCPW-TR.
+//!
+//! **Sampling** ([`Sampling`]): the paper's step averages the last two samples (the trapezoid,
+//! [`Sampling::Trapezoid`], the default). Each sample `b_k = d_k / Delta_k` is the rate over its
+//! own interval `(t_{k-1}, t_k]`, but the trapezoid gives the previous sample the weight
+//! `(1 - alpha_k) / 2` of the *current* interval too: after a burst of closely spaced ACKs the
+//! burst's high rate is stretched over the silence that follows, and the estimate over-reads
+//! bursty ACK trains (docs/westwood.md has the measured factors). [`Sampling::Interval`] weights
+//! each sample by its own interval instead: `BWE_k = alpha_k BWE_{k-1} + (1 - alpha_k) b_k`, and a
+//! virtual null sample multiplies the estimate by alpha.
 
 /// Nanoseconds per second, as f64.
 const NS: f64 = 1e9;
@@ -27,6 +36,49 @@ pub fn tustin_step(alpha: f64, estimate: f64, sample: f64, previous_sample: f64)
     alpha * estimate + (1.0 - alpha) * (sample + previous_sample) / 2.0
 }
 
+/// One filter step weighting the sample by its own interval only:
+/// `alpha * estimate + (1 - alpha) * sample`.
+pub fn interval_step(alpha: f64, estimate: f64, sample: f64) -> f64 {
+    alpha * estimate + (1.0 - alpha) * sample
+}
+
+/// Which samples a Tustin step averages (see the module notes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Sampling {
+    /// Seed 000 §2.2 (and seed 001 §II, seed 004 eq. 1, the UCLA agent's filters 1-3):
+    /// `(b_k + b_{k-1}) / 2`, the trapezoid of the last two samples.
+    #[default]
+    Trapezoid,
+    /// `b_k` alone: each sample counts over the interval it was measured on.
+    Interval,
+}
+
+impl Sampling {
+    /// Both choices, in the order the documentation lists them.
+    pub const ALL: [Sampling; 2] = [Sampling::Trapezoid, Sampling::Interval];
+
+    /// The name scenarios and vector headers use: `"trapezoid"` or `"interval"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sampling::Trapezoid => "trapezoid",
+            Sampling::Interval => "interval",
+        }
+    }
+
+    /// The choice named `name` (as [`Sampling::name`] spells it, case-insensitive).
+    pub fn from_name(name: &str) -> Option<Sampling> {
+        Sampling::ALL.into_iter().find(|s| s.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// One step with coefficient `alpha`: [`tustin_step`] or [`interval_step`].
+    pub fn step(self, alpha: f64, estimate: f64, sample: f64, previous_sample: f64) -> f64 {
+        match self {
+            Sampling::Trapezoid => tustin_step(alpha, estimate, sample, previous_sample),
+            Sampling::Interval => interval_step(alpha, estimate, sample),
+        }
+    }
+}
+
 /// How the filter's coefficient is chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Gain {
@@ -39,6 +91,7 @@ pub enum Gain {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TustinFilter {
     gain: Gain,
+    sampling: Sampling,
     /// BWE_{k-1}, bits/s.
     estimate: f64,
     /// b_{k-1}, bits/s.
@@ -54,12 +107,18 @@ pub struct TustinFilter {
 }
 
 impl TustinFilter {
+    /// The paper's filter ([`Sampling::Trapezoid`]).
     pub fn new(gain: Gain) -> Self {
+        Self::with_sampling(gain, Sampling::Trapezoid)
+    }
+
+    pub fn with_sampling(gain: Gain, sampling: Sampling) -> Self {
         if let Gain::Adaptive { tau_ns, m } = gain {
             assert!(tau_ns > 0 && m >= 2, "tau must be positive and m >= 2 (Nyquist, seed 000 §2.2)");
         }
         TustinFilter {
             gain,
+            sampling,
             estimate: 0.0,
             previous_sample: 0.0,
             last_time: None,
@@ -67,6 +126,10 @@ impl TustinFilter {
             last_alpha: None,
             virtual_samples: 0,
         }
+    }
+
+    pub fn sampling(&self) -> Sampling {
+        self.sampling
     }
 
     /// Spacing of virtual samples, `tau/m`, if this filter takes them.
@@ -92,7 +155,7 @@ impl TustinFilter {
         while last + interval < now {
             last += interval;
             let alpha = self.alpha(interval);
-            self.estimate = tustin_step(alpha, self.estimate, 0.0, self.previous_sample);
+            self.estimate = self.sampling.step(alpha, self.estimate, 0.0, self.previous_sample);
             self.previous_sample = 0.0;
             self.carried_bytes = 0;
             self.last_alpha = Some(alpha);
@@ -118,7 +181,7 @@ impl TustinFilter {
         self.carried_bytes = 0;
         let sample = bytes as f64 * 8.0 * NS / delta as f64;
         let alpha = self.alpha(delta);
-        self.estimate = tustin_step(alpha, self.estimate, sample, self.previous_sample);
+        self.estimate = self.sampling.step(alpha, self.estimate, sample, self.previous_sample);
         self.previous_sample = sample;
         self.last_time = Some(now);
         self.last_alpha = Some(alpha);
@@ -246,5 +309,39 @@ mod tests {
         b.on_ack(10 * MS, 1000);
         b.on_ack(20 * MS, 2000);
         assert_eq!(a.estimate_bps(), b.estimate_bps());
+    }
+
+    #[test]
+    fn interval_step_weights_only_the_new_sample() {
+        let mut f = TustinFilter::with_sampling(Gain::Adaptive { tau_ns: TAU, m: 2 }, Sampling::Interval);
+        assert_eq!(f.sampling(), Sampling::Interval);
+        f.on_ack(0, 0);
+        f.on_ack(10 * MS, 1000); // b = 800 kb/s
+        let alpha = tustin_coefficient(TAU as f64, (10 * MS) as f64);
+        assert!((f.estimate_bps() - (1.0 - alpha) * 800_000.0).abs() < 1e-6);
+        f.on_ack(20 * MS, 2000); // b = 1.6 Mb/s; the 800 kb/s sample is not averaged in again
+        let expected = alpha * (1.0 - alpha) * 800_000.0 + (1.0 - alpha) * 1_600_000.0;
+        assert!((f.estimate_bps() - expected).abs() < 1e-6);
+        assert_eq!(Sampling::default(), Sampling::Trapezoid);
+        for sampling in Sampling::ALL {
+            assert_eq!(Sampling::from_name(&sampling.name().to_uppercase()), Some(sampling));
+        }
+    }
+
+    #[test]
+    fn interval_silence_decays_by_alpha_at_every_virtual_sample() {
+        for m in [2u32, 4, 8] {
+            let mut f = TustinFilter::with_sampling(Gain::Adaptive { tau_ns: TAU, m }, Sampling::Interval);
+            for k in 0..2500u64 {
+                f.on_ack(k * 4 * MS, 1000);
+            }
+            let before = f.estimate_bps();
+            assert!((before - 2e6).abs() / 2e6 < 1e-6, "converges to the rate");
+            let interval = TAU / u64::from(m);
+            f.advance_to(2499 * 4 * MS + 5 * interval + 1);
+            let ratio = (2.0 * m as f64 - 1.0) / (2.0 * m as f64 + 1.0);
+            assert!((f.estimate_bps() - before * ratio.powi(5)).abs() < 1e-6 * before, "m={m}");
+            assert_eq!(f.virtual_samples(), 5);
+        }
     }
 }

@@ -9,9 +9,12 @@
 //! | `westwood-tr`     | [`tr::TrEstimator`]            | seed 001 §II, §IV: constant-gain filter, threshold reduction factor `a` |
 //! | `westwood-abse`   | [`abse::AbseEstimator`]        | seed 004 §2.1: adaptive sampling interval and filter gain |
 //! | `westwood-plus`   | [`plus::WestwoodPlusEstimator`]| Grieco & Mascolo (Linux `tcp_westwood`): one sample per RTT, two 7/8 EWMAs |
+//! | `westwood-ucla`   | [`ucla::UclaEstimator`]        | UCLA ns-2 module `tcp-westwood.cc` v1.3 (2002), `Agent/TCP/Westwood` (and `WestwoodNR`) |
 //!
-//! Shared pieces: [`acked_count`] decides how much data an ACK reports (seed 000 §2.3),
-//! [`filter`] is the Tustin low-pass filter, [`controller`] applies the loss rules (§3.1, §3.2).
+//! Shared pieces: [`acked_count`] decides how much data an ACK reports (seed 000 §2.3, or the
+//! UCLA agent's rule: [`AckedCountRule`]), [`filter`] is the Tustin low-pass filter (trapezoid or
+//! interval sampling: [`Sampling`]), [`controller`] applies the loss rules (§3.1, §3.2).
+//! `docs/westwood.md` traces every variant and option to its reference.
 
 pub mod abse;
 pub mod acked_count;
@@ -20,14 +23,16 @@ pub mod filter;
 pub mod plus;
 pub mod tcpw;
 pub mod tr;
+pub mod ucla;
 
 pub use abse::{AbseEstimator, AbseParams};
-pub use acked_count::AckedCount;
+pub use acked_count::{AckedCount, AckedCountRule};
 pub use controller::Westwood;
-pub use filter::{Gain, TustinFilter};
+pub use filter::{Gain, Sampling, TustinFilter};
 pub use plus::{PlusParams, WestwoodPlusEstimator};
 pub use tcpw::{TcpwEstimator, TcpwParams};
-pub use tr::TrEstimator;
+pub use tr::{TrEstimator, TrParams};
+pub use ucla::{UclaEstimator, UclaFilter, UclaParams};
 
 /// What an estimator may know about the path when an ACK arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -57,10 +62,29 @@ pub trait BandwidthEstimator {
     /// The estimate as of the last event, bits/s.
     fn estimate_bps(&self) -> f64;
 
-    /// Threshold reduction factor `a` to apply at a loss (seed 001 §IV); 1 for all variants but
-    /// TCPW-TR, which keeps the factor's state.
+    /// What the loss rule divides this loss's threshold by. Called once per loss, before the
+    /// threshold is computed, so an estimator can keep a factor's state: 1 for all variants but
+    /// TCPW-TR (seed 001 §IV: its factor `a`) and the UCLA agent (which updates its `a` at both
+    /// kinds of loss but divides only the timeout's threshold by it).
     fn reduction_factor(&mut self, _event: LossKind, _in_slow_start: bool) -> f64 {
         1.0
+    }
+
+    /// A Karn-valid RTT sample arrived (the controller has already taken it into `PathState`;
+    /// called before [`BandwidthEstimator::on_ack`] for the same ACK). For estimators that keep
+    /// their own RTT statistics, as the UCLA agent keeps RTTmin in clock ticks.
+    fn on_rtt_sample(&mut self, _rtt_ns: u64) {}
+
+    /// RTTmin as the loss rules use it: the controller's (the smallest RTT sample) unless the
+    /// estimator keeps its own.
+    fn rtt_min_ns(&self, path: &PathState) -> Option<u64> {
+        path.min_rtt_ns
+    }
+
+    /// The AckedCount procedure of the estimator's reference, which [`Westwood::new`] runs:
+    /// the paper's, except for the UCLA agent.
+    fn acked_count_rule(&self) -> AckedCountRule {
+        AckedCountRule::Paper
     }
 }
 
@@ -79,3 +103,6 @@ pub type TcpwTr = Westwood<TrEstimator>;
 pub type TcpwAbse = Westwood<AbseEstimator>;
 /// Westwood+.
 pub type WestwoodPlus = Westwood<WestwoodPlusEstimator>;
+/// The UCLA ns-2 agent (`Agent/TCP/Westwood`; `westwood-ucla-nr` is the same controller over
+/// NewReno recovery).
+pub type TcpwUcla = Westwood<UclaEstimator>;

@@ -1,8 +1,9 @@
 //! TCPW's estimator (seed 000 §2.2): every ACK is a sample `b_k = d_k / Delta_k`, smoothed by the
 //! Tustin filter with `alpha_k = (2 tau - Delta_k) / (2 tau + Delta_k)` and virtual null samples
-//! every `tau/m` of silence.
+//! every `tau/m` of silence. [`TcpwParams::sample`] chooses the paper's trapezoid of the last two
+//! samples (the default) or interval sampling ([`Sampling`], see `filter.rs`).
 
-use super::filter::{Gain, TustinFilter};
+use super::filter::{Gain, Sampling, TustinFilter};
 use super::{BandwidthEstimator, PathState};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,11 +14,14 @@ pub struct TcpwParams {
     /// spacing the sampling theorem allows, so the fewest artificial samples; the decay per unit
     /// of silence barely depends on m (per tau: (3/5)^2 = 0.36 for m = 2, e^-1 = 0.37 as m grows).
     pub m: u32,
+    /// Which samples each step averages: [`Sampling::Trapezoid`] (seed 000 §2.2, the default) or
+    /// [`Sampling::Interval`].
+    pub sample: Sampling,
 }
 
 impl Default for TcpwParams {
     fn default() -> Self {
-        TcpwParams { tau_ns: 500_000_000, m: 2 }
+        TcpwParams { tau_ns: 500_000_000, m: 2, sample: Sampling::Trapezoid }
     }
 }
 
@@ -28,7 +32,8 @@ pub struct TcpwEstimator {
 
 impl TcpwEstimator {
     pub fn new(params: TcpwParams) -> Self {
-        TcpwEstimator { filter: TustinFilter::new(Gain::Adaptive { tau_ns: params.tau_ns, m: params.m }) }
+        let gain = Gain::Adaptive { tau_ns: params.tau_ns, m: params.m };
+        TcpwEstimator { filter: TustinFilter::with_sampling(gain, params.sample) }
     }
 
     pub fn filter(&self) -> &TustinFilter {

@@ -5,13 +5,24 @@
 //! samples. The factor `a` divides the BWE-based threshold: it grows by 0.25 at each 3-DUPACK
 //! loss and by 1 at each timeout that happens in slow start (at most 4), and returns to 1 at a
 //! loss in congestion avoidance; it starts at 1.
+//!
+//! [`TrParams::sample`] chooses the trapezoid of seed 001's filter (the default) or interval
+//! sampling, `BWE_k = 19/21 BWE_{k-1} + 2/21 b_k` ([`Sampling`], see `filter.rs`).
 
-use super::filter::{Gain, TustinFilter};
+use super::filter::{Gain, Sampling, TustinFilter};
 use super::{BandwidthEstimator, LossKind, PathState};
 
 /// Time-constant to sampling-time ratio of seed 001's filter.
 pub const TIME_CONSTANT_RATIO: f64 = 10.0;
 pub const MAX_REDUCTION_FACTOR: f64 = 4.0;
+
+/// TCPW-TR's options. The filter's ratio and the factor's steps are seed 001's constants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TrParams {
+    /// Which samples each step averages: [`Sampling::Trapezoid`] (seed 001 §II, the default) or
+    /// [`Sampling::Interval`].
+    pub sample: Sampling,
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrEstimator {
@@ -27,8 +38,14 @@ impl Default for TrEstimator {
 }
 
 impl TrEstimator {
+    /// Seed 001 as written (trapezoid sampling).
     pub fn new() -> Self {
-        TrEstimator { filter: TustinFilter::new(Gain::Fixed { ratio: TIME_CONSTANT_RATIO }), a: 1.0 }
+        Self::with_params(TrParams::default())
+    }
+
+    pub fn with_params(params: TrParams) -> Self {
+        let gain = Gain::Fixed { ratio: TIME_CONSTANT_RATIO };
+        TrEstimator { filter: TustinFilter::with_sampling(gain, params.sample), a: 1.0 }
     }
 
     pub fn reduction_factor_value(&self) -> f64 {
@@ -101,6 +118,18 @@ mod tests {
         assert!((tr.estimate_bps() - 8e6 / 21.0).abs() < 1e-6);
         tr.on_ack(101_000_000, 1000, &path); // 100 ms later: same coefficient, b = 80 kb/s
         let expected = 19.0 / 21.0 * 8e6 / 21.0 + (80e3 + 8e6) / 21.0;
+        assert!((tr.estimate_bps() - expected).abs() < 1e-6);
+    }
+
+    #[test]
+    fn interval_sampling_weights_the_new_sample_by_2_21() {
+        let mut tr = TrEstimator::with_params(TrParams { sample: Sampling::Interval });
+        let path = PathState::default();
+        tr.on_ack(0, 0, &path);
+        tr.on_ack(1_000_000, 1000, &path); // b = 8 Mb/s
+        assert!((tr.estimate_bps() - 2.0 * 8e6 / 21.0).abs() < 1e-6);
+        tr.on_ack(101_000_000, 1000, &path); // b = 80 kb/s; the 8 Mb/s sample is not reused
+        let expected = 19.0 / 21.0 * 2.0 * 8e6 / 21.0 + 2.0 * 80e3 / 21.0;
         assert!((tr.estimate_bps() - expected).abs() < 1e-6);
     }
 }
