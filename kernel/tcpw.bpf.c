@@ -3,6 +3,7 @@
  * tcpw.bpf.c -- the TCP Westwood family as BPF struct_ops congestion controls:
  *
  *   tcpw       TCPW (seed 000 §2-3): Tustin filter with alpha_k from the ACK gap, virtual samples
+ *              (trapezoid input, or interval-weighted with the load option --sample interval)
  *   tcpw_tr    TCPW with the threshold reduction factor a (seed 001 §II, §IV): constant-gain filter
  *   tcpw_abse  TCPW ABSE (seed 004 §2.1): adaptive sampling interval and filter gain
  *   tcpw_plus  Westwood+ (Grieco & Mascolo; Linux tcp_westwood): one sample per RTT, 7/8 EWMAs
@@ -52,6 +53,9 @@ char _license[] SEC("license") = "Dual MIT/GPL";
 /* Parameters; the loader may set them before loading (`load --tau-ms --m ...`). */
 const volatile __u32 tcpw_tau_us = WWC_TCPW_TAU_US;
 const volatile __u32 tcpw_m = WWC_TCPW_M;
+/* tcpw's filter input: WWC_SAMPLE_TRAPEZOID (seed 000's (b_k + b_{k-1})/2) or
+ * WWC_SAMPLE_INTERVAL (each sample weighted by its own interval); docs/westwood.md. */
+const volatile __u32 tcpw_sample = WWC_SAMPLE_TRAPEZOID;
 const volatile __u32 tcpw_tr_ratio = WWC_TR_RATIO;
 const volatile __u32 tcpw_abse_t_min_us = WWC_ABSE_T_MIN_US;
 const volatile __u32 tcpw_abse_n = WWC_ABSE_N;
@@ -313,7 +317,8 @@ static __always_inline __u32 estimator_on_ack(struct sock *sk, struct tcpw_ca *c
 
 	switch (algo) {
 	case TCPW_ALGO_TCPW:
-		return wwc_tcpw_on_ack(&ca->core.tcpw, tp->tcp_mstamp, tp->snd_una, mss, -1, tcpw_tau_us, tcpw_m);
+		return wwc_tcpw_on_ack_sampled(&ca->core.tcpw, tp->tcp_mstamp, tp->snd_una, mss, -1, tcpw_tau_us,
+					       tcpw_m, tcpw_sample);
 	case TCPW_ALGO_TR:
 		return wwc_tr_on_ack(&ca->core.tr, tp->tcp_mstamp, tp->snd_una, mss, -1, tcpw_tr_ratio);
 	case TCPW_ALGO_PLUS:
@@ -341,7 +346,9 @@ static __always_inline __u32 loss_threshold(struct sock *sk, struct tcpw_ca *ca,
 
 	switch (algo) {
 	case TCPW_ALGO_TCPW:
-		return wwc_tcpw_ssthresh(&ca->core.tcpw, tp->tcp_mstamp, mss, tcpw_tau_us, tcpw_m);
+		/* The same sampling as on_ack: the virtual samples due are applied with it. */
+		return wwc_tcpw_ssthresh_sampled(&ca->core.tcpw, tp->tcp_mstamp, mss, tcpw_tau_us, tcpw_m,
+						 tcpw_sample);
 	case TCPW_ALGO_TR:
 		return wwc_tr_ssthresh(&ca->core.tr, timeout, tp->snd_cwnd < tp->snd_ssthresh, mss);
 	case TCPW_ALGO_PLUS:

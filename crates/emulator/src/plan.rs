@@ -116,12 +116,17 @@ fn kernel_parameters(
     params: &mut westwood_linux::loader::Params,
     note: &mut impl FnMut(String),
 ) {
-    use westwood_algorithms::westwood::{AbseParams, PlusParams, TcpwParams};
+    use westwood_algorithms::westwood::{AbseParams, PlusParams, Sampling, TcpwParams};
+    use westwood_linux::loader::Sample;
     let us = |ns: u64| u32::try_from(ns / 1000).unwrap_or(u32::MAX);
     match cc {
         CcSpec::Westwood(p) if *p != TcpwParams::default() => {
             params.tau_us = Some(us(p.tau_ns));
             params.m = Some(p.m);
+            params.sample = Some(match p.sample {
+                Sampling::Trapezoid => Sample::Trapezoid,
+                Sampling::Interval => Sample::Interval,
+            });
         }
         CcSpec::WestwoodAbse(p) if *p != AbseParams::default() => {
             let d = AbseParams::default();
@@ -137,6 +142,12 @@ fn kernel_parameters(
                         p.n, d.n
                     ));
                 }
+            }
+            if p.sample != d.sample {
+                note(format!(
+                    "{at}: ABSE's sample = {:?}: the kernel's tcpw_abse has the paper's trapezoid only",
+                    p.sample
+                ));
             }
             if p.epsilon != d.epsilon || p.beta != d.beta || p.u_max_bps != d.u_max_bps {
                 note(format!(

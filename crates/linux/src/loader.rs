@@ -196,6 +196,8 @@ pub struct Params {
     pub tau_us: Option<u32>,
     /// tcpw: a virtual sample every tau/m of silence (m >= 2, default 2).
     pub m: Option<u32>,
+    /// tcpw: the filter's input (default the paper's trapezoid; docs/westwood.md).
+    pub sample: Option<Sample>,
     /// tcpw_tr: time constant over sampling time (10: alpha = 19/21).
     pub tr_ratio: Option<u32>,
     /// tcpw_abse: T_min, us (50 ms).
@@ -243,6 +245,32 @@ impl Params {
 
     fn is_default(&self) -> bool {
         *self == Params::default()
+    }
+}
+
+/// The TCPW filter's input: seed 000's trapezoid `(b_k + b_{k-1})/2`, or each sample weighted
+/// by its own interval (`westwood_algorithms::westwood::Sampling`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sample {
+    Trapezoid,
+    Interval,
+}
+
+impl Sample {
+    pub fn parse(s: &str) -> Option<Sample> {
+        match s {
+            "trapezoid" => Some(Sample::Trapezoid),
+            "interval" => Some(Sample::Interval),
+            _ => None,
+        }
+    }
+
+    /// WWC_SAMPLE_* of kernel/westwood_core.h.
+    fn wire(self) -> u32 {
+        match self {
+            Sample::Trapezoid => 0,
+            Sample::Interval => 1,
+        }
     }
 }
 
@@ -299,6 +327,9 @@ fn set_params(open: &mut OpenTcpwSkel<'_>, p: &Params) {
     }
     if let Some(v) = p.m {
         rodata.tcpw_m = v;
+    }
+    if let Some(v) = p.sample {
+        rodata.tcpw_sample = v.wire();
     }
     if let Some(v) = p.tr_ratio {
         rodata.tcpw_tr_ratio = v;

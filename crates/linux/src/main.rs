@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use westwood_linux::acks::{Converter, KernelAck, TraceSession};
 use westwood_linux::args::{usage_error, Args};
 use westwood_linux::bench::{self, BenchOptions};
-use westwood_linux::loader::{self, Algo, LoadOptions, Observation, Params};
+use westwood_linux::loader::{self, Algo, LoadOptions, Observation, Params, Sample};
 use westwood_linux::prereq::Status;
 use westwood_linux::watch::{self, WatchOptions};
 use westwood_linux::{sig, Error, Result};
@@ -28,6 +28,7 @@ commands:
   load [ALGOS]                register ALGOS (a name, a comma list, or all: the default); they
                               stay registered after exit. Parameters (defaults as in the papers):
        [--tau-ms MS] [--m M]  tcpw: time constant tau (500), a virtual sample every tau/m (m = 2)
+       [--sample trapezoid|interval]  tcpw: the filter's input (the paper's trapezoid)
        [--tr-ratio R]         tcpw_tr: time constant over sampling time (10: alpha = 19/21)
        [--abse-t-min-ms MS]   tcpw_abse: shortest sampling interval T_min (50)
        [--abse-n N]           tcpw_abse: tau_k = RTT (1 + N U/U_max) (N = 10)
@@ -76,14 +77,21 @@ fn millis_option(args: &mut Args, name: &str) -> Result<Option<u32>> {
 }
 
 fn cmd_load(mut args: Args) -> Result<()> {
-    let params = Params {
-        tau_us: millis_option(&mut args, "--tau-ms")?,
-        m: args.parsed("--m")?,
-        tr_ratio: args.parsed("--tr-ratio")?,
-        abse_t_min_us: millis_option(&mut args, "--abse-t-min-ms")?,
-        abse_n: args.parsed("--abse-n")?,
-        plus_min_window_us: millis_option(&mut args, "--plus-min-window-ms")?,
-    };
+    let params =
+        Params {
+            tau_us: millis_option(&mut args, "--tau-ms")?,
+            m: args.parsed("--m")?,
+            sample: match args.value("--sample")? {
+                None => None,
+                Some(v) => Some(Sample::parse(&v).ok_or_else(|| {
+                    usage_err(format!("--sample {v:?}: trapezoid (the paper's) or interval"))
+                })?),
+            },
+            tr_ratio: args.parsed("--tr-ratio")?,
+            abse_t_min_us: millis_option(&mut args, "--abse-t-min-ms")?,
+            abse_n: args.parsed("--abse-n")?,
+            plus_min_window_us: millis_option(&mut args, "--plus-min-window-ms")?,
+        };
     let algos = algos(&args.positionals(1)?)?;
     let report = loader::load(&LoadOptions { algos, params })?;
     if !report.loaded.is_empty() {

@@ -291,6 +291,7 @@ fn usage_errors_exit_2() {
         &["watch", "--bogus"][..],
         &["unload", "tcpw", "extra"][..],
         &["bench", "--duration", "x"][..],
+        &["load", "--sample", "midpoint"][..],
     ] {
         let out = cli(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -792,6 +793,52 @@ fn tcpw_abse_over_veth_with_a_per_ack_trace() {
     let ratio = credited as f64 / acked as f64;
     assert!((0.9..1.1).contains(&ratio), "credited / acked = {ratio}");
 
+    cli_ok(&["unload"]);
+    assert_no_pins();
+}
+
+#[test]
+fn tcpw_with_interval_sampling_estimates_a_paced_rate() {
+    require_kernel!();
+    if let Err(e) = netns::tool("iperf3", "iperf3") {
+        panic!("{e}");
+    }
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["unload"]);
+    cli_ok(&["load", "tcpw", "--sample", "interval"]);
+
+    let pair = NetnsPair::create("interval").unwrap();
+    pair.one_segment_per_packet().unwrap();
+    let port = 5240;
+    let trace = std::env::temp_dir().join(format!("westwood-interval-acks-{}.csv", std::process::id()));
+    let mut watcher = netns::ChildGuard::spawn(
+        Command::new(BIN)
+            .args(["watch", "--acks", "--out"])
+            .arg(&trace)
+            .args(["--port", &port.to_string(), "--duration", "6"])
+            .env_remove(westwood_linux::probe::REFUSE_ENV),
+    )
+    .unwrap();
+    thread::sleep(Duration::from_millis(500));
+    let _server = netns::start_iperf3_server(&pair, port).unwrap();
+    let r = Iperf3Client::start_with(&pair, port, "tcpw", 3, None, &["--fq-rate", "50M"])
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(r.congestion, "tcpw");
+    assert!(watcher.wait_timeout(Duration::from_secs(15)).unwrap().success());
+    let rows = westwood_trace::read_ack_trace(&trace).unwrap();
+    std::fs::remove_file(&trace).ok();
+    let data: Vec<&westwood_trace::AckRecord> =
+        rows.iter().filter(|r| r.flow.ends_with(&format!("{}:{port}", netns::SERVER_ADDR))).collect();
+    // In the last second the paced flow delivers 50 Mb/s: the estimate is there, within 10 %.
+    let end = data.last().unwrap().time_ns;
+    let late: Vec<f64> =
+        data.iter().filter(|r| r.time_ns + 1_000_000_000 > end).filter_map(|r| r.bwe_bps).collect();
+    let mean = late.iter().sum::<f64>() / late.len() as f64;
+    eprintln!("tcpw --sample interval: {:.1} Mb/s over the last second, {} rows", mean / 1e6, data.len());
+    assert!((mean / 50e6 - 1.0).abs() < 0.1, "BWE {mean} for a 50 Mb/s paced flow");
     cli_ok(&["unload"]);
     assert_no_pins();
 }
