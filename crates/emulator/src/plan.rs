@@ -274,8 +274,9 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
     let endpoints: Vec<(u32, u32)> = scenario.links.iter().map(|l| (l.from as u32, l.to as u32)).collect();
     let routes = Routes::shortest_paths(scenario.nodes.len(), &endpoints);
     let mut approximations = vec![
-        "kernel TCP is Linux's: its loss recovery (NewReno without SACK; RACK-TLP with SACK), PRR, F-RTO, undo, \
-         pacing and quick-ACK mode are not the simulator's"
+        "kernel TCP is Linux's: the simulator's comparison run models its window growth, limited transmit, \
+         NewReno recovery, PRR, RTO timer policy and delayed/quick ACKs (`profile = \"linux\"`); RACK-TLP \
+         (with SACK), F-RTO, undo and pacing it does not"
             .to_string(),
         "time 0 of the error models (outage offsets, Gilbert-Elliott start) is the emulator's start, a fraction \
          of a second before the first flow starts"

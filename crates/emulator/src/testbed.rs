@@ -15,9 +15,9 @@
 //! 5. when every client has finished: iperf3's byte counts (checked against each other), the
 //!    emulator's counters, the namespaces' TCP counters → the simulator's result schema.
 //!
-//! The simulator then runs the same scenario ([`simulator_scenario`]) with RFC 3465 byte-counting
-//! window growth and RFC 3042 limited transmit, as the kernel does, unless the user's `--set`
-//! chose a `window_growth` / `limited_transmit` (each decided separately).
+//! The simulator then runs the same scenario ([`simulator_scenario`]) under its `linux` TCP
+//! profile, as the kernel behaves, except for the keys the user's `--set` chose (each decided
+//! separately) and those the kernel is configured with from the scenario.
 //!
 //! Everything it creates is removed by RAII guards, also on an error or Ctrl-C.
 
@@ -27,10 +27,10 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use westwood_algorithms::{Recovery, WindowGrowth};
 use westwood_linux::netns::{parse_iperf3_json, tool, ChildGuard, Iperf3Result};
 use westwood_linux::sig;
-use westwood_simulator::model::{Nanos, Scenario, NANOS_PER_SECOND};
+use westwood_simulator::model::{Nanos, Scenario, TcpSpec, NANOS_PER_SECOND};
+use westwood_simulator::profile::Profile;
 use westwood_simulator::results::{FlowSummary, RunOptions, Summary};
 
 use crate::core::{Emulator, Route};
@@ -155,9 +155,20 @@ pub fn load_scenario(opts: &Options, cc: Option<&str>) -> Result<(Scenario, Opti
 /// What the testbed changed in the scenario for its simulator run, beyond the user's `--set`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimulatorSetup {
-    /// The testbed's own overrides, `(KEY, VALUE)` as `--set` spells them; empty when the user's
-    /// overrides decided.
+    /// The TCP profile the simulator's run uses: `linux`, applied by the testbed, or the one the
+    /// user's `--set` named.
+    pub profile: String,
+    /// The testbed applied the profile (false: the user's `--set` chose one).
+    pub by_testbed: bool,
+    /// What applying the profile changed, `(KEY, VALUE)` as `--set` spells them (`tcp.KEY`), in
+    /// the order of `Profile::KEYS`; a value that differs between flows is listed as
+    /// `a,b`.
     pub overrides: Vec<(String, String)>,
+    /// The profile's keys the user's `--set` decided (left as the user set them).
+    pub user_keys: Vec<String>,
+    /// The profile's keys left at the scenario's values because the kernel is configured with
+    /// them ([`KERNEL_CONFIGURED`]).
+    pub scenario_keys: Vec<String>,
     /// The simulator's window growth (`per_ack`, `byte_counting`; `per_ack,byte_counting` when
     /// the flows differ).
     pub window_growth: String,
@@ -166,18 +177,34 @@ pub struct SimulatorSetup {
 }
 
 impl SimulatorSetup {
-    /// `{KEY: VALUE}` of the testbed's overrides, for `summary.json`.
+    /// For `summary.json`: `{"profile": "linux", "changed": {KEY: VALUE}, "user": [KEY],
+    /// "scenario": [KEY]}`, the keys of `user` and `scenario` as the profile names them.
     pub fn overrides_json(&self) -> Value {
-        Value::Object(self.overrides.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect())
+        let changed = Value::Object(
+            self.overrides.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect(),
+        );
+        json!({
+            "profile": self.profile,
+            "changed": changed,
+            "user": self.user_keys,
+            "scenario": self.scenario_keys,
+        })
     }
 }
 
 /// The user's `--set` overrides set `key`: an override whose last part is `key` (`tcp.KEY`,
 /// `flows.NAME.KEY`, or a parameter of that name).
 fn user_sets(overrides: &[(String, String)], key: &str) -> bool {
+    user_value(overrides, key).is_some()
+}
+
+/// The value of the user's last `--set` override of `key` (as [`user_sets`] finds it).
+fn user_value<'a>(overrides: &'a [(String, String)], key: &str) -> Option<&'a str> {
     overrides
         .iter()
-        .any(|(k, _)| k.rsplit('.').next().is_some_and(|last| last.trim().trim_matches('"') == key))
+        .rev()
+        .find(|(k, _)| k.rsplit('.').next().is_some_and(|last| last.trim().trim_matches('"') == key))
+        .map(|(_, v)| v.as_str())
 }
 
 /// The user's `--set` overrides choose a window growth: a key whose last part is
@@ -192,99 +219,108 @@ pub fn user_sets_limited_transmit(overrides: &[(String, String)]) -> bool {
     user_sets(overrides, "limited_transmit")
 }
 
+/// Keys of the simulator's `linux` profile that the testbed leaves at the scenario's value,
+/// because it configures the kernel with that value (`plan.rs`: route `initcwnd` and `rto_min`,
+/// `net.ipv4.tcp_rto_max_ms`), so kernel and simulator run with the same one.
+pub const KERNEL_CONFIGURED: [&str; 3] = ["initial_cwnd", "rto_min", "rto_max"];
+
 /// The scenario the simulator runs beside the testbed: `scenario` (already loaded with the
-/// user's overrides) with what the kernel does in place of the simulator's ns-2 defaults:
-/// * every flow's `window_growth` set to `byte_counting`, because the kernel grows cwnd by the
-///   segments each ACK acknowledges (RFC 3465 style) and the simulator's default, per ACK
-///   (ns-2's), would grow it half as fast with delayed ACKs;
-/// * every flow's `limited_transmit` on, because the kernel sends a new segment on each of the
-///   first DUPACKs (RFC 3042; without SACK each DUPACK counts as a segment that left the
-///   network), which turns many of a small window's timeouts into fast retransmits.
+/// user's overrides) under the simulator's `linux` TCP profile (`docs/scenarios.md`,
+/// `westwood_simulator::profile`), i.e. with what the kernel does in place of the simulator's
+/// ns-2-style defaults: byte-counting window growth, limited transmit, NewReno-style recovery
+/// for the `reno` recovery (Linux has no plain RFC 5681 recovery), the RTO restarted on every
+/// partial ACK, PRR (RFC 6937) during recovery, Linux's delayed-ACK timeout and quick ACKs, and
+/// its RTO rule (`clock_granularity` = `rto_min`).
 ///
-/// * every flow with the scenario's `reno` recovery switched to `newreno`, because Linux has no
-///   plain RFC 5681 recovery: without SACK it stays in recovery until the whole window at the
-///   loss is acknowledged, resending a hole per partial ACK (RFC 6582 style).
-///
-/// When the user's own `--set` overrides set one of these keys (`recovery` for the last), theirs
-/// stands and that key is not changed.
+/// Each of the profile's keys is decided on its own: one the user's own `--set` overrides set
+/// (a key ending in its name: `tcp.KEY`, `flows.NAME.KEY`, a parameter) stays as the user set
+/// it; the [`KERNEL_CONFIGURED`] ones stay at the scenario's value, which the kernel gets too.
+/// The profile replaces values the scenario file itself sets (its `delayed_ack_timeout`, say):
+/// the kernel does not follow those either. When the user's `--set` names a profile (`--set
+/// tcp.profile=paper`), the scenario was loaded with it and the testbed changes nothing.
 pub fn simulator_scenario(
     scenario: &Scenario,
     user_overrides: &[(String, String)],
 ) -> (Scenario, SimulatorSetup) {
     let mut sim = scenario.clone();
     let mut overrides = Vec::new();
-    if !user_sets_window_growth(user_overrides) {
-        let growth = WindowGrowth::ByteCounting;
-        for f in &mut sim.flows {
-            f.tcp.window_growth = growth;
+    let mut user_keys = Vec::new();
+    let mut scenario_keys = Vec::new();
+    let user_profile = user_value(user_overrides, "profile");
+    if user_profile.is_some() {
+        user_keys.push("profile".to_string());
+    } else {
+        let keep = |key: &str| user_sets(user_overrides, key) || KERNEL_CONFIGURED.contains(&key);
+        for tcp in sim.flows.iter_mut().map(|f| &mut f.tcp).chain(sim.arrivals.iter_mut().map(|a| &mut a.tcp))
+        {
+            Profile::Linux.apply(tcp, &keep);
         }
-        for a in &mut sim.arrivals {
-            a.tcp.window_growth = growth;
-        }
-        overrides.push(("tcp.window_growth".to_string(), growth.name().to_string()));
-    }
-    if !user_sets_limited_transmit(user_overrides) {
-        for f in &mut sim.flows {
-            f.tcp.limited_transmit = true;
-        }
-        for a in &mut sim.arrivals {
-            a.tcp.limited_transmit = true;
-        }
-        overrides.push(("tcp.limited_transmit".to_string(), "true".to_string()));
-    }
-    if !user_sets(user_overrides, "recovery") {
-        let mut changed = false;
-        let specs =
-            sim.flows.iter_mut().map(|f| &mut f.tcp).chain(sim.arrivals.iter_mut().map(|a| &mut a.tcp));
-        for tcp in specs {
-            if tcp.recovery == Recovery::Reno {
-                tcp.recovery = Recovery::NewReno;
-                changed = true;
+        let specs = |s: &Scenario| -> Vec<TcpSpec> {
+            s.flows.iter().map(|f| f.tcp.clone()).chain(s.arrivals.iter().map(|a| a.tcp.clone())).collect()
+        };
+        let (before, after) = (specs(scenario), specs(&sim));
+        for key in Profile::KEYS {
+            if user_sets(user_overrides, key) {
+                user_keys.push(key.to_string());
+            } else if KERNEL_CONFIGURED.contains(&key) {
+                scenario_keys.push(key.to_string());
+            }
+            let changed = before
+                .iter()
+                .zip(&after)
+                .any(|(b, a)| Profile::key_value(b, key) != Profile::key_value(a, key));
+            if changed {
+                let values = used(after.iter().map(|t| Profile::key_value(t, key)).collect());
+                overrides.push((format!("tcp.{key}"), values));
             }
         }
-        if changed {
-            overrides.push(("tcp.recovery".to_string(), Recovery::NewReno.name().to_string()));
-        }
     }
-    let used = |names: Vec<String>| {
-        let mut names = names;
-        names.sort();
-        names.dedup();
-        names.join(",")
-    };
     let window_growth = used(sim.flows.iter().map(|f| f.tcp.window_growth.name().to_string()).collect());
     let limited_transmit = used(sim.flows.iter().map(|f| f.tcp.limited_transmit.to_string()).collect());
-    (sim, SimulatorSetup { overrides, window_growth, limited_transmit })
+    let setup = SimulatorSetup {
+        profile: user_profile
+            .map_or_else(|| Profile::Linux.name().to_string(), |p| p.trim().to_ascii_lowercase()),
+        by_testbed: user_profile.is_none(),
+        overrides,
+        user_keys,
+        scenario_keys,
+        window_growth,
+        limited_transmit,
+    };
+    (sim, setup)
 }
 
-/// How the simulator's window growth and limited transmit came about, for the console.
+/// Distinct values, sorted, joined by commas.
+fn used(mut names: Vec<String>) -> String {
+    names.sort();
+    names.dedup();
+    names.join(",")
+}
+
+/// How the simulator's run was set up, for the console.
 fn describe_setup(setup: &SimulatorSetup) -> String {
-    let by_testbed = |key: &str| setup.overrides.iter().any(|(k, _)| k == key);
-    let growth = if by_testbed("tcp.window_growth") {
-        format!(
-            "window_growth = {} (set by the testbed: the kernel's growth rule; --set tcp.window_growth=per_ack for \
-             ns-2's)",
-            setup.window_growth
-        )
-    } else {
-        format!("window_growth = {} (from --set)", setup.window_growth)
-    };
-    let limited = if by_testbed("tcp.limited_transmit") {
-        format!(
-            "limited_transmit = {} (set by the testbed: the kernel does RFC 3042 limited transmit; --set \
-             tcp.limited_transmit=false for ns-2's)",
-            setup.limited_transmit
-        )
-    } else {
-        format!("limited_transmit = {} (from --set)", setup.limited_transmit)
-    };
-    let recovery = if by_testbed("tcp.recovery") {
-        "; reno recovery run as newreno (set by the testbed: Linux recovers NewReno-style; --set \
-         tcp.recovery=reno for RFC 5681's)"
-    } else {
-        ""
-    };
-    format!("{growth}; {limited}{recovery}")
+    if !setup.by_testbed {
+        return format!(
+            "profile {} (from --set); window_growth = {}, limited_transmit = {}",
+            setup.profile, setup.window_growth, setup.limited_transmit
+        );
+    }
+    let mut line =
+        "profile linux (set by the testbed: Linux's TCP; --set tcp.profile=paper for the simulator's \
+                    defaults, or --set tcp.KEY=VALUE for one key)"
+            .to_string();
+    if !setup.overrides.is_empty() {
+        let changed: Vec<String> =
+            setup.overrides.iter().map(|(k, v)| format!("{} = {v}", k.trim_start_matches("tcp."))).collect();
+        line += &format!(": {}", changed.join(", "));
+    }
+    if !setup.user_keys.is_empty() {
+        line += &format!("; from --set: {}", setup.user_keys.join(", "));
+    }
+    if !setup.scenario_keys.is_empty() {
+        line += &format!("; the scenario's, as the kernel gets them: {}", setup.scenario_keys.join(", "));
+    }
+    line
 }
 
 /// The kernel congestion control `name` is registered, loading its module if need be.
@@ -1242,6 +1278,8 @@ pub fn format_comparison(rows: &[Comparison], ratios: &[Value]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use westwood_algorithms::{Recovery, WindowGrowth};
+    use westwood_simulator::model::{PartialAckTimer, RecoveryPacing};
 
     fn options(overrides: &[(&str, &str)]) -> Options {
         Options {
@@ -1263,26 +1301,59 @@ mod tests {
         (k.to_string(), v.to_string())
     }
 
+    /// The profile keys the testbed's simulator run changes on wireless.toml (cc reno or a
+    /// Westwood: Reno recovery), and their values: the file sets `delayed_ack_timeout` (100 ms,
+    /// replaced), `rto_min` (1 s, kept: the kernel's route gets it, and Linux's clock
+    /// granularity follows it), `initial_cwnd`, `rto_max`, `rto_initial` (1 s, as Linux's).
+    fn linux_changes() -> Vec<(String, String)> {
+        [
+            ("tcp.window_growth", "byte_counting"),
+            ("tcp.limited_transmit", "true"),
+            ("tcp.recovery", "newreno"),
+            ("tcp.partial_ack_timer", "every"),
+            ("tcp.recovery_pacing", "prr"),
+            ("tcp.delayed_ack_timeout", "40ms"),
+            ("tcp.quick_acks", "16"),
+            ("tcp.clock_granularity", "1s"),
+        ]
+        .into_iter()
+        .map(|(k, v)| pair(k, v))
+        .collect()
+    }
+
     #[test]
-    fn the_simulator_run_grows_the_window_and_does_limited_transmit_as_the_kernel_does() {
+    fn the_simulator_run_uses_the_linux_profile_except_what_the_kernel_gets_from_the_scenario() {
         let opts = options(&[("loss", "1%")]);
         for cc in [None, Some("reno"), Some("tcpw")] {
             let (scenario, _) = load_scenario(&opts, cc).unwrap();
             assert_eq!(growths(&scenario), [WindowGrowth::PerAck], "the scenario as written");
             assert_eq!(limited(&scenario), [false], "the scenario as written");
-            let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
-            assert_eq!(growths(&sim), [WindowGrowth::ByteCounting], "{cc:?}");
-            assert_eq!(limited(&sim), [true], "{cc:?}");
             assert_eq!(recoveries(&scenario), [Recovery::Reno], "the scenario as written");
-            assert_eq!(recoveries(&sim), [Recovery::NewReno], "{cc:?}");
+            let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
+            // Exactly the linux profile applied to each flow, the kernel-configured keys kept.
+            let mut expected = scenario.clone();
+            for f in &mut expected.flows {
+                Profile::Linux.apply(&mut f.tcp, &|k| KERNEL_CONFIGURED.contains(&k));
+            }
+            assert_eq!(sim, expected, "{cc:?}");
+            let t = &sim.flows[0].tcp;
             assert_eq!(
-                setup.overrides,
-                [
-                    pair("tcp.window_growth", "byte_counting"),
-                    pair("tcp.limited_transmit", "true"),
-                    pair("tcp.recovery", "newreno")
-                ]
+                (t.window_growth, t.limited_transmit, t.recovery),
+                (WindowGrowth::ByteCounting, true, Recovery::NewReno)
             );
+            assert_eq!(
+                (t.partial_ack_timer, t.recovery_pacing),
+                (PartialAckTimer::Every, RecoveryPacing::Prr)
+            );
+            assert_eq!((t.delayed_ack.timeout, t.delayed_ack.quick_acks), (40_000_000, 16));
+            // The kernel gets the scenario's initial window, rto_min and rto_max (plan.rs): so
+            // does the simulator; Linux's RTO adds its rto_min to srtt, so G = rto_min.
+            let s = &scenario.flows[0].tcp;
+            assert_eq!((t.initial_cwnd, t.rto.min, t.rto.max), (s.initial_cwnd, s.rto.min, s.rto.max));
+            assert_eq!(t.rto.granularity, s.rto.min);
+            assert_eq!(setup.overrides, linux_changes(), "{cc:?}");
+            assert!(setup.user_keys.is_empty());
+            assert_eq!(setup.scenario_keys, ["initial_cwnd", "rto_min", "rto_max"]);
             assert_eq!(
                 (setup.window_growth.as_str(), setup.limited_transmit.as_str()),
                 ("byte_counting", "true")
@@ -1290,93 +1361,97 @@ mod tests {
             assert_eq!(
                 setup.overrides_json(),
                 json!({
-                    "tcp.window_growth": "byte_counting",
-                    "tcp.limited_transmit": "true",
-                    "tcp.recovery": "newreno"
+                    "profile": "linux",
+                    "changed": {
+                        "tcp.window_growth": "byte_counting",
+                        "tcp.limited_transmit": "true",
+                        "tcp.recovery": "newreno",
+                        "tcp.partial_ack_timer": "every",
+                        "tcp.recovery_pacing": "prr",
+                        "tcp.delayed_ack_timeout": "40ms",
+                        "tcp.quick_acks": "16",
+                        "tcp.clock_granularity": "1s"
+                    },
+                    "user": [],
+                    "scenario": ["initial_cwnd", "rto_min", "rto_max"]
                 })
             );
             let line = describe_setup(&setup);
-            assert!(line.contains("reno recovery run as newreno"), "{line}");
-            assert!(line.contains("window_growth = byte_counting (set by the testbed"), "{line}");
-            assert!(line.contains("limited_transmit = true (set by the testbed"), "{line}");
+            assert!(line.starts_with("profile linux (set by the testbed"), "{line}");
+            assert!(line.contains("window_growth = byte_counting"), "{line}");
+            assert!(line.contains("recovery_pacing = prr"), "{line}");
+            assert!(
+                line.contains("the scenario's, as the kernel gets them: initial_cwnd, rto_min, rto_max"),
+                "{line}"
+            );
             // Nothing else changes: same links, seed, duration, cc.
             let mut back = sim.clone();
-            back.flows[0].tcp.window_growth = WindowGrowth::PerAck;
-            back.flows[0].tcp.limited_transmit = false;
-            back.flows[0].tcp.recovery = Recovery::Reno;
+            back.flows[0].tcp = scenario.flows[0].tcp.clone();
             assert_eq!(back, scenario);
         }
     }
 
     #[test]
-    fn the_users_limited_transmit_wins_and_each_key_is_decided_on_its_own() {
-        for (key, value, expected) in [
-            ("tcp.limited_transmit", "false", false),
-            ("tcp.limited_transmit", "true", true),
-            ("flows.ftp.limited_transmit", "false", false),
+    fn the_users_set_wins_key_by_key() {
+        for (key, value) in [
+            ("tcp.limited_transmit", "false"),
+            ("tcp.limited_transmit", "true"),
+            ("flows.ftp.limited_transmit", "false"),
+            ("tcp.recovery_pacing", "inflation"),
+            ("tcp.window_growth", "per_ack"),
+            ("flows.ftp.window_growth", "byte_counting"),
+            ("tcp.delayed_ack_timeout", "200ms"),
         ] {
             let opts = options(&[("loss", "1%"), (key, value)]);
             let (scenario, _) = load_scenario(&opts, Some("reno")).unwrap();
             let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
-            assert_eq!(limited(&sim), [expected], "--set {key}={value}");
-            // The window growth is still the testbed's.
-            assert_eq!(growths(&sim), [WindowGrowth::ByteCounting], "--set {key}={value}");
-            assert_eq!(
-                setup.overrides,
-                [pair("tcp.window_growth", "byte_counting"), pair("tcp.recovery", "newreno")],
-                "--set {key}={value}"
-            );
-            assert_eq!(setup.limited_transmit, expected.to_string());
+            let name = key.rsplit('.').next().unwrap();
+            // The user's key is as the user set it, in the record as the user's ...
+            assert_eq!(Profile::key_value(&sim.flows[0].tcp, name), value, "--set {key}={value}");
+            assert_eq!(setup.user_keys, [name], "--set {key}={value}");
+            assert!(!setup.overrides.iter().any(|(k, _)| k == &format!("tcp.{name}")), "--set {key}={value}");
+            // ... and every other key is the profile's.
+            let expected: Vec<(String, String)> =
+                linux_changes().into_iter().filter(|(k, _)| k != &format!("tcp.{name}")).collect();
+            assert_eq!(setup.overrides, expected, "--set {key}={value}");
+            assert_eq!(setup.overrides_json()["user"], json!([name]));
+            let line = describe_setup(&setup);
+            assert!(line.contains(&format!("from --set: {name}")), "{line}");
+        }
+        assert_eq!(
+            growths(
+                &simulator_scenario(
+                    &load_scenario(&options(&[("tcp.window_growth", "per_ack")]), Some("reno")).unwrap().0,
+                    &[pair("tcp.window_growth", "per_ack")]
+                )
+                .0
+            ),
+            [WindowGrowth::PerAck]
+        );
+        // A profile named by the user: the scenario was loaded with it, the testbed adds nothing.
+        for profile in ["paper", "ns2", "Linux"] {
+            let opts = options(&[("tcp.profile", profile)]);
+            let (scenario, _) = load_scenario(&opts, Some("reno")).unwrap();
+            let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
+            assert_eq!(sim, scenario, "{profile}");
             assert_eq!(
                 setup.overrides_json(),
-                json!({ "tcp.window_growth": "byte_counting", "tcp.recovery": "newreno" })
+                json!({"profile": profile.to_ascii_lowercase(), "changed": {}, "user": ["profile"], "scenario": []})
             );
-            let line = describe_setup(&setup);
-            assert!(line.contains(&format!("limited_transmit = {expected} (from --set)")), "{line}");
+            assert!(describe_setup(&setup).contains("(from --set)"));
         }
-        // All chosen by the user: the testbed changes nothing.
-        let opts = options(&[
-            ("tcp.window_growth", "per_ack"),
-            ("tcp.limited_transmit", "false"),
-            ("tcp.recovery", "reno"),
-        ]);
-        let (scenario, _) = load_scenario(&opts, Some("reno")).unwrap();
-        let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
-        assert_eq!(sim, scenario);
-        assert_eq!(setup.overrides_json(), json!({}));
         let set = |k: &str| vec![pair(k, "true")];
         assert!(user_sets_limited_transmit(&set("tcp.limited_transmit")));
         assert!(user_sets_limited_transmit(&set("flows.\"bulk.1\".limited_transmit")));
         assert!(user_sets_limited_transmit(&set("limited_transmit")));
         assert!(!user_sets_limited_transmit(&set("tcp.window_growth")));
-        assert!(!user_sets_window_growth(&set("tcp.limited_transmit")));
-    }
-
-    #[test]
-    fn the_users_window_growth_wins() {
-        for (key, value, expected) in [
-            ("tcp.window_growth", "per_ack", WindowGrowth::PerAck),
-            ("tcp.window_growth", "byte_counting", WindowGrowth::ByteCounting),
-            ("flows.ftp.window_growth", "per_ack", WindowGrowth::PerAck),
-        ] {
-            let opts = options(&[("loss", "1%"), (key, value)]);
-            let (scenario, _) = load_scenario(&opts, Some("reno")).unwrap();
-            let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
-            assert_eq!(growths(&sim), [expected], "--set {key}={value}");
-            // Only limited transmit and the recovery are the testbed's now.
-            assert_eq!(
-                setup.overrides,
-                [pair("tcp.limited_transmit", "true"), pair("tcp.recovery", "newreno")],
-                "--set {key}={value}"
-            );
-            assert_eq!(setup.window_growth, expected.name());
-        }
-        let set = |k: &str| vec![(k.to_string(), "per_ack".to_string())];
-        assert!(user_sets_window_growth(&set("tcp.window_growth")));
-        assert!(user_sets_window_growth(&set("flows.\"bulk.1\".window_growth")));
         assert!(user_sets_window_growth(&set("window_growth")));
-        assert!(!user_sets_window_growth(&set("tcp.cc")));
+        assert!(!user_sets_window_growth(&set("tcp.limited_transmit")));
         assert!(!user_sets_window_growth(&set("loss")));
+        assert_eq!(
+            user_value(&[pair("tcp.profile", "ns2"), pair("flows.f.profile", "linux")], "profile"),
+            Some("linux")
+        );
     }
 
     fn recoveries(scenario: &Scenario) -> Vec<Recovery> {
@@ -1391,13 +1466,14 @@ mod tests {
         let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
         assert_eq!(recoveries(&sim), [Recovery::Sack]);
         assert!(!setup.overrides.iter().any(|(k, _)| k == "tcp.recovery"));
+        assert_eq!(sim.flows[0].tcp.recovery_pacing, RecoveryPacing::Prr, "PRR with SACK too");
         for (key, value) in [("tcp.recovery", "reno"), ("flows.ftp.recovery", "reno")] {
             let opts = options(&[(key, value)]);
             let (scenario, _) = load_scenario(&opts, Some("reno")).unwrap();
             let (sim, setup) = simulator_scenario(&scenario, &opts.overrides);
             assert_eq!(recoveries(&sim), [Recovery::Reno], "--set {key}={value}");
             assert!(!setup.overrides.iter().any(|(k, _)| k == "tcp.recovery"));
-            assert!(!describe_setup(&setup).contains("run as newreno"));
+            assert!(setup.user_keys.contains(&"recovery".to_string()));
         }
     }
 }

@@ -361,16 +361,27 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
         assert!(out_dir.join("simulator/summary.json").exists(), "the simulator ran");
         (read(out_dir.join("summary.json")), read(out_dir.join("comparison.json")))
     };
-    // By default the simulator grows the window by bytes acknowledged, does limited transmit
-    // and recovers NewReno-style, as the kernel does.
+    // By default the simulator runs the linux profile: it grows the window by bytes
+    // acknowledged, does limited transmit, recovers NewReno-style with PRR, ... as the kernel
+    // does; the initial window and RTO bounds are the scenario's, which the kernel gets too.
     let (summary, comparison) = run(&[]);
     let tb = &summary["testbed"];
     assert_eq!(
         tb["simulator_overrides"],
         serde_json::json!({
-            "tcp.window_growth": "byte_counting",
-            "tcp.limited_transmit": "true",
-            "tcp.recovery": "newreno"
+            "profile": "linux",
+            "changed": {
+                "tcp.window_growth": "byte_counting",
+                "tcp.limited_transmit": "true",
+                "tcp.recovery": "newreno",
+                "tcp.partial_ack_timer": "every",
+                "tcp.recovery_pacing": "prr",
+                "tcp.delayed_ack_timeout": "40ms",
+                "tcp.quick_acks": "16",
+                "tcp.clock_granularity": "1s"
+            },
+            "user": [],
+            "scenario": ["initial_cwnd", "rto_min", "rto_max"]
         })
     );
     assert_eq!(tb["simulator_window_growth"], "byte_counting");
@@ -378,11 +389,25 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
     assert_eq!(tb["flows"][0]["scenario_limited_transmit"], false);
     assert_eq!(comparison["runs"][0]["simulator_window_growth"], "byte_counting");
     assert_eq!(comparison["runs"][0]["simulator_limited_transmit"], true);
-    // The user's --set wins.
+    // The user's --set wins, key by key.
     let (summary, comparison) =
         run(&["tcp.window_growth=per_ack", "tcp.limited_transmit=false", "tcp.recovery=reno"]);
     let tb = &summary["testbed"];
-    assert_eq!(tb["simulator_overrides"], serde_json::json!({}));
+    assert_eq!(
+        tb["simulator_overrides"],
+        serde_json::json!({
+            "profile": "linux",
+            "changed": {
+                "tcp.partial_ack_timer": "every",
+                "tcp.recovery_pacing": "prr",
+                "tcp.delayed_ack_timeout": "40ms",
+                "tcp.quick_acks": "16",
+                "tcp.clock_granularity": "1s"
+            },
+            "user": ["window_growth", "limited_transmit", "recovery"],
+            "scenario": ["initial_cwnd", "rto_min", "rto_max"]
+        })
+    );
     assert_eq!(tb["simulator_window_growth"], "per_ack");
     assert_eq!(comparison["runs"][0]["simulator_window_growth"], "per_ack");
     assert_eq!(comparison["runs"][0]["simulator_limited_transmit"], false);

@@ -1,6 +1,7 @@
 //! Deterministic packet-level discrete-event network simulator.
 //!
 //! * [`model`] — the validated scenario (typed, integer units).
+//! * [`profile`] — TCP profiles (`paper`, `ns2`, `linux`): bundles of sender and receiver behaviours.
 //! * [`scenario`] — TOML scenario files: parameters, overrides, units, validation.
 //! * [`engine`] — integer-nanosecond event queue and seeded RNG streams.
 //! * [`network`] — packets, links, queues, channel error models, routing.
@@ -17,6 +18,8 @@ pub mod invariants;
 pub mod metrics;
 pub mod model;
 pub mod network;
+pub mod profile;
+pub mod replay;
 pub mod results;
 pub mod scenario;
 pub mod sim;

@@ -237,6 +237,79 @@ pub struct TcpSpec {
     /// `dupack_threshold - 1` DUPACKs, as Linux does. Off by default, as in ns-2's agents of the
     /// seed papers' era.
     pub limited_transmit: bool,
+    /// NewReno: which partial ACKs restart the retransmission timer (RFC 6582 §4's
+    /// "Impatient" first-only, the default, or every one).
+    pub partial_ack_timer: PartialAckTimer,
+    /// How the sender paces its sending during fast recovery: Reno's window inflation by
+    /// DUPACKs (the default) or RFC 6937 Proportional Rate Reduction, as Linux does.
+    pub recovery_pacing: RecoveryPacing,
+    /// With `recovery_pacing = Inflation` and Reno or NewReno recovery: inflate the window by
+    /// the DUPACKs of fast recovery (RFC 5681 §3.2 steps 3-4; the default). `false`: no
+    /// inflation, so after the fast retransmit no new segment goes out until the window allows
+    /// it again without inflation (the UCLA ns-2 Westwood agent).
+    pub fast_recovery_inflation: bool,
+}
+
+/// Which NewReno partial ACKs restart the retransmission timer (RFC 6582 §3.2 step 3, §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PartialAckTimer {
+    /// Only the first partial ACK of a recovery ("Impatient": a long train of holes falls back
+    /// on the timer). The default.
+    #[default]
+    First,
+    /// Every partial ACK ("Slow-but-Steady"): ns-2's Newreno agent with `newreno_changes1_ 0`
+    /// (its default until 2003), and Linux, which rearms the timer on every ACK that advances
+    /// `snd_una`.
+    Every,
+}
+
+impl PartialAckTimer {
+    pub const ALL: [PartialAckTimer; 2] = [PartialAckTimer::First, PartialAckTimer::Every];
+
+    /// The name scenarios use: `"first"` or `"every"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PartialAckTimer::First => "first",
+            PartialAckTimer::Every => "every",
+        }
+    }
+
+    /// The policy named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<PartialAckTimer> {
+        PartialAckTimer::ALL.into_iter().find(|p| p.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// How the sender decides what it may send during fast recovery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum RecoveryPacing {
+    /// Reno and NewReno: the window is the control's cwnd plus one segment per DUPACK
+    /// (RFC 5681 §3.2, RFC 6582 §3.2; see `fast_recovery_inflation`); SACK: RFC 6675's
+    /// `pipe < cwnd`. The default.
+    #[default]
+    Inflation,
+    /// RFC 6937 Proportional Rate Reduction (PRR-SSRB), as Linux does: on every ACK in
+    /// recovery, send in proportion to the data delivered (`ssthresh / RecoverFS`) while `pipe`
+    /// is above the control's `ssthresh`, and catch up to it, at most one segment beyond what
+    /// was delivered, once below.
+    Prr,
+}
+
+impl RecoveryPacing {
+    pub const ALL: [RecoveryPacing; 2] = [RecoveryPacing::Inflation, RecoveryPacing::Prr];
+
+    /// The name scenarios use: `"inflation"` or `"prr"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoveryPacing::Inflation => "inflation",
+            RecoveryPacing::Prr => "prr",
+        }
+    }
+
+    /// The pacing named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<RecoveryPacing> {
+        RecoveryPacing::ALL.into_iter().find(|p| p.name().eq_ignore_ascii_case(name.trim()))
+    }
 }
 
 /// RFC 6298 retransmission timer parameters.
@@ -257,6 +330,10 @@ pub struct DelayedAckSpec {
     pub timeout: Nanos,
     /// ACK every this many full-sized segments.
     pub every_segments: u32,
+    /// Quick ACKs (Linux's quick-ACK mode): acknowledge each of the first this many data
+    /// segments at once, and again this many after a duplicate segment (a retransmission of
+    /// data already received) arrives. 0: none (the default).
+    pub quick_acks: u32,
 }
 
 impl Default for RtoSpec {
@@ -272,7 +349,7 @@ impl Default for RtoSpec {
 
 impl Default for DelayedAckSpec {
     fn default() -> Self {
-        DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2 }
+        DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2, quick_acks: 0 }
     }
 }
 

@@ -180,7 +180,9 @@ struct RoutePair {
     acks: Vec<u32>,
 }
 
-fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionControl> {
+/// The congestion control a flow's TCP settings name, with its parameters (also what
+/// `westwood replay` feeds a trace through).
+pub fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionControl> {
     let config = WindowConfig {
         mss: spec.segment_size,
         initial_cwnd: spec.initial_cwnd,

@@ -10,7 +10,10 @@ use super::sources;
 use super::traffic;
 use super::units::format_duration;
 use super::{FieldError, Res};
-use crate::model::{DelayedAckSpec, FlowSpec, LinkSpec, NodeSpec, RtoSpec, Scenario, TcpSpec};
+use crate::model::{
+    DelayedAckSpec, FlowSpec, LinkSpec, NodeSpec, PartialAckTimer, RecoveryPacing, RtoSpec, Scenario, TcpSpec,
+};
+use crate::profile::Profile;
 
 const TOP_KEYS: &[&str] =
     &["scenario", "parameters", "topology", "links", "tcp", "flows", "sources", "routing"];
@@ -36,6 +39,11 @@ pub(crate) const TCP_KEYS: &[&str] = &[
     "ack_every",
     "window_growth",
     "limited_transmit",
+    "profile",
+    "partial_ack_timer",
+    "recovery_pacing",
+    "fast_recovery_inflation",
+    "quick_acks",
     "westwood",
     "westwood_abse",
     "westwood_plus",
@@ -469,16 +477,6 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
             None => defaults.granularity,
         },
     };
-    if rto.min > rto.max {
-        return Err(FieldError::new(
-            field_of("rto_min"),
-            format!(
-                "rto_min ({}) must not exceed rto_max ({})",
-                format_duration(rto.min),
-                format_duration(rto.max)
-            ),
-        ));
-    }
     let ack_defaults = DelayedAckSpec::default();
     let delayed_ack = DelayedAckSpec {
         enabled: match get("delayed_ack") {
@@ -493,6 +491,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
             Some((v, f)) => fields::uint32_at_least(v, &f, 1)?,
             None => ack_defaults.every_segments,
         },
+        quick_acks: match get("quick_acks") {
+            Some((v, f)) => fields::uint32_at_least(v, &f, 0)?,
+            None => ack_defaults.quick_acks,
+        },
     };
     let window_growth = match get("window_growth") {
         Some((v, f)) => congestion::window_growth(v, &f)?,
@@ -502,7 +504,23 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => fields::boolean(v, &f)?,
         None => false,
     };
-    Ok(TcpSpec {
+    let partial_ack_timer = match get("partial_ack_timer") {
+        Some((v, f)) => congestion::partial_ack_timer(v, &f)?,
+        None => PartialAckTimer::default(),
+    };
+    let recovery_pacing = match get("recovery_pacing") {
+        Some((v, f)) => congestion::recovery_pacing(v, &f)?,
+        None => RecoveryPacing::default(),
+    };
+    let fast_recovery_inflation = match get("fast_recovery_inflation") {
+        Some((v, f)) => fields::boolean(v, &f)?,
+        None => true,
+    };
+    let profile = match get("profile") {
+        Some((v, f)) => congestion::profile(v, &f)?,
+        None => Profile::default(),
+    };
+    let mut tcp = TcpSpec {
         cc_name,
         cc,
         recovery,
@@ -516,5 +534,31 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         delayed_ack,
         window_growth,
         limited_transmit,
-    })
+        partial_ack_timer,
+        recovery_pacing,
+        fast_recovery_inflation,
+    };
+    // The profile fills in the keys set nowhere (a key set in any layer wins over it).
+    profile.apply(&mut tcp, &|key| get(key).is_some());
+    let rto = tcp.rto;
+    if rto.min > rto.max {
+        let from_profile = |key: &str| {
+            if get(key).is_none() && profile != Profile::Paper {
+                format!(", from profile {}", profile.name())
+            } else {
+                String::new()
+            }
+        };
+        return Err(FieldError::new(
+            field_of(if get("rto_min").is_some() { "rto_min" } else { "rto_max" }),
+            format!(
+                "rto_min ({}{}) must not exceed rto_max ({}{})",
+                format_duration(rto.min),
+                from_profile("rto_min"),
+                format_duration(rto.max),
+                from_profile("rto_max")
+            ),
+        ));
+    }
+    Ok(tcp)
 }

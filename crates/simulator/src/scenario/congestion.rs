@@ -6,6 +6,10 @@
 //! recovery = "sack"                     # reno | newreno | sack | tahoe (default: the variant's own)
 //! window_growth = "byte_counting"       # per_ack (default) | byte_counting
 //! limited_transmit = true               # RFC 3042; false (default) | true
+//! profile = "linux"                     # paper (default) | ns2 | linux: the keys below at once
+//! partial_ack_timer = "every"           # NewReno: first (default) | every
+//! recovery_pacing = "prr"               # inflation (default) | prr (RFC 6937)
+//! fast_recovery_inflation = false       # true (default) | false
 //! westwood = { tau = "500ms", m = 2 }   # only with cc = "westwood"
 //! westwood_abse = { t_min = "50ms", n = 10, u_max = "auto", epsilon = 0.6, beta = 0.6 }
 //! westwood_plus = { min_window = "50ms" }
@@ -17,7 +21,8 @@ use westwood_algorithms::{Recovery, WindowGrowth};
 
 use super::fields::{self, describe, Section};
 use super::{FieldError, Res};
-use crate::model::CcSpec;
+use crate::model::{CcSpec, PartialAckTimer, RecoveryPacing};
+use crate::profile::Profile;
 
 /// Congestion controls a scenario may name (case-insensitive).
 pub(crate) const CC_NAMES: &[&str] = &[
@@ -171,6 +176,42 @@ pub(crate) fn window_growth(v: &Value, field: &str) -> Res<WindowGrowth> {
     let s = fields::string(v, field, WINDOW_GROWTH_EXPECTED)?;
     WindowGrowth::from_name(s).ok_or_else(|| {
         FieldError::new(field, format!("unknown window growth rule {s:?}; expected {WINDOW_GROWTH_EXPECTED}"))
+    })
+}
+
+/// The profiles a scenario may name, as the error message lists them.
+const PROFILE_EXPECTED: &str = "\"paper\", \"ns2\" or \"linux\"";
+
+/// Parse a `profile` value.
+pub(crate) fn profile(v: &Value, field: &str) -> Res<Profile> {
+    let s = fields::string(v, field, PROFILE_EXPECTED)?;
+    Profile::from_name(s).ok_or_else(|| {
+        FieldError::new(field, format!("unknown TCP profile {s:?}; expected {PROFILE_EXPECTED}"))
+    })
+}
+
+/// The partial-ACK timer policies a scenario may name, as the error message lists them.
+const PARTIAL_ACK_TIMER_EXPECTED: &str = "\"first\" or \"every\"";
+
+/// Parse a `partial_ack_timer` value.
+pub(crate) fn partial_ack_timer(v: &Value, field: &str) -> Res<PartialAckTimer> {
+    let s = fields::string(v, field, PARTIAL_ACK_TIMER_EXPECTED)?;
+    PartialAckTimer::from_name(s).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("unknown partial-ACK timer policy {s:?}; expected {PARTIAL_ACK_TIMER_EXPECTED}"),
+        )
+    })
+}
+
+/// The recovery pacings a scenario may name, as the error message lists them.
+const RECOVERY_PACING_EXPECTED: &str = "\"inflation\" or \"prr\"";
+
+/// Parse a `recovery_pacing` value.
+pub(crate) fn recovery_pacing(v: &Value, field: &str) -> Res<RecoveryPacing> {
+    let s = fields::string(v, field, RECOVERY_PACING_EXPECTED)?;
+    RecoveryPacing::from_name(s).ok_or_else(|| {
+        FieldError::new(field, format!("unknown recovery pacing {s:?}; expected {RECOVERY_PACING_EXPECTED}"))
     })
 }
 

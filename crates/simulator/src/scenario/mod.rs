@@ -114,4 +114,6 @@ fn location(text: &str, offset: usize) -> String {
 }
 
 #[cfg(test)]
+mod profile_tests;
+#[cfg(test)]
 mod tests;

@@ -7,6 +7,14 @@
 //! reads in-order data as soon as it arrives, so the advertised window stays at its configured
 //! size (a simplification: real stacks shrink it by the bytes held out of order).
 //!
+//! Quick ACKs (`DelayedAckSpec::quick_acks` = N > 0, Linux's quick-ACK mode): the first N ACKs
+//! the receiver sends go out at once for every in-order segment, and a duplicate segment (a
+//! retransmission of data already received) grants N more, as Linux's `tcp_incr_quickack` at
+//! the first data segment and `tcp_enter_quickack_mode` on a retransmission do. Each ACK sent
+//! uses one (`tcp_dec_quickack_mode`). Linux caps N at `rcv_wnd / (2·rcv_mss)` (5 at connection
+//! start with its initial 10-segment window, `TCP_MAX_QUICKACKS` = 16 once the window has
+//! opened) and also re-enters the mode after a silence longer than the RTO; neither is modelled.
+//!
 //! With SACK on (the flow's recovery is `sack`; both ends are assumed to have agreed on it), every
 //! ACK sent while data is held out of order carries up to three RFC 2018 blocks, built as §4
 //! says: the first block is the contiguous range holding the segment that triggered the ACK
@@ -40,6 +48,8 @@ pub struct Receiver {
     /// Segments received in order and not yet acknowledged.
     unacked_segments: u32,
     delayed_ack_deadline: Option<Nanos>,
+    /// Quick ACKs left (Linux's `icsk_ack.quick`).
+    quick_acks_left: u32,
     /// Bytes (payload and headers, duplicates included) of every data packet that arrived.
     pub wire_bytes_received: u64,
     pub acks_sent: u64,
@@ -74,6 +84,7 @@ impl Receiver {
             sack_order: Vec::new(),
             unacked_segments: 0,
             delayed_ack_deadline: None,
+            quick_acks_left: delayed_ack.quick_acks,
             wire_bytes_received: 0,
             acks_sent: 0,
         }
@@ -117,7 +128,9 @@ impl Receiver {
         let start = segment.seq;
         let end = segment.seq + u64::from(segment.len);
         if end <= self.rcv_nxt {
-            // A duplicate: tell the sender where we are at once.
+            // A duplicate: tell the sender where we are at once (and, with quick ACKs, keep
+            // acknowledging at once for a while: the sender is retransmitting).
+            self.quick_acks_left = self.quick_acks_left.max(self.delayed_ack.quick_acks);
             self.send_ack(now, out);
             return None;
         }
@@ -140,7 +153,7 @@ impl Receiver {
             let rcv_nxt = self.rcv_nxt;
             self.sack_order.retain(|&(s, _)| s > rcv_nxt);
         }
-        if filled_gap || !self.delayed_ack.enabled {
+        if filled_gap || !self.delayed_ack.enabled || self.quick_acks_left > 0 {
             self.send_ack(now, out);
         } else {
             self.unacked_segments += 1;
@@ -163,6 +176,7 @@ impl Receiver {
     fn send_ack(&mut self, _now: Nanos, out: &mut Vec<Packet>) {
         self.unacked_segments = 0;
         self.delayed_ack_deadline = None;
+        self.quick_acks_left = self.quick_acks_left.saturating_sub(1);
         self.acks_sent += 1;
         let mut sack = SackBlocks::NONE;
         if self.sack {
@@ -201,7 +215,8 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn receiver(delayed: bool) -> Receiver {
-        let spec = DelayedAckSpec { enabled: delayed, timeout: 200_000_000, every_segments: 2 };
+        let spec =
+            DelayedAckSpec { enabled: delayed, timeout: 200_000_000, every_segments: 2, quick_acks: 0 };
         Receiver::new(0, 1, 0, 40, 65_535, spec)
     }
 
@@ -264,6 +279,34 @@ mod tests {
     }
 
     #[test]
+    fn quick_acks_acknowledge_every_segment_at_the_start_and_after_a_duplicate() {
+        let spec = DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2, quick_acks: 3 };
+        let mut rx = Receiver::new(0, 1, 0, 40, 65_535, spec);
+        let mut out = Vec::new();
+        for i in 0..6 {
+            rx.on_data(&segment(i), 0, &mut out);
+        }
+        // Three quick ACKs, then one ACK per two segments again.
+        assert_eq!(acks(&out), vec![1, 2, 3, 5]);
+        assert_eq!(rx.timer_deadline(), Some(200_000_000), "segment 5 waits for its delayed ACK");
+        out.clear();
+        // A duplicate (a retransmission of data held) is acknowledged at once and grants three
+        // more: its own ACK takes one, so the next two segments are acknowledged at once.
+        rx.on_data(&segment(2), 1, &mut out);
+        for i in 6..10 {
+            rx.on_data(&segment(i), 2, &mut out);
+        }
+        assert_eq!(acks(&out), vec![6, 7, 8, 10]);
+        // Without quick ACKs (the default) nothing changes.
+        let mut plain = receiver(true);
+        let mut out = Vec::new();
+        for i in 0..4 {
+            plain.on_data(&segment(i), 0, &mut out);
+        }
+        assert_eq!(acks(&out), vec![2, 4]);
+    }
+
+    #[test]
     fn duplicates_are_acknowledged_and_never_delivered_twice() {
         let mut rx = receiver(false);
         let mut out = Vec::new();
@@ -281,7 +324,7 @@ mod sack_tests {
     const MSS: u64 = 1000;
 
     fn receiver() -> Receiver {
-        let spec = DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2 };
+        let spec = DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2, quick_acks: 0 };
         Receiver::new(0, 1, 0, 40, 1 << 20, spec).with_sack(true)
     }
 
@@ -341,7 +384,7 @@ mod sack_tests {
 
     #[test]
     fn without_sack_no_blocks_are_sent() {
-        let spec = DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2 };
+        let spec = DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2, quick_acks: 0 };
         let mut rx = Receiver::new(0, 1, 0, 40, 1 << 20, spec);
         assert_eq!(blocks_after(&mut rx, &[0, 2, 3]), (1, vec![]));
     }

@@ -11,7 +11,9 @@
 //! The recoveries ([`Recovery`]):
 //! * `reno` (RFC 5681 §3.2): leave recovery on the first ACK of new data.
 //! * `newreno` (RFC 6582): stay until `recover` is acknowledged, one hole per partial ACK, the
-//!   timer restarted on the first partial ACK only ("Impatient").
+//!   timer restarted on the first partial ACK only ("Impatient", RFC 6582 §4), or on every one
+//!   with `partial_ack_timer = Every` ("Slow-but-Steady": ns-2's agent with
+//!   `newreno_changes1_ 0`; Linux rearms the timer on every ACK that advances `snd_una`).
 //! * `tahoe`: on the `dupthresh`-th DUPACK, retransmit and go back to `snd_una` with cwnd = 1 SMSS
 //!   (the control gets [`CongestionEvent::DuplicateAcksSlowStart`]); no fast recovery. DUPACKs
 //!   for data sent before that loss was detected do not trigger another fast retransmit (ns-2's
@@ -54,6 +56,34 @@
 //! NewReno use the first rule; inside fast recovery nothing changes (Reno's inflation, SACK's pipe
 //! already send on DUPACKs).
 //!
+//! Window inflation (`reno`, `newreno`): on entering fast recovery the window is the control's
+//! cwnd plus `dupthresh` segments, plus one per further DUPACK (RFC 5681 §3.2 steps 3-4); a
+//! NewReno partial ACK deflates it by the bytes acknowledged and adds one segment back (RFC 6582
+//! §3.2 step 3). With `fast_recovery_inflation = false` none of that happens: the window stays
+//! the control's cwnd, so after the fast retransmit nothing new is sent until the ACKs bring the
+//! flight under it (the UCLA ns-2 Westwood agent, a Reno agent without `dupwnd_`).
+//!
+//! PRR (RFC 6937, `recovery_pacing = Prr`, as Linux's `tcp_cwnd_reduction`): in fast recovery
+//! (any of `reno`, `newreno`, `sack`) the window is neither inflated nor the control's cwnd.
+//! At the loss `RecoverFS` = FlightSize (as the control got it) and `prr_delivered` =
+//! `prr_out` = 0; on every ACK in recovery `prr_delivered` += DeliveredData (the bytes newly
+//! acknowledged cumulatively or SACKed; without SACK a DUPACK counts one segment and a
+//! cumulative ACK what it covers beyond the segments its DUPACKs counted, as Linux's
+//! `tcp_add_reno_sack` / `tcp_remove_reno_sacks`), and with `pipe` (RFC 6675's; without SACK
+//! FlightSize minus the segments DUPACKs reported held and minus a hole waiting for its
+//! retransmission):
+//! * `pipe > ssthresh`: `sndcnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out`;
+//! * else (PRR-SSRB): `sndcnt = MIN(ssthresh - pipe, MAX(prr_delivered - prr_out,
+//!   DeliveredData) + SMSS)`;
+//!
+//! and up to `sndcnt` bytes go out (`prr_out` counts everything sent in recovery, the fast
+//! retransmission included). The CEIL is taken in whole segments, as Linux counts packets.
+//! `ssthresh` is the control's, so PRR composes with any control: the control decides the
+//! target at the loss, PRR only paces the way there; when recovery ends the control's cwnd
+//! applies again (Reno's rules set it to ssthresh). Without SACK, what goes out is the hole a
+//! NewReno partial ACK revealed (not resent at once but as the first segment PRR allows, as Linux
+//! does), then new data; with SACK, RFC 6675's `NextSeg` as usual.
+//!
 //! Deviations: limited transmit is off unless the flow asks for it (RFC 5681 §3.2 step 1 says a
 //! sender SHOULD do it; ns-2's agents did not, by default, before 2001-11-28, and the seed
 //! papers' results are reproduced without it); with a `dupthresh` other than three it allows
@@ -66,7 +96,7 @@
 use super::observation::AckObservation;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
-use crate::model::{Nanos, TcpSpec};
+use crate::model::{Nanos, PartialAckTimer, RecoveryPacing, TcpSpec};
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
 use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, Recovery};
@@ -140,6 +170,24 @@ pub struct Sender {
     /// Window inflation during fast recovery, bytes (may go negative after partial ACKs).
     inflation: i64,
     partial_ack_seen: bool,
+    /// Which NewReno partial ACKs restart the timer.
+    partial_ack_timer: PartialAckTimer,
+    /// Inflation (RFC 5681) or PRR (RFC 6937) in fast recovery.
+    recovery_pacing: RecoveryPacing,
+    /// Inflate the window by DUPACKs in Reno / NewReno fast recovery.
+    fast_recovery_inflation: bool,
+    /// PRR: bytes delivered to the receiver since recovery started (RFC 6937 `prr_delivered`).
+    prr_delivered: u64,
+    /// PRR: bytes sent since recovery started, the fast retransmission included (`prr_out`).
+    prr_out: u64,
+    /// PRR: FlightSize when recovery started (`RecoverFS`).
+    recover_fs: u64,
+    /// PRR: the first hole (at `snd_una`) waits for its retransmission: the fast retransmission
+    /// at the start of recovery, or without SACK the hole a partial ACK revealed.
+    rexmit_pending: bool,
+    /// PRR without SACK: bytes the DUPACKs said the receiver holds above the hole (one segment
+    /// each, Linux's `sacked_out` for a connection without SACK).
+    dup_credit: u64,
 
     /// SACK: what the receiver holds above `snd_una`.
     scoreboard: Scoreboard,
@@ -192,6 +240,14 @@ impl Sender {
             recover: None,
             inflation: 0,
             partial_ack_seen: false,
+            partial_ack_timer: spec.partial_ack_timer,
+            recovery_pacing: spec.recovery_pacing,
+            fast_recovery_inflation: spec.fast_recovery_inflation,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            rexmit_pending: false,
+            dup_credit: 0,
             scoreboard: Scoreboard::new(),
             lost_to: 0,
             high_rxt: 0,
@@ -301,7 +357,7 @@ impl Sender {
             return;
         }
         if self.scoreboard_driven() {
-            self.send_by_scoreboard(now, out);
+            self.send_by_scoreboard(self.cc.cwnd(), now, out);
             return;
         }
         let window = self.window();
@@ -321,9 +377,9 @@ impl Sender {
         self.scoreboard.pipe(self.snd_una, self.snd_max, self.lost_to, self.high_rxt)
     }
 
-    /// RFC 6675 §5 step (C): send while `cwnd - pipe >= SMSS`.
-    fn send_by_scoreboard(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        let cwnd = self.cc.cwnd();
+    /// RFC 6675 §5 step (C): send while `cwnd - pipe >= SMSS` (`cwnd` the control's, or PRR's
+    /// `pipe + sndcnt`).
+    fn send_by_scoreboard(&mut self, cwnd: u64, now: Nanos, out: &mut Vec<Packet>) {
         let mut pipe = self.pipe();
         while pipe + self.mss <= cwnd {
             let Some((seq, len, rule)) = self.next_seg() else { break };
@@ -431,6 +487,9 @@ impl Sender {
             self.snd_max = end;
         }
         self.stats.segments_sent += 1;
+        if self.in_recovery {
+            self.prr_out += len;
+        }
         if self.rto_deadline.is_none() {
             // RFC 6298 §5.1
             self.rto_deadline = Some(now + self.rtt.rto());
@@ -470,6 +529,7 @@ impl Sender {
         }
         self.peer_window = ack.window;
         let bytes_in_flight = self.snd_max - self.snd_una;
+        let (una_before, sacked_before) = (self.snd_una, self.scoreboard.sacked_bytes());
         let mut newly_sacked = 0;
         if self.recovery_style == Recovery::Sack {
             // RFC 6675 §5: update the scoreboard from every ACK.
@@ -485,7 +545,131 @@ impl Sender {
         } else if bytes_in_flight > 0 {
             self.on_duplicate_ack(ack_seq, bytes_in_flight, newly_sacked > 0, now, out);
         }
+        if self.recovery_pacing == RecoveryPacing::Prr {
+            let delivered = self.delivered_data(ack_seq, una_before, sacked_before, bytes_in_flight);
+            if self.in_recovery {
+                self.send_by_prr(delivered, now, out);
+                return;
+            }
+        }
         self.send_available(now, out);
+    }
+
+    /// PRR: the ACK's DeliveredData (RFC 6937 §3). With SACK: the change in `snd_una` plus the
+    /// change in SACKed bytes. Without: one segment per DUPACK (while the DUPACKs do not claim
+    /// more than FlightSize less one segment), and on a cumulative ACK what it covers beyond
+    /// the segments earlier DUPACKs claimed, at least one segment (Linux's
+    /// `tcp_add_reno_sack` / `tcp_remove_reno_sacks`).
+    fn delivered_data(
+        &mut self,
+        ack_seq: u64,
+        una_before: u64,
+        sacked_before: u64,
+        flight_before: u64,
+    ) -> u64 {
+        if self.recovery_style == Recovery::Sack {
+            let advanced = self.snd_una - una_before;
+            return (advanced + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before);
+        }
+        if ack_seq > una_before {
+            let acked = ack_seq - una_before;
+            let first = acked.min(self.mss);
+            let delivered = acked.saturating_sub(self.dup_credit).max(first);
+            self.dup_credit = self.dup_credit.saturating_sub(acked - first);
+            delivered
+        } else if flight_before > 0 {
+            let cap = (self.snd_max - self.snd_una).saturating_sub(self.mss);
+            let credit = self.mss.min(cap.saturating_sub(self.dup_credit));
+            self.dup_credit += credit;
+            credit
+        } else {
+            0
+        }
+    }
+
+    /// PRR's `pipe`: RFC 6675's with SACK; without, FlightSize less what the DUPACKs said the
+    /// receiver holds and less the hole waiting to be resent.
+    fn prr_pipe(&self) -> u64 {
+        if self.recovery_style == Recovery::Sack {
+            return self.pipe();
+        }
+        let hole = if self.rexmit_pending { self.mss.min(self.snd_max - self.snd_una) } else { 0 };
+        (self.snd_max - self.snd_una).saturating_sub(self.dup_credit).saturating_sub(hole)
+    }
+
+    /// RFC 6937 §3: how many bytes this ACK lets out (may be negative: nothing).
+    fn prr_sndcnt(&self, delivered: u64, pipe: u64) -> i64 {
+        let ssthresh = self.cc.ssthresh();
+        if pipe > ssthresh {
+            // CEIL(prr_delivered * ssthresh / RecoverFS), in whole segments as Linux counts.
+            let share = u128::from(self.prr_delivered) * u128::from(ssthresh);
+            let segments = share.div_ceil(u128::from(self.recover_fs.max(1)) * u128::from(self.mss));
+            (segments * u128::from(self.mss)).min(i64::MAX as u128) as i64 - self.prr_out as i64
+        } else {
+            // PRR-SSRB: catch up towards ssthresh, at most one segment beyond what was delivered.
+            let limit =
+                (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + self.mss as i64;
+            ((ssthresh - pipe) as i64).min(limit)
+        }
+    }
+
+    /// The hole [`Sender::rexmit_pending`] stands for: the first un-SACKed segment at
+    /// `snd_una`.
+    fn pending_hole(&self) -> (u64, u64) {
+        let (start, end) =
+            self.scoreboard.first_hole(self.snd_una, self.snd_max).unwrap_or((self.snd_una, self.snd_max));
+        (start, (end - start).min(self.mss))
+    }
+
+    /// PRR: account the ACK's delivered data and send what RFC 6937 allows: first the hole
+    /// waiting for its retransmission (the fast retransmission, or without SACK the hole a
+    /// partial ACK revealed), then new data (without SACK) or `NextSeg` (with).
+    fn send_by_prr(&mut self, delivered: u64, now: Nanos, out: &mut Vec<Packet>) {
+        self.prr_delivered += delivered;
+        if !self.started {
+            return;
+        }
+        let pipe = self.prr_pipe();
+        let mut sndcnt = if delivered == 0 { 0 } else { self.prr_sndcnt(delivered, pipe) };
+        if self.rexmit_pending && self.prr_out == 0 {
+            // The fast retransmission goes out whatever PRR says (as Linux forces it).
+            sndcnt = sndcnt.max(self.pending_hole().1 as i64);
+        }
+        if sndcnt <= 0 {
+            return;
+        }
+        let mut left = sndcnt as u64;
+        if self.rexmit_pending {
+            let (start, len) = self.pending_hole();
+            if len > left {
+                return;
+            }
+            self.transmit(start, len, now, out);
+            self.rexmit_pending = false;
+            if self.recovery_style == Recovery::Sack {
+                self.high_rxt = self.high_rxt.max(start + len);
+            }
+            left -= len;
+        }
+        if self.recovery_style == Recovery::Sack {
+            self.send_by_scoreboard(self.pipe() + left, now, out);
+            return;
+        }
+        let limit = self.data_limit.unwrap_or(u64::MAX);
+        while self.snd_nxt < limit {
+            let len = self.mss.min(limit - self.snd_nxt);
+            if len > left || self.snd_nxt + len > self.snd_una + self.peer_window.max(self.mss) {
+                break;
+            }
+            self.transmit(self.snd_nxt, len, now, out);
+            self.snd_nxt += len;
+            left -= len;
+        }
+    }
+
+    /// Reno and NewReno inflate the window by DUPACKs in fast recovery.
+    fn inflates(&self) -> bool {
+        self.fast_recovery_inflation && self.recovery_pacing == RecoveryPacing::Inflation
     }
 
     /// SACK: move the `IsLost` boundary up to what the scoreboard now implies.
@@ -550,14 +734,21 @@ impl Sender {
                 self.exit_recovery(now);
             } else if self.recovery_style == Recovery::NewReno {
                 // RFC 6582 §3.2 step 3, partial ACK: retransmit the next hole, deflate by the
-                // amount acked and add back one SMSS; restart the timer on the first one only
-                // ("Impatient" variant) so a long train of holes falls back on the RTO.
-                self.retransmit_first_unacked(now, out);
-                self.inflation -= newly_acked_bytes as i64;
-                if newly_acked_bytes >= self.mss {
-                    self.inflation += self.mss as i64;
+                // amount acked and add back one SMSS. PRR resends the hole when it allows.
+                if self.recovery_pacing == RecoveryPacing::Prr {
+                    self.rexmit_pending = true;
+                } else {
+                    self.retransmit_first_unacked(now, out);
                 }
-                restart = !self.partial_ack_seen;
+                if self.inflates() {
+                    self.inflation -= newly_acked_bytes as i64;
+                    if newly_acked_bytes >= self.mss {
+                        self.inflation += self.mss as i64;
+                    }
+                }
+                // Restart the timer on the first one only ("Impatient", RFC 6582 §4) so a long
+                // train of holes falls back on the RTO, or on every one ("Slow-but-Steady").
+                restart = !self.partial_ack_seen || self.partial_ack_timer == PartialAckTimer::Every;
                 self.partial_ack_seen = true;
             }
             // SACK partial ACKs: the scoreboard was updated; sending follows from pipe.
@@ -616,7 +807,9 @@ impl Sender {
         self.observe_now(now, TraceEvent::Ack, 0, true, None);
         if self.in_recovery {
             // RFC 5681 §3.2 step 4: each further DUPACK means a segment left the network.
-            self.inflation += self.mss as i64;
+            if self.inflates() {
+                self.inflation += self.mss as i64;
+            }
             return;
         }
         if self.dupacks < self.dupack_threshold {
@@ -654,9 +847,25 @@ impl Sender {
         self.in_recovery = true;
         self.partial_ack_seen = false;
         // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS, the inflation being ours.
-        self.inflation = i64::from(self.dupack_threshold) * self.mss as i64;
+        self.inflation = if self.inflates() { i64::from(self.dupack_threshold) * self.mss as i64 } else { 0 };
+        self.start_prr(bytes_in_flight);
         self.observe_now(now, TraceEvent::Recovery, 0, false, None);
-        self.retransmit_first_unacked(now, out);
+        if self.recovery_pacing == RecoveryPacing::Prr {
+            // Sent by PRR at the end of this ACK, counted in prr_out like anything it sends.
+            self.rexmit_pending = true;
+        } else {
+            self.retransmit_first_unacked(now, out);
+        }
+    }
+
+    /// RFC 6937 §3, at the start of recovery (before the fast retransmission): `RecoverFS` is
+    /// the FlightSize the control's reduction was computed from (limited transmit's segments
+    /// left out, RFC 5681 §3.2 step 2; Linux uses the cwnd before the reduction).
+    fn start_prr(&mut self, flight_size: u64) {
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.recover_fs = flight_size;
+        self.rexmit_pending = false;
     }
 
     /// RFC 6675 §5 step (4).
@@ -668,20 +877,29 @@ impl Sender {
         self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight });
         self.in_recovery = true;
         self.inflation = 0;
+        self.start_prr(bytes_in_flight);
         self.observe_now(now, TraceEvent::Recovery, 0, false, None);
         // (4.3) Retransmit the segment at HighACK + 1; HighRxt and RescueRxt are its end.
         let (start, end) =
             self.scoreboard.first_hole(self.snd_una, self.snd_max).expect("snd_una is not SACKed");
         let len = (end - start).min(self.mss);
+        self.rescue_rxt = Some(start + len);
+        if self.recovery_pacing == RecoveryPacing::Prr {
+            // PRR sends it at the end of this ACK, with whatever else it allows.
+            self.high_rxt = self.snd_una;
+            self.rexmit_pending = true;
+            return;
+        }
         self.transmit(start, len, now, out);
         self.high_rxt = start + len;
-        self.rescue_rxt = Some(start + len);
         // (4.4)-(4.5): pipe and step (C) run in send_available.
     }
 
     fn exit_recovery(&mut self, now: Nanos) {
         self.in_recovery = false;
         self.inflation = 0;
+        self.rexmit_pending = false;
+        self.dup_credit = 0;
         self.cc.on_recovery_exit(now);
     }
 
@@ -703,6 +921,8 @@ impl Sender {
         self.rtt.back_off();
         self.in_recovery = false;
         self.inflation = 0;
+        self.rexmit_pending = false;
+        self.dup_credit = 0;
         self.dupacks = 0;
         self.limited_bytes = 0;
         self.recover = Some(self.snd_max);
@@ -830,7 +1050,16 @@ mod tests {
         limited_transmit: bool,
         dupthresh: u32,
     ) -> Sender {
-        let spec = TcpSpec {
+        sender_spec(recovery, initial_segments, |spec| {
+            spec.limited_transmit = limited_transmit;
+            spec.dupack_threshold = dupthresh;
+        })
+    }
+
+    /// A Reno-window sender with `initial_segments` of initial window, the defaults edited by
+    /// `edit`.
+    fn sender_spec(recovery: Recovery, initial_segments: u64, edit: impl FnOnce(&mut TcpSpec)) -> Sender {
+        let mut spec = TcpSpec {
             cc_name: "reno".into(),
             cc: CcSpec::Reno,
             recovery,
@@ -839,12 +1068,16 @@ mod tests {
             receiver_window: 1 << 30,
             initial_cwnd: initial_segments * MSS,
             initial_ssthresh: 1 << 40,
-            dupack_threshold: dupthresh,
+            dupack_threshold: 3,
             rto: RtoSpec::default(),
             delayed_ack: DelayedAckSpec::default(),
             window_growth: Default::default(),
-            limited_transmit,
+            limited_transmit: false,
+            partial_ack_timer: PartialAckTimer::First,
+            recovery_pacing: RecoveryPacing::Inflation,
+            fast_recovery_inflation: true,
         };
+        edit(&mut spec);
         let config = WindowConfig {
             mss: MSS,
             initial_cwnd: spec.initial_cwnd,
@@ -1373,5 +1606,244 @@ mod tests {
         let (mut quiet, _) = started(Recovery::NewReno, 10);
         quiet.on_ack(&ack(2), 100 * MS, &mut out);
         assert!(rows(&mut quiet).is_empty());
+    }
+
+    /// `started` with the spec edited by `edit`.
+    fn started_spec(
+        recovery: Recovery,
+        segments: u64,
+        edit: impl FnOnce(&mut TcpSpec),
+    ) -> (Sender, Vec<Packet>) {
+        let mut s = sender_spec(recovery, segments, edit);
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        assert_eq!(seqs(&out), (0..segments).collect::<Vec<_>>());
+        (s, out)
+    }
+
+    #[test]
+    fn newreno_restarts_the_timer_on_the_first_partial_ack_or_on_every_one() {
+        for (policy, every) in [(PartialAckTimer::First, false), (PartialAckTimer::Every, true)] {
+            // 10 outstanding; 2, 5 and 8 lost.
+            let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| t.partial_ack_timer = policy);
+            let mut out = Vec::new();
+            s.on_ack(&ack(2), 100 * MS, &mut out); // RTT sample 100 ms: RTO 1 s (rto_min)
+            for _ in 0..3 {
+                s.on_ack(&ack(2), 101 * MS, &mut out);
+            }
+            assert!(s.in_recovery());
+            assert_eq!(s.timer_deadline(), Some(1100 * MS), "restarted by the ACK of new data at 100 ms");
+            // The first partial ACK restarts the timer either way (RFC 6582 §4).
+            s.on_ack(&ack(5), 200 * MS, &mut out);
+            assert_eq!(s.timer_deadline(), Some(1200 * MS), "{policy:?}");
+            // The second: only "every" restarts it.
+            s.on_ack(&ack(8), 300 * MS, &mut out);
+            assert!(s.in_recovery());
+            let expected = if every { 1300 * MS } else { 1200 * MS };
+            assert_eq!(s.timer_deadline(), Some(expected), "{policy:?}");
+            s.on_ack(&ack(9), 400 * MS, &mut out);
+            let expected = if every { 1400 * MS } else { 1200 * MS };
+            assert_eq!(s.timer_deadline(), Some(expected), "{policy:?}");
+            // Leaving recovery restarts it whatever the policy.
+            s.on_ack(&ack(s.snd_max() / MSS), 500 * MS, &mut out);
+            assert!(!s.in_recovery());
+        }
+    }
+
+    #[test]
+    fn without_inflation_no_new_segment_goes_out_until_the_retransmission_is_acknowledged() {
+        for inflation in [true, false] {
+            for recovery in [Recovery::Reno, Recovery::NewReno] {
+                // 10 outstanding; ACK 2 sends 10..12 (cwnd 11). Segment 2 lost: 3..12 make ten
+                // DUPACKs; the third is the fast retransmit (ssthresh = cwnd = 5.5 segments).
+                let (mut s, _) = started_spec(recovery, 10, |t| t.fast_recovery_inflation = inflation);
+                let mut out = Vec::new();
+                s.on_ack(&ack(2), 100 * MS, &mut out);
+                let first_new = s.snd_max();
+                out.clear();
+                for _ in 0..10 {
+                    s.on_ack(&ack(2), 101 * MS, &mut out);
+                }
+                assert!(s.in_recovery());
+                assert_eq!(s.stats.fast_retransmits, 1);
+                let new: Vec<u64> = out.iter().filter(|p| p.seq >= first_new).map(|p| p.seq / MSS).collect();
+                if inflation {
+                    // cwnd 5.5 + 3 + 7 DUPACKs = 15.5 segments from snd_una 2: 13..16 go out.
+                    assert_eq!(new, vec![13, 14, 15, 16], "{recovery:?}");
+                } else {
+                    assert!(
+                        new.is_empty(),
+                        "{recovery:?}: new segments {new:?} before the retransmission's ACK"
+                    );
+                    assert_eq!(seqs(&out), vec![2], "{recovery:?}: only the fast retransmission");
+                }
+                // The retransmission is acknowledged (everything up to 13): recovery ends and the
+                // window, cwnd = ssthresh = 5.5 segments, lets new data out.
+                out.clear();
+                s.on_ack(&ack(first_new / MSS), 200 * MS, &mut out);
+                assert!(!s.in_recovery());
+                assert!(!out.is_empty(), "{recovery:?}");
+                assert!(out.iter().all(|p| p.seq >= first_new));
+            }
+        }
+    }
+
+    #[test]
+    fn without_inflation_a_newreno_partial_ack_resends_the_hole_and_nothing_new() {
+        // 10 outstanding, ACK 2 sends 10..12; 2 and 5 lost: 3, 4, 6..12 make nine DUPACKs.
+        let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| t.fast_recovery_inflation = false);
+        let mut out = Vec::new();
+        s.on_ack(&ack(2), 100 * MS, &mut out);
+        out.clear();
+        for _ in 0..9 {
+            s.on_ack(&ack(2), 101 * MS, &mut out);
+        }
+        assert_eq!(seqs(&out), vec![2]);
+        out.clear();
+        // Partial ACK to 5: the hole is resent; FlightSize (5..12, 8 segments) is above cwnd.
+        s.on_ack(&ack(5), 200 * MS, &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(seqs(&out), vec![5]);
+    }
+
+    /// One ACK of a PRR recovery: what was sent, and (bytes delivered, bytes sent, pipe before
+    /// sending, pipe after).
+    fn prr_step(s: &mut Sender, packet: &Packet, now: Nanos) -> (Vec<u64>, [u64; 4]) {
+        let mut out = Vec::new();
+        let delivered_before = s.prr_delivered;
+        s.on_ack(packet, now, &mut out);
+        let after = s.prr_pipe();
+        let sent: u64 = out.iter().map(|p| u64::from(p.len)).sum();
+        (seqs(&out), [s.prr_delivered - delivered_before, sent, after - sent.min(after), after])
+    }
+
+    #[test]
+    fn prr_reduces_the_flight_in_proportion_and_ends_recovery_at_ssthresh() {
+        // RFC 6937 with SACK, the single-loss example of its successor RFC 9937 §8: cwnd =
+        // FlightSize = 20 segments, segment 0 lost, Reno (ssthresh 10), limited transmit.
+        let (mut s, _) = started_spec(Recovery::Sack, 20, |t| {
+            t.limited_transmit = true;
+            t.recovery_pacing = RecoveryPacing::Prr;
+        });
+        let mut sent = Vec::new();
+        let mut steps = Vec::new();
+        // ACKs 1..21: each SACKs one more segment of the original flight (1..19), then the two
+        // limited-transmit segments (20, 21).
+        for k in 1..=21 {
+            let (segs, step) = prr_step(&mut s, &sack_ack(0, &[(1, k + 1)]), (100 + k) * MS);
+            sent.push(segs);
+            steps.push(step);
+            if k >= 3 {
+                assert!(s.in_recovery());
+                assert_eq!(s.ssthresh(), 10 * MSS);
+            }
+        }
+        // N N R, then one new segment every other ACK while pipe > ssthresh (PRR's
+        // ssthresh / RecoverFS = 1/2), then, once pipe has come down to ssthresh, one for one
+        // (PRR-SSRB). RFC 9937's figure sends at ACK 19 rather than 20: it keeps the
+        // proportional part at pipe == ssthresh, where RFC 6937 and Linux
+        // (`tcp_cwnd_reduction`: `delta = ssthresh - in_flight`, proportional only if < 0) stop.
+        let n = |v: &[u64]| v.to_vec();
+        let mut expected: Vec<Vec<u64>> = vec![n(&[20]), n(&[21]), n(&[0]), vec![]];
+        for i in 0..7 {
+            expected.push(vec![22 + i]);
+            expected.push(vec![]);
+        }
+        expected.extend([vec![], vec![29], vec![30]]);
+        assert_eq!(sent, expected);
+        // From the ACK after the fast retransmission: while pipe > ssthresh, never more sent
+        // than delivered (pipe only falls); once at or below ssthresh, never above it.
+        for (k, &[delivered, sent, before, after]) in steps.iter().enumerate().skip(3) {
+            if before > 10 * MSS {
+                assert!(sent <= delivered, "ACK {}: sent {sent} for {delivered} delivered", k + 1);
+            } else {
+                assert!(after <= 10 * MSS, "ACK {}: pipe {before} -> {after}", k + 1);
+            }
+        }
+        // The proportional part: what recovery sent is ssthresh / RecoverFS of what was
+        // delivered, rounded up.
+        assert_eq!((s.prr_delivered, s.prr_out), (19 * MSS, 10 * MSS));
+        // pipe is at ssthresh: the retransmission and the 9 new segments 22..30.
+        assert_eq!(s.prr_pipe(), 10 * MSS);
+        // The retransmission's ACK covers everything up to 22: recovery ends, the control's
+        // window is ssthresh and the flight (22..30) one segment below it: one more goes out.
+        let mut out = Vec::new();
+        s.on_ack(&sack_ack(22, &[]), 200 * MS, &mut out);
+        assert!(!s.in_recovery());
+        assert_eq!((s.cwnd(), s.ssthresh()), (10 * MSS, 10 * MSS));
+        assert_eq!(seqs(&out), vec![31]);
+        assert_eq!(s.snd_max() - s.snd_una(), 10 * MSS);
+        assert!(s.check_sack_state().is_ok());
+    }
+
+    #[test]
+    fn prr_slow_start_reduction_bound_catches_up_at_most_one_segment_beyond_delivery() {
+        // A burst: 15 of 20 segments lost (0..14), only 15..19 arrive, no new data to send, so
+        // pipe falls far below ssthresh (10): PRR-SSRB sends at most DeliveredData + 1 segment
+        // per ACK (RFC 6937 §3), and never beyond ssthresh.
+        let (mut s, _) = started_spec(Recovery::Sack, 20, |t| t.recovery_pacing = RecoveryPacing::Prr);
+        s.stop();
+        let mut out = Vec::new();
+        let mut history = Vec::new();
+        for k in 15..20 {
+            out.clear();
+            let delivered_before = s.prr_delivered;
+            s.on_ack(&sack_ack(0, &[(15, k + 1)]), (100 + k) * MS, &mut out);
+            let sent = out.len() as u64 * MSS;
+            history.push(seqs(&out));
+            if s.in_recovery() && k > 17 {
+                let delivered = s.prr_delivered - delivered_before;
+                assert!(sent <= delivered + MSS, "ACK {k}: sent {sent} for {delivered} delivered");
+                assert!(s.pipe() <= s.ssthresh(), "ACK {k}: pipe {}", s.pipe());
+            }
+        }
+        // Recovery at the third SACKed segment: 0..14 are lost (IsLost: 3 SACKed above), pipe 0.
+        assert_eq!(history[0..2], [vec![], vec![]]);
+        // Entry: the fast retransmission, then SSRB: DeliveredData 1 + 1 segment.
+        assert_eq!(history[2], vec![0, 1]);
+        assert_eq!(history[3], vec![2, 3]);
+        assert_eq!(history[4], vec![4, 5]);
+        assert!(s.check_sack_state().is_ok());
+    }
+
+    #[test]
+    fn prr_without_sack_counts_duplicate_acks_as_delivered_and_resends_the_hole_when_allowed() {
+        // NewReno, 10 outstanding, ACK 2 sends 10..12 (FlightSize 11, cwnd 11); 2 and 5 lost.
+        let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| t.recovery_pacing = RecoveryPacing::Prr);
+        let mut out = Vec::new();
+        s.on_ack(&ack(2), 100 * MS, &mut out);
+        out.clear();
+        let mut per_ack = Vec::new();
+        // 3, 4, 6..12 arrive: nine DUPACKs.
+        for _ in 0..9 {
+            let mut o = Vec::new();
+            s.on_ack(&ack(2), 101 * MS, &mut o);
+            per_ack.push(seqs(&o));
+        }
+        // Third DUPACK: fast retransmit of 2 (ssthresh 5.5 segments, RecoverFS 11). Then one
+        // segment per two DUPACKs: CEIL(prr_delivered * 5.5 / 11) - prr_out.
+        assert_eq!(per_ack[..3], [vec![], vec![], vec![2]]);
+        assert_eq!(s.recover_fs, 11 * MSS);
+        let new: Vec<u64> = per_ack[3..].iter().flatten().copied().collect();
+        assert_eq!(new, vec![13, 14, 15]);
+        assert_eq!((s.prr_delivered, s.prr_out), (7 * MSS, 4 * MSS));
+        // Partial ACK to 5 (the retransmission of 2 with 3 and 4): it counts one segment
+        // delivered (its DUPACKs counted the others). pipe: 5..15 less the 7 segments the
+        // DUPACKs said are held (6..12) and the hole 5 = 13..15, 3 segments, below ssthresh:
+        // PRR-SSRB sends up to ssthresh (2.5 segments): the hole first, then 16.
+        let mut o = Vec::new();
+        s.on_ack(&ack(5), 200 * MS, &mut o);
+        assert!(s.in_recovery());
+        assert_eq!(s.prr_delivered, 8 * MSS);
+        assert_eq!(seqs(&o), vec![5, 16]);
+        assert!(!s.rexmit_pending);
+        assert_eq!(s.prr_pipe(), 5 * MSS);
+        // Its ACK (with 6..15) ends recovery (recover = 13): the control's window, ssthresh,
+        // applies again.
+        o.clear();
+        s.on_ack(&ack(16), 300 * MS, &mut o);
+        assert!(!s.in_recovery());
+        assert_eq!(s.cwnd(), s.ssthresh());
+        assert_eq!(s.stats.timeouts, 0);
     }
 }

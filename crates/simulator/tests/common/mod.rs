@@ -71,6 +71,9 @@ pub fn tcp(line: &Line) -> TcpSpec {
         delayed_ack: DelayedAckSpec { enabled: line.delayed_ack, ..DelayedAckSpec::default() },
         window_growth: line.window_growth,
         limited_transmit: line.limited_transmit,
+        partial_ack_timer: PartialAckTimer::default(),
+        recovery_pacing: RecoveryPacing::default(),
+        fast_recovery_inflation: true,
     }
 }
 

@@ -1,0 +1,340 @@
+//! TCP profiles: one word (`[tcp] profile = "paper" | "ns2" | "linux"`) for a bundle of sender and
+//! receiver behaviours, each of which is also a key of its own.
+//!
+//! Every profile sets the same keys, [`Profile::KEYS`]; a key set explicitly (in the flow's table,
+//! in `[tcp]` or by `--set`) wins over the profile, each key decided on its own. `paper` is the
+//! simulator's defaults exactly, so `profile = "paper"` changes nothing.
+//!
+//! | key | `paper` (default) | `ns2` | `linux` |
+//! | --- | --- | --- | --- |
+//! | `window_growth` | `per_ack` | `per_ack` | `byte_counting` |
+//! | `limited_transmit` | `false` | `false` | `true` |
+//! | `recovery` | the cc's | the cc's | `reno` → `newreno` |
+//! | `partial_ack_timer` | `first` | `every` | `every` |
+//! | `recovery_pacing` | `inflation` | `inflation` | `prr` |
+//! | `fast_recovery_inflation` | `true` | `true` | `true` (unused with `prr`) |
+//! | `delayed_ack_timeout` | `200ms` | `100ms` | `40ms` |
+//! | `ack_every` | `2` | `2` | `2` |
+//! | `quick_acks` | `0` | `0` | `16` |
+//! | `initial_cwnd` | `rfc5681` | `1` | `10` |
+//! | `rto_initial` | `1s` | `6s` | `1s` |
+//! | `rto_min` | `1s` | `200ms` | `200ms` |
+//! | `rto_max` | `60s` | `100000s` | `120s` |
+//! | `clock_granularity` | `1ms` | `100ms` | = `rto_min` |
+//!
+//! Sources (`docs/scenarios.md` has the table with the reasons):
+//! * `ns2`: ns-2's one-way agents (`Agent/TCP/Reno`, `/Newreno`, `/Sack1`, sink
+//!   `Agent/TCPSink/DelAck`) with the defaults of `tcl/lib/ns-default.tcl` before the changes of
+//!   2001-2003 (ns-2.1b8, the release the seed papers' agents were written for): `singledup_ 0`
+//!   (1 from 2001-11-28), `newreno_changes1_ 0` (timer reset on every partial ACK; 1 from 2003),
+//!   `DelAck interval_ 100ms`, `windowInit_ 1` (2 from 2001-05-26), `rtxcur_init_ 6.0` (3.0 from
+//!   2006), `tcpTick_ 0.1` (0.01 from 2002-03-07) with `rtt_timeout()`'s floor of two ticks (no
+//!   `minrto_` before 2001-05-10), `maxrto_ 100000`; windows grow per ACK (`opencwnd()`) and
+//!   Reno inflates by DUPACKs (`dupwnd_`).
+//! * `linux`: `tcp_slow_start(tp, acked)` / `tcp_cong_avoid_ai(tp, cwnd, acked)` (RFC 3465 style
+//!   byte counting); `tcp_add_reno_sack` (limited transmit); no RFC 5681 recovery (without SACK
+//!   it stays in `TCP_CA_Recovery` until `high_seq`, RFC 6582 style); `tcp_rearm_rto` on every ACK
+//!   that advances `snd_una`; `tcp_cwnd_reduction` (RFC 6937 PRR, since 3.2); `TCP_ATO_MIN` 40 ms,
+//!   `TCP_MAX_QUICKACKS` 16; `TCP_INIT_CWND` 10 (RFC 6928); `TCP_TIMEOUT_INIT` 1 s;
+//!   `TCP_RTO_MIN` 200 ms, `TCP_RTO_MAX` 120 s; `tcp_rtt_estimator` keeps the variance term at
+//!   least `tcp_rto_min`, so the RTO is `srtt + max(rto_min, 4·mdev)`: RFC 6298 with G = `rto_min`.
+
+use westwood_algorithms::{Recovery, WindowConfig, WindowGrowth};
+
+use crate::model::{PartialAckTimer, RecoveryPacing, TcpSpec, NANOS_PER_SECOND};
+use crate::scenario::units::format_duration;
+
+const MS: u64 = 1_000_000;
+
+/// A bundle of TCP sender and receiver behaviours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Profile {
+    /// The simulator's defaults, which every committed result uses.
+    #[default]
+    Paper,
+    /// ns-2's agents of the seed papers' era (ns-2.1b8, 2001) with their default parameters.
+    Ns2,
+    /// Linux's TCP (without SACK unless the flow's recovery is `sack`).
+    Linux,
+}
+
+impl Profile {
+    /// Every profile, in the order the documentation lists them.
+    pub const ALL: [Profile; 3] = [Profile::Paper, Profile::Ns2, Profile::Linux];
+
+    /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
+    /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
+    pub const KEYS: [&'static str; 14] = [
+        "window_growth",
+        "limited_transmit",
+        "recovery",
+        "partial_ack_timer",
+        "recovery_pacing",
+        "fast_recovery_inflation",
+        "delayed_ack_timeout",
+        "ack_every",
+        "quick_acks",
+        "initial_cwnd",
+        "rto_initial",
+        "rto_min",
+        "rto_max",
+        "clock_granularity",
+    ];
+
+    /// The name scenarios use: `"paper"`, `"ns2"` or `"linux"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Paper => "paper",
+            Profile::Ns2 => "ns2",
+            Profile::Linux => "linux",
+        }
+    }
+
+    /// The profile named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<Profile> {
+        Profile::ALL.into_iter().find(|p| p.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// Set every key of the profile on `tcp`, except the keys for which `keep(key)` is true
+    /// (those the scenario or the user set explicitly), which stay as they are.
+    ///
+    /// `recovery` is a rule, not a value: `linux` turns the `reno` recovery into `newreno` and
+    /// leaves the others, the other profiles leave the recovery as the cc chose it. Applying a
+    /// profile to settings another profile made gives what applying it to the defaults gives,
+    /// since every profile sets every key; only `recovery` cannot be turned back into `reno`.
+    pub fn apply(self, tcp: &mut TcpSpec, keep: &dyn Fn(&str) -> bool) {
+        for key in Profile::KEYS {
+            if !keep(key) {
+                self.set(tcp, key);
+            }
+        }
+    }
+
+    /// The value `tcp` holds for one of [`Profile::KEYS`], as a scenario (or `--set`) writes it:
+    /// `"byte_counting"`, `"true"`, `"newreno"`, `"40ms"`, `"16"`, `"10"` (segments) ...
+    pub fn key_value(tcp: &TcpSpec, key: &str) -> String {
+        match key {
+            "window_growth" => tcp.window_growth.name().to_string(),
+            "limited_transmit" => tcp.limited_transmit.to_string(),
+            "recovery" => tcp.recovery.name().to_string(),
+            "partial_ack_timer" => tcp.partial_ack_timer.name().to_string(),
+            "recovery_pacing" => tcp.recovery_pacing.name().to_string(),
+            "fast_recovery_inflation" => tcp.fast_recovery_inflation.to_string(),
+            "delayed_ack_timeout" => format_duration(tcp.delayed_ack.timeout),
+            "ack_every" => tcp.delayed_ack.every_segments.to_string(),
+            "quick_acks" => tcp.delayed_ack.quick_acks.to_string(),
+            "initial_cwnd" if tcp.initial_cwnd.is_multiple_of(tcp.segment_size.max(1)) => {
+                (tcp.initial_cwnd / tcp.segment_size.max(1)).to_string()
+            }
+            "initial_cwnd" => format!("{}B", tcp.initial_cwnd),
+            "rto_initial" => format_duration(tcp.rto.initial),
+            "rto_min" => format_duration(tcp.rto.min),
+            "rto_max" => format_duration(tcp.rto.max),
+            "clock_granularity" => format_duration(tcp.rto.granularity),
+            _ => panic!("{key} is not a profile key"),
+        }
+    }
+
+    /// Set one of [`Profile::KEYS`] to this profile's value.
+    fn set(self, tcp: &mut TcpSpec, key: &str) {
+        use Profile::{Linux, Ns2, Paper};
+        match key {
+            "window_growth" => {
+                tcp.window_growth = match self {
+                    Paper | Ns2 => WindowGrowth::PerAck,
+                    Linux => WindowGrowth::ByteCounting,
+                }
+            }
+            "limited_transmit" => tcp.limited_transmit = self == Linux,
+            "recovery" => {
+                if self == Linux && tcp.recovery == Recovery::Reno {
+                    tcp.recovery = Recovery::NewReno;
+                }
+            }
+            "partial_ack_timer" => {
+                tcp.partial_ack_timer = match self {
+                    Paper => PartialAckTimer::First,
+                    Ns2 | Linux => PartialAckTimer::Every,
+                }
+            }
+            "recovery_pacing" => {
+                tcp.recovery_pacing = match self {
+                    Paper | Ns2 => RecoveryPacing::Inflation,
+                    Linux => RecoveryPacing::Prr,
+                }
+            }
+            "fast_recovery_inflation" => tcp.fast_recovery_inflation = true,
+            "delayed_ack_timeout" => {
+                tcp.delayed_ack.timeout = match self {
+                    Paper => 200 * MS,
+                    Ns2 => 100 * MS,
+                    Linux => 40 * MS,
+                }
+            }
+            "ack_every" => tcp.delayed_ack.every_segments = 2,
+            "quick_acks" => tcp.delayed_ack.quick_acks = if self == Linux { 16 } else { 0 },
+            "initial_cwnd" => {
+                tcp.initial_cwnd = match self {
+                    Paper => WindowConfig::rfc5681_initial_window(tcp.segment_size),
+                    Ns2 => tcp.segment_size,
+                    Linux => 10 * tcp.segment_size,
+                }
+            }
+            "rto_initial" => {
+                tcp.rto.initial = if self == Ns2 { 6 * NANOS_PER_SECOND } else { NANOS_PER_SECOND }
+            }
+            "rto_min" => {
+                tcp.rto.min = match self {
+                    Paper => NANOS_PER_SECOND,
+                    Ns2 | Linux => 200 * MS,
+                }
+            }
+            "rto_max" => {
+                tcp.rto.max = match self {
+                    Paper => 60 * NANOS_PER_SECOND,
+                    Ns2 => 100_000 * NANOS_PER_SECOND,
+                    Linux => 120 * NANOS_PER_SECOND,
+                }
+            }
+            "clock_granularity" => {
+                tcp.rto.granularity = match self {
+                    Paper => MS,
+                    Ns2 => 100 * MS,
+                    Linux => tcp.rto.min,
+                }
+            }
+            _ => unreachable!("{key} is not a profile key"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CcSpec, DelayedAckSpec, RtoSpec};
+
+    fn defaults(recovery: Recovery) -> TcpSpec {
+        TcpSpec {
+            cc_name: "reno".into(),
+            cc: CcSpec::Reno,
+            recovery,
+            segment_size: 400,
+            header_size: 40,
+            receiver_window: 1_000_000,
+            initial_cwnd: WindowConfig::rfc5681_initial_window(400),
+            initial_ssthresh: u64::MAX / 4,
+            dupack_threshold: 3,
+            rto: RtoSpec::default(),
+            delayed_ack: DelayedAckSpec::default(),
+            window_growth: WindowGrowth::default(),
+            limited_transmit: false,
+            partial_ack_timer: PartialAckTimer::default(),
+            recovery_pacing: RecoveryPacing::default(),
+            fast_recovery_inflation: true,
+        }
+    }
+
+    #[test]
+    fn paper_is_the_defaults_and_every_profile_sets_every_key() {
+        for recovery in Recovery::ALL {
+            let mut t = defaults(recovery);
+            Profile::Paper.apply(&mut t, &|_| false);
+            assert_eq!(t, defaults(recovery));
+        }
+        // Applying a profile over another's settings is the same as over the defaults.
+        for p in Profile::ALL {
+            for q in Profile::ALL {
+                let mut over = defaults(Recovery::NewReno);
+                q.apply(&mut over, &|_| false);
+                p.apply(&mut over, &|_| false);
+                let mut direct = defaults(Recovery::NewReno);
+                p.apply(&mut direct, &|_| false);
+                assert_eq!(over, direct, "{} over {}", p.name(), q.name());
+            }
+        }
+    }
+
+    #[test]
+    fn linux_and_ns2_set_their_values_and_kept_keys_stay() {
+        let mut t = defaults(Recovery::Reno);
+        Profile::Linux.apply(&mut t, &|_| false);
+        assert_eq!(t.window_growth, WindowGrowth::ByteCounting);
+        assert!(t.limited_transmit);
+        assert_eq!(t.recovery, Recovery::NewReno);
+        assert_eq!((t.partial_ack_timer, t.recovery_pacing), (PartialAckTimer::Every, RecoveryPacing::Prr));
+        assert_eq!((t.delayed_ack.timeout, t.delayed_ack.quick_acks), (40 * MS, 16));
+        assert_eq!(t.initial_cwnd, 4000);
+        assert_eq!(
+            t.rto,
+            RtoSpec {
+                initial: NANOS_PER_SECOND,
+                min: 200 * MS,
+                max: 120 * NANOS_PER_SECOND,
+                granularity: 200 * MS
+            }
+        );
+        // SACK and Tahoe stay.
+        for recovery in [Recovery::Sack, Recovery::Tahoe] {
+            let mut t = defaults(recovery);
+            Profile::Linux.apply(&mut t, &|_| false);
+            assert_eq!(t.recovery, recovery);
+        }
+        // Kept keys stay; clock_granularity follows the rto_min that was kept.
+        let mut t = defaults(Recovery::Reno);
+        t.rto.min = 2 * NANOS_PER_SECOND;
+        Profile::Linux.apply(&mut t, &|k| k == "rto_min" || k == "recovery");
+        assert_eq!((t.rto.min, t.rto.granularity), (2 * NANOS_PER_SECOND, 2 * NANOS_PER_SECOND));
+        assert_eq!(t.recovery, Recovery::Reno);
+        let mut t = defaults(Recovery::NewReno);
+        Profile::Ns2.apply(&mut t, &|_| false);
+        assert_eq!(t.partial_ack_timer, PartialAckTimer::Every);
+        assert_eq!((t.window_growth, t.limited_transmit), (WindowGrowth::PerAck, false));
+        assert_eq!((t.delayed_ack.timeout, t.initial_cwnd), (100 * MS, 400));
+        assert_eq!(
+            t.rto,
+            RtoSpec {
+                initial: 6 * NANOS_PER_SECOND,
+                min: 200 * MS,
+                max: 100_000 * NANOS_PER_SECOND,
+                granularity: 100 * MS
+            }
+        );
+    }
+
+    #[test]
+    fn key_values_read_back_as_scenario_values() {
+        let mut t = defaults(Recovery::Reno);
+        Profile::Linux.apply(&mut t, &|_| false);
+        let values: Vec<String> = Profile::KEYS.iter().map(|k| Profile::key_value(&t, k)).collect();
+        assert_eq!(
+            values,
+            [
+                "byte_counting",
+                "true",
+                "newreno",
+                "every",
+                "prr",
+                "true",
+                "40ms",
+                "2",
+                "16",
+                "10",
+                "1s",
+                "200ms",
+                "120s",
+                "200ms"
+            ]
+        );
+        t.initial_cwnd = 1000;
+        assert_eq!(Profile::key_value(&t, "initial_cwnd"), "1000B");
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for p in Profile::ALL {
+            assert_eq!(Profile::from_name(p.name()), Some(p));
+        }
+        assert_eq!(Profile::from_name(" Linux "), Some(Profile::Linux));
+        assert_eq!(Profile::from_name("bsd"), None);
+    }
+}
