@@ -5,6 +5,7 @@
 >>> result.flows[["name", "cc", "goodput_bps"]]
 >>> sweep = westwood.sweep("wireless", {"loss": ["0%", "1%"]}, seeds=2, out="sweeps/loss")
 >>> sweep.dataframe()  # one row per run (results.parquet)
+>>> westwood.replay("runs/w1/acks.csv", cc=["westwood", "westwood-abse"]).summary()
 
 Importing the package is cheap: pandas and matplotlib are imported only when a function that
 needs them runs.
@@ -12,8 +13,18 @@ needs them runs.
 
 from ._core import ScenarioError
 from .api import RunResult, run
+from .replay import ReplayResult, replay
 from .sweeps import SweepResult, sweep
 
 __version__ = "0.1.0"
 
-__all__ = ["RunResult", "ScenarioError", "SweepResult", "run", "sweep", "__version__"]
+__all__ = [
+    "ReplayResult",
+    "RunResult",
+    "ScenarioError",
+    "SweepResult",
+    "replay",
+    "run",
+    "sweep",
+    "__version__",
+]

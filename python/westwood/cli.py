@@ -1,4 +1,4 @@
-"""The ``westwood`` command: ``run``, ``plot``, ``reproduce``, ``sweep``, ``bench``.
+"""The ``westwood`` command: ``run``, ``plot``, ``reproduce``, ``sweep``, ``bench``, ``replay``.
 
 Input errors (an invalid scenario or override, a missing file) are reported as
 ``westwood: error: <message>`` on stderr with exit status 2 and no traceback. A sweep whose runs
@@ -200,6 +200,49 @@ def build_parser() -> argparse.ArgumentParser:
         "`cases`, `scaling` with --scaling)",
     )
     bench.set_defaults(func=cmd_bench)
+
+    rp = sub.add_parser(
+        "replay",
+        help="feed a per-ACK trace through the Westwood estimators",
+        description="Feed a per-ACK trace (docs/ack-trace.md: `westwood run --ack-trace`, "
+        "`westwood linux watch --acks`, the testbed's acks.csv) through the Rust estimators and "
+        "compare, per flow and congestion control, their BWE with the trace's own BWE and with "
+        "the delivery rate, and their ssthresh at the trace's loss rows (docs/replay.md). The "
+        "same ACK stream must give the same BWE: bit for bit against the simulator, within the "
+        "fixed-point error against the kernel.",
+    )
+    rp.add_argument("trace", metavar="TRACE", help="a per-ACK trace (CSV)")
+    rp.add_argument(
+        "--cc",
+        action="append",
+        metavar="CC[,CC...]",
+        help="congestion controls to replay, as a scenario names them (repeatable or "
+        "comma-separated; default westwood), e.g. --cc westwood,westwood-plus",
+    )
+    _add_set(
+        rp,
+        "a [tcp] setting of the replayed controls, as a scenario's [tcp] table takes it "
+        "(repeatable), e.g. --set 'westwood={ tau = \"1s\", m = 4 }'",
+    )
+    rp.add_argument(
+        "--origin",
+        choices=("simulator", "kernel"),
+        help="whose trace it is (default: per flow, kernel for cc tcpw*): decides the window "
+        "the control saw and where AckedCount starts (docs/replay.md)",
+    )
+    rp.add_argument(
+        "--delivery-window",
+        metavar="DURATION",
+        help="fixed window of the delivery rate, e.g. 250ms (default: max(RTTmin, 100 ms))",
+    )
+    rp.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write DIR/replay.csv (every row), DIR/replay.json (the report) and "
+        "DIR/replay.png/.svg (BWE vs time)",
+    )
+    rp.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    rp.set_defaults(func=cmd_replay)
 
     # `westwood linux ...` is forwarded whole to the westwood-linux binary (see linux.py); it is
     # listed here so that `westwood --help` shows it.
@@ -449,6 +492,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 1 if any("error" in case for case in result["cases"]) else 0
 
 
+# --- replay ------------------------------------------------------------------------------------
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .replay import main
+
+    return main(args)
+
+
 # --- entry point -------------------------------------------------------------------------------
 
 
@@ -472,7 +524,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_usage(sys.stderr)
         print(
             "westwood: error: a command is required "
-            "(run, plot, reproduce, sweep, bench, linux, testbed, emu)",
+            "(run, plot, reproduce, sweep, bench, replay, linux, testbed, emu)",
             file=sys.stderr,
         )
         return EXIT_USAGE

@@ -216,4 +216,9 @@ pub trait CongestionControl {
     /// what the control sees of its own window on the next event is the observed sender's.
     /// Controls whose estimate does not depend on their window may ignore it (the default).
     fn observe_window(&mut self, _cwnd_bytes: u64, _ssthresh_bytes: u64) {}
+
+    /// A Karn-valid RTT sample that came without an ACK to report (`on_ack` takes an ACK's own
+    /// sample): e.g. the kernel's trace carries the sample of an ACK its estimator was not fed
+    /// on the loss reaction that follows. Controls that keep no RTT state ignore it.
+    fn on_rtt_sample(&mut self, _rtt_ns: u64) {}
 }

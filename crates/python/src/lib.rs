@@ -5,12 +5,19 @@
 //! is defined once, by `serde` in the simulator) and time series as `dict[str, list]` columns.
 //! Everything else (paths, DataFrames, CLI, reports) lives in the Python package.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use westwood_simulator::replay::{
+    self as replaying, Decimator, ReplayConfig, ReplayError, ReplayRow, Replayer,
+};
 use westwood_simulator::results::{FlowSeries, LinkSeries, RunOptions};
 use westwood_simulator::scenario::{self, ScenarioError as SimScenarioError};
 use westwood_simulator::RunError;
@@ -20,6 +27,13 @@ create_exception!(
     ScenarioError,
     PyValueError,
     "A scenario file, an override or a run was invalid; the message names the file and field."
+);
+
+create_exception!(
+    westwood._core,
+    TraceError,
+    PyValueError,
+    "A per-ACK trace could not be read; the message names the file, the line and the column."
 );
 
 fn scenario_error(err: SimScenarioError) -> PyErr {
@@ -109,9 +123,315 @@ fn run<'py>(
     Ok((summary, flows, links))
 }
 
+// --- replay ------------------------------------------------------------------------------------
+
+/// A CSV field: quoted only when it must be.
+fn csv_text(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A float in its shortest round-trip form, empty for none.
+fn csv_float(line: &mut String, v: Option<f64>) {
+    use std::fmt::Write as _;
+    line.push(',');
+    if let Some(v) = v.filter(|v| v.is_finite()) {
+        let _ = write!(line, "{v}");
+    }
+}
+
+/// `replay.csv`, written as `PATH.partial` and renamed when the replay succeeded.
+struct CsvOut {
+    path: PathBuf,
+    partial: PathBuf,
+    out: Option<BufWriter<File>>,
+    error: Option<std::io::Error>,
+    line: String,
+}
+
+impl CsvOut {
+    fn create(path: &Path, ccs: &[String]) -> std::io::Result<CsvOut> {
+        let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        name.push(".partial");
+        let partial = path.with_file_name(name);
+        let mut out = BufWriter::with_capacity(1 << 16, File::create(&partial)?);
+        let mut header = String::from("flow,time_ns,event,trace_bwe_bps");
+        for cc in ccs {
+            header.push(',');
+            header.push_str(&csv_text(&format!("{cc}_bwe_bps")));
+        }
+        header.push_str(",delivery_bps\n");
+        let written = out.write_all(header.as_bytes());
+        // Built before the check, so that a failed header write removes the partial file.
+        let csv = CsvOut {
+            path: path.to_path_buf(),
+            partial,
+            out: Some(out),
+            error: None,
+            line: String::with_capacity(160),
+        };
+        written?;
+        Ok(csv)
+    }
+
+    fn row(&mut self, r: &ReplayRow<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        use std::fmt::Write as _;
+        let l = &mut self.line;
+        l.clear();
+        l.push_str(&csv_text(r.flow));
+        let _ = write!(l, ",{},{}", r.time_ns, r.event.as_str());
+        csv_float(l, r.trace_bwe_bps);
+        for b in r.bwe_bps {
+            csv_float(l, *b);
+        }
+        csv_float(l, r.delivery_bps);
+        l.push('\n');
+        if let Some(out) = self.out.as_mut() {
+            if let Err(e) = out.write_all(l.as_bytes()) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    fn commit(mut self) -> std::io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let out = self.out.take().expect("not yet committed");
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&self.partial, &self.path)
+    }
+}
+
+impl Drop for CsvOut {
+    fn drop(&mut self) {
+        if self.out.take().is_some() {
+            let _ = std::fs::remove_file(&self.partial);
+        }
+    }
+}
+
+/// Every replayed row, as columns (floats NaN for none).
+#[derive(Default)]
+struct Rows {
+    flow: Vec<String>,
+    time_ns: Vec<u64>,
+    event: Vec<&'static str>,
+    trace_bwe_bps: Vec<f64>,
+    bwe_bps: Vec<Vec<f64>>,
+    delivery_bps: Vec<f64>,
+}
+
+impl Rows {
+    fn push(&mut self, r: &ReplayRow<'_>) {
+        self.flow.push(r.flow.to_string());
+        self.time_ns.push(r.time_ns);
+        self.event.push(r.event.as_str());
+        self.trace_bwe_bps.push(r.trace_bwe_bps.unwrap_or(f64::NAN));
+        self.bwe_bps.resize_with(r.bwe_bps.len(), Vec::new);
+        for (column, b) in self.bwe_bps.iter_mut().zip(r.bwe_bps) {
+            column.push(b.unwrap_or(f64::NAN));
+        }
+        self.delivery_bps.push(r.delivery_bps.unwrap_or(f64::NAN));
+    }
+}
+
+/// One plotted point of a flow: time (s), trace BWE, replayed BWE per cc, delivery rate.
+type PlotPoint = (f64, f64, Vec<f64>, f64);
+
+fn bwe_column(cc: &str) -> String {
+    format!("{cc}_bwe_bps")
+}
+
+type ReplayOutput<'py> = (String, Option<Bound<'py, PyDict>>, Option<Bound<'py, PyDict>>);
+
+/// Replay the per-ACK trace at `path` through the congestion controls `ccs` (docs/replay.md),
+/// with `overrides` of their `[tcp]` settings as `--set` takes them.
+///
+/// Returns `(report_json, rows, plot)`. `rows` (with `rows=True`): every row as columns `flow`,
+/// `time_ns`, `event`, `trace_bwe_bps`, `<cc>_bwe_bps` per cc, `delivery_bps` (NaN for none).
+/// `plot` (with `plot_points > 0`): `{flow: columns}` with `time_seconds` instead of `time_ns`,
+/// at most about `2 * plot_points` evenly spread rows per flow. With `csv` every row is written
+/// to that path (it appears only if the replay succeeds). With `progress`, a line on stderr
+/// every second once the replay has taken a second. Raises `ScenarioError` for a bad cc,
+/// override or option (naming it), `TraceError` for a bad trace (naming the file, line and
+/// column), `OSError` for a file that cannot be read or written, `KeyboardInterrupt`.
+#[pyfunction]
+#[pyo3(signature = (path, ccs, overrides = Vec::new(), origin = None, delivery_window = None, csv = None, rows = false, plot_points = 0, progress = false))]
+#[allow(clippy::too_many_arguments)]
+fn replay<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    ccs: Vec<String>,
+    overrides: Vec<(String, String)>,
+    origin: Option<String>,
+    delivery_window: Option<String>,
+    csv: Option<PathBuf>,
+    rows: bool,
+    plot_points: usize,
+    progress: bool,
+) -> PyResult<ReplayOutput<'py>> {
+    enum Failed {
+        Replay(ReplayError),
+        Io(String),
+        Python(PyErr),
+    }
+    let name = path.display().to_string();
+    let outcome = py.detach(|| {
+        let config = ReplayConfig {
+            ccs,
+            overrides,
+            origin: origin.as_deref().map(replaying::parse_origin).transpose().map_err(Failed::Replay)?,
+            delivery_window_ns: delivery_window
+                .as_deref()
+                .map(replaying::parse_delivery_window)
+                .transpose()
+                .map_err(Failed::Replay)?,
+        };
+        let names = Replayer::new(&config).map_err(Failed::Replay)?.ccs().to_vec();
+        let mut csv_out = match &csv {
+            Some(p) => Some(
+                CsvOut::create(p, &names)
+                    .map_err(|e| Failed::Io(format!("cannot write {}: {e}", p.display())))?,
+            ),
+            None => None,
+        };
+        let mut kept = rows.then(Rows::default);
+        let mut plots: Vec<(String, Decimator<PlotPoint>)> = Vec::new();
+        let mut plot_index: HashMap<String, usize> = HashMap::new();
+        let started = Instant::now();
+        let mut last_report = started;
+        let mut reported = false;
+        let mut interrupted: Option<PyErr> = None;
+        let result = replaying::replay_file(
+            &path,
+            &config,
+            &mut |r| {
+                if let Some(c) = csv_out.as_mut() {
+                    c.row(r);
+                }
+                if let Some(k) = kept.as_mut() {
+                    k.push(r);
+                }
+                if plot_points > 0 {
+                    let i = *plot_index.entry(r.flow.to_string()).or_insert_with(|| {
+                        plots.push((r.flow.to_string(), Decimator::new(plot_points)));
+                        plots.len() - 1
+                    });
+                    plots[i].1.push((
+                        r.time_ns as f64 / 1e9,
+                        r.trace_bwe_bps.unwrap_or(f64::NAN),
+                        r.bwe_bps.iter().map(|b| b.unwrap_or(f64::NAN)).collect(),
+                        r.delivery_bps.unwrap_or(f64::NAN),
+                    ));
+                }
+            },
+            &mut |p| {
+                if let Err(e) = Python::attach(|py| py.check_signals()) {
+                    interrupted = Some(e);
+                    return false;
+                }
+                let now = Instant::now();
+                if progress
+                    && now.duration_since(started) >= Duration::from_secs(1)
+                    && now.duration_since(last_report) >= Duration::from_secs(1)
+                {
+                    let share = p
+                        .total_bytes
+                        .filter(|&t| t > 0)
+                        .map(|t| format!(" ({:.0} % of the file)", 100.0 * p.bytes_read as f64 / t as f64))
+                        .unwrap_or_default();
+                    eprintln!(
+                        "westwood: replay: {} rows{share}, {:.0} s",
+                        p.rows,
+                        now.duration_since(started).as_secs_f64()
+                    );
+                    last_report = now;
+                    reported = true;
+                }
+                true
+            },
+        );
+        let report = match result {
+            Ok(report) => report,
+            Err(ReplayError::Interrupted) => {
+                return Err(Failed::Python(
+                    interrupted.unwrap_or_else(|| PyKeyboardInterrupt::new_err("replay interrupted")),
+                ))
+            }
+            Err(e) => return Err(Failed::Replay(e)),
+        };
+        if reported {
+            eprintln!("westwood: replay: {} rows in {:.1} s", report.rows, started.elapsed().as_secs_f64());
+        }
+        if let (Some(c), Some(p)) = (csv_out, &csv) {
+            c.commit().map_err(|e| Failed::Io(format!("cannot write {}: {e}", p.display())))?;
+        }
+        let plots: Vec<(String, Vec<PlotPoint>)> =
+            plots.into_iter().map(|(flow, d)| (flow, d.into_points())).collect();
+        Ok((report, names, kept, plots))
+    });
+    let (report, names, kept, plots) = match outcome {
+        Ok(v) => v,
+        Err(Failed::Replay(ReplayError::Trace(e))) if e.line == 0 => {
+            return Err(PyOSError::new_err(format!("cannot read the trace {name}: {}", e.message)))
+        }
+        Err(Failed::Replay(ReplayError::Trace(e))) => return Err(TraceError::new_err(e.to_string())),
+        Err(Failed::Replay(e)) => return Err(ScenarioError::new_err(e.to_string())),
+        Err(Failed::Io(m)) => return Err(PyOSError::new_err(m)),
+        Err(Failed::Python(e)) => return Err(e),
+    };
+    let json = serde_json::to_string(&report)
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot serialise the replay report: {e}")))?;
+    let rows = match kept {
+        Some(k) => {
+            let d = PyDict::new(py);
+            d.set_item("flow", k.flow)?;
+            d.set_item("time_ns", k.time_ns)?;
+            d.set_item("event", k.event)?;
+            d.set_item("trace_bwe_bps", k.trace_bwe_bps)?;
+            for (cc, column) in
+                names.iter().zip(k.bwe_bps.into_iter().chain(std::iter::repeat_with(Vec::new)))
+            {
+                d.set_item(bwe_column(cc), column)?;
+            }
+            d.set_item("delivery_bps", k.delivery_bps)?;
+            Some(d)
+        }
+        None => None,
+    };
+    let plot = if plot_points > 0 {
+        let all = PyDict::new(py);
+        for (flow, points) in plots {
+            let d = PyDict::new(py);
+            d.set_item("time_seconds", points.iter().map(|p| p.0).collect::<Vec<_>>())?;
+            d.set_item("trace_bwe_bps", points.iter().map(|p| p.1).collect::<Vec<_>>())?;
+            for (k, cc) in names.iter().enumerate() {
+                d.set_item(bwe_column(cc), points.iter().map(|p| p.2[k]).collect::<Vec<_>>())?;
+            }
+            d.set_item("delivery_bps", points.iter().map(|p| p.3).collect::<Vec<_>>())?;
+            all.set_item(flow, d)?;
+        }
+        Some(all)
+    } else {
+        None
+    };
+    Ok((json, rows, plot))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(replay, m)?)?;
     Ok(())
 }

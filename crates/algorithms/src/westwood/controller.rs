@@ -85,7 +85,7 @@ impl<E: BandwidthEstimator> Westwood<E> {
         self.window.observe_window(cwnd_bytes, ssthresh_bytes);
     }
 
-    fn on_rtt_sample(&mut self, rtt: u64) {
+    fn update_path_rtt(&mut self, rtt: u64) {
         let p = &mut self.path;
         p.latest_rtt_ns = Some(rtt);
         p.min_rtt_ns = Some(p.min_rtt_ns.map_or(rtt, |m| m.min(rtt)));
@@ -110,8 +110,7 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
 
     fn on_ack(&mut self, ack: &AckEvent) {
         if let Some(rtt) = ack.rtt_sample_ns {
-            self.on_rtt_sample(rtt);
-            self.estimator.on_rtt_sample(rtt);
+            CongestionControl::on_rtt_sample(self, rtt);
         }
         let mss = self.window.mss();
         self.last_credited_bytes = self.acked_count.on_ack(ack.ack_seq, mss) * mss;
@@ -167,6 +166,11 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
 
     fn observe_window(&mut self, cwnd_bytes: u64, ssthresh_bytes: u64) {
         Westwood::observe_window(self, cwnd_bytes, ssthresh_bytes);
+    }
+
+    fn on_rtt_sample(&mut self, rtt_ns: u64) {
+        self.update_path_rtt(rtt_ns);
+        self.estimator.on_rtt_sample(rtt_ns);
     }
 }
 
