@@ -13,10 +13,15 @@
  * kernel's hooks, the same way for every variant:
  *
  *   init          estimator state (icsk_ca_priv; tcpw_abse: socket storage, it keeps an ACK
- *                 history); AckedCount starts at the current snd_una; the watch record
- *   pkts_acked    RTT samples (rtt_us > 0) -> RTTmin (and the RTTs the estimators use). On
- *                 kernels that call it before in_ack_event (6.18: both after the ACK cleaned the
- *                 retransmission queue) the sample is kept for the trace record of the same ACK
+ *                 history); AckedCount starts at the current snd_una; the watch record. A socket
+ *                 given the control before connect() gets in_ack_event and pkts_acked for the
+ *                 SYN-ACK before init (tcp_ack runs before tcp_init_transfer): every callback
+ *                 ignores the socket until init has run
+ *   pkts_acked    an RTT sample (rtt_us > 0) is kept, and handed to the estimator (RTTmin, the
+ *                 RTTs ABSE and Westwood+ use) with the next event it is fed: the ACK it came with
+ *                 (6.18 calls pkts_acked first), else the next fed ACK or loss reaction -- so the
+ *                 estimator's inputs are exactly the trace's rows, also for ACKs it is not fed
+ *                 (window updates), whose samples would otherwise be invisible in the trace
  *   in_ack_event  every ACK: tcp_mstamp (us) is t_k, snd_una the cumulative ACK. An ACK that does
  *                 not advance snd_una is a DUPACK (AckedCount credits one segment) when data is
  *                 outstanding and the window did not change (RFC 5681's definition); otherwise
@@ -109,9 +114,10 @@ struct {
 } tcpw_counters SEC(".maps");
 
 /* ca->flags */
-#define CA_F_RTT_KEPT 1u     /* rtt_kept_us is the sample of the ACK stamped rtt_kept_stamp */
+#define CA_F_RTT_KEPT 1u     /* rtt_kept_us waits for the next event the estimator is fed */
 #define CA_F_LOSS_PENDING 2u /* ssthresh ran; set_state commits (or an undo forgets) it */
 #define CA_F_NO_STATE 4u     /* tcpw_abse without its storage: Reno halving */
+#define CA_F_READY 8u        /* init has run (the kernel zeroes icsk_ca_priv when it assigns a control) */
 
 /* Private state in icsk_ca_priv (ICSK_CA_PRIV_SIZE = 104 bytes). */
 struct tcpw_ca {
@@ -123,8 +129,8 @@ struct tcpw_ca {
 	__u32 conn_id;
 	__u32 start_una;      /* snd_una when the control started: the trace's ACK origin */
 	__u32 prior_una;      /* snd_una after the last ACK fed to the estimator */
-	__u32 rtt_kept_us;    /* pkts_acked's last sample, for the trace */
-	__u32 rtt_kept_stamp; /* low 32 bits of tcp_mstamp when it came */
+	__u32 rtt_kept_us;    /* pkts_acked's latest sample not yet given to the estimator */
+	__u32 rtt_taken_us;   /* the sample the current event gave it (trace), 0: none */
 	__u32 acks;
 	__u32 dupacks;
 	__u16 flags;          /* CA_F_* */
@@ -472,11 +478,9 @@ static __always_inline void trace(struct sock *sk, struct tcpw_ca *ca, __u32 alg
 	r->credited_bytes = credited;
 	r->sacked_out = tp->sacked_out;
 	r->in_flight = packets_in_flight(tp);
-	r->rtt_us = 0;
-	if (event == TCPW_EV_ACK && (ca->flags & CA_F_RTT_KEPT) && ca->rtt_kept_stamp == (__u32)tp->tcp_mstamp) {
-		r->rtt_us = ca->rtt_kept_us;
+	r->rtt_us = ca->rtt_taken_us;
+	if (ca->rtt_taken_us)
 		r->flags |= TCPW_ACK_F_RTT;
-	}
 	r->rtt_min_us = e.rtt_min_us;
 	r->cwnd = tp->snd_cwnd;
 	r->ssthresh = ssthresh;
@@ -495,6 +499,18 @@ static __always_inline void trace(struct sock *sk, struct tcpw_ca *ca, __u32 alg
 
 /* ============================ the callbacks, per variant ============================ */
 
+/* Give the estimator the RTT sample kept since its last event (the reference takes an ACK's
+ * sample before the ACK itself), and remember it for this event's trace record. */
+static __always_inline void take_rtt_sample(struct sock *sk, struct tcpw_ca *ca, __u32 algo)
+{
+	ca->rtt_taken_us = 0;
+	if (!(ca->flags & CA_F_RTT_KEPT))
+		return;
+	ca->flags &= ~CA_F_RTT_KEPT;
+	estimator_rtt_sample(sk, ca, algo, ca->rtt_kept_us);
+	ca->rtt_taken_us = ca->rtt_kept_us;
+}
+
 static __always_inline void ww_init(struct sock *sk, __u32 algo)
 {
 	struct tcpw_ca *ca = ca_of(sk);
@@ -507,6 +523,12 @@ static __always_inline void ww_init(struct sock *sk, __u32 algo)
 	if (cnt)
 		ca->conn_id = __sync_fetch_and_add(&cnt->next_conn_id, 1);
 	info_create(sk, algo, (ca->flags & CA_F_NO_STATE) ? TCPW_INFO_F_NO_STATE : 0);
+	ca->flags |= CA_F_READY;
+}
+
+static __always_inline int ready(const struct tcpw_ca *ca)
+{
+	return ca->flags & CA_F_READY;
 }
 
 static __always_inline void ww_in_ack_event(struct sock *sk, __u32 flags, __u32 algo)
@@ -517,11 +539,12 @@ static __always_inline void ww_in_ack_event(struct sock *sk, __u32 flags, __u32 
 	__u32 credited, acked_bytes;
 	struct estimate e;
 
-	if (!kind)
+	if (!ready(ca) || !kind)
 		return;
 	ca->acks++;
 	if (kind == 2)
 		ca->dupacks++;
+	take_rtt_sample(sk, ca, algo);
 	credited = estimator_on_ack(sk, ca, algo);
 	acked_bytes = kind == 1 ? tp->snd_una - ca->prior_una : 0;
 	if (kind == 1)
@@ -535,11 +558,9 @@ static __always_inline void ww_pkts_acked(struct sock *sk, const struct ack_samp
 {
 	struct tcpw_ca *ca = ca_of(sk);
 
-	if (sample->rtt_us <= 0)
+	if (!ready(ca) || sample->rtt_us <= 0)
 		return;
-	estimator_rtt_sample(sk, ca, algo, (__u32)sample->rtt_us);
 	ca->rtt_kept_us = (__u32)sample->rtt_us;
-	ca->rtt_kept_stamp = (__u32)tcp_sk(sk)->tcp_mstamp;
 	ca->flags |= CA_F_RTT_KEPT;
 }
 
@@ -550,8 +571,11 @@ static __always_inline __u32 ww_ssthresh(struct sock *sk, __u32 algo)
 	__u32 before = tp->snd_cwnd;
 	__u32 ssthresh;
 
+	if (!ready(ca))
+		return tp->snd_ssthresh; /* cannot happen before the handshake: keep what there is */
 	if (algo == TCPW_ALGO_TR)
 		ca->tr_a_before = (__u8)ca->core.tr.a_quarters;
+	take_rtt_sample(sk, ca, algo);
 	ssthresh = loss_threshold(sk, ca, algo, 0);
 	/* §3.1: if (cwin > ssthresh) cwin = ssthresh. The kernel's PRR then drains the pipe
 	 * towards ssthresh; at an RTO the kernel sets cwnd to 1 after this call. */
@@ -567,6 +591,8 @@ static __always_inline void ww_cwnd_event(struct sock *sk, enum tcp_ca_event eve
 	struct tcpw_ca *ca = ca_of(sk);
 	__u32 ssthresh;
 
+	if (!ready(ca))
+		return;
 	switch (event) {
 	case CA_EVENT_LOSS:
 		/* §3.2: ssthresh = max(2, BWE*RTTmin/seg_size); cwnd = 1 follows in the kernel
@@ -594,7 +620,7 @@ static __always_inline void ww_set_state(struct sock *sk, __u8 new_state, __u32 
 	struct tcpw_sk_info *info;
 	int timeout = new_state == TCP_CA_Loss;
 
-	if (!(ca->flags & CA_F_LOSS_PENDING))
+	if (!ready(ca) || !(ca->flags & CA_F_LOSS_PENDING))
 		return;
 	if (!timeout && new_state != TCP_CA_Recovery && new_state != TCP_CA_CWR)
 		return;
