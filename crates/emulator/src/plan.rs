@@ -156,6 +156,12 @@ fn kernel_parameters(
                 ));
             }
         }
+        CcSpec::WestwoodTr(p) if p.sample != Sampling::Trapezoid => {
+            note(format!(
+                "{at}: westwood-tr's sample = {:?}: the kernel's tcpw_tr has the paper's trapezoid only",
+                p.sample
+            ));
+        }
         CcSpec::WestwoodPlus(p) if *p != PlusParams::default() => {
             params.plus_min_window_us = Some(us(p.min_window_ns));
         }
@@ -315,6 +321,11 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
         // Non-default estimator parameters go to the kernel program when the testbed loads it.
         if westwood_linux::Algo::from_name(&kernel).is_some() {
             kernel_parameters(&tcp.cc, &at, &mut kernel_params, &mut note);
+            if tcp.acked_count == Some(westwood_algorithms::westwood::AckedCountRule::Ucla) {
+                note(format!(
+                    "{at}: acked_count = \"ucla\": the kernel's {kernel} counts with seed 000's rule (paper)"
+                ));
+            }
         }
         // The kernel grows cwnd by the segments each ACK acknowledges: the scenario's
         // `byte_counting` maps onto that; `per_ack` (ns-2's rule) cannot be reproduced.

@@ -4,7 +4,9 @@
 //! every field checked by [`crate::scenario`]; the result is this model, in SI base units held as
 //! integers (nanoseconds, bits per second, bytes). The simulator never sees TOML.
 
-use westwood_algorithms::westwood::{AbseParams, PlusParams, TcpwParams};
+use westwood_algorithms::westwood::{
+    AbseParams, AckedCountRule, PlusParams, TcpwParams, TrParams, UclaParams,
+};
 use westwood_algorithms::{Recovery, WindowGrowth};
 
 /// Simulated time in integer nanoseconds.
@@ -203,11 +205,13 @@ pub enum CcSpec {
     /// TCPW, seed 000.
     Westwood(TcpwParams),
     /// TCPW with the threshold reduction factor, seed 001.
-    WestwoodTr,
+    WestwoodTr(TrParams),
     /// TCPW ABSE, seed 004.
     WestwoodAbse(AbseParams),
     /// Westwood+.
     WestwoodPlus(PlusParams),
+    /// The UCLA ns-2 agent's TCPW (`westwood-ucla`, `westwood-ucla-nr`; docs/westwood.md).
+    WestwoodUcla(UclaParams),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -248,6 +252,9 @@ pub struct TcpSpec {
     /// inflation, so after the fast retransmit no new segment goes out until the window allows
     /// it again without inflation (the UCLA ns-2 Westwood agent).
     pub fast_recovery_inflation: bool,
+    /// The Westwood variants' AckedCount rule (seed 000 §2.3's, or the UCLA agent's); `None`:
+    /// the variant's own reference (docs/westwood.md). Always `None` for the other controls.
+    pub acked_count: Option<AckedCountRule>,
 }
 
 /// Which NewReno partial ACKs restart the retransmission timer (RFC 6582 §3.2 step 3, §4).

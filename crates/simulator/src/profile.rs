@@ -12,7 +12,7 @@
 //! | `recovery` | the cc's | the cc's | `reno` → `newreno` |
 //! | `partial_ack_timer` | `first` | `every` | `every` |
 //! | `recovery_pacing` | `inflation` | `inflation` | `prr` |
-//! | `fast_recovery_inflation` | `true` | `true` | `true` (unused with `prr`) |
+//! | `fast_recovery_inflation` | the cc's (`true`; `false` for `westwood-ucla`) | the cc's | the cc's (unused with `prr`) |
 //! | `delayed_ack_timeout` | `200ms` | `100ms` | `40ms` |
 //! | `ack_every` | `2` | `2` | `2` |
 //! | `quick_acks` | `0` | `0` | `16` |
@@ -163,7 +163,10 @@ impl Profile {
                     Linux => RecoveryPacing::Prr,
                 }
             }
-            "fast_recovery_inflation" => tcp.fast_recovery_inflation = true,
+            // Every profile inflates (ns-2's Reno/NewReno agents, RFC 5681; Linux paces with PRR
+            // instead): the value the control's reference chose stands (the UCLA agent's does
+            // not inflate).
+            "fast_recovery_inflation" => {}
             "delayed_ack_timeout" => {
                 tcp.delayed_ack.timeout = match self {
                     Paper => 200 * MS,
@@ -231,6 +234,7 @@ mod tests {
             partial_ack_timer: PartialAckTimer::default(),
             recovery_pacing: RecoveryPacing::default(),
             fast_recovery_inflation: true,
+            acked_count: None,
         }
     }
 

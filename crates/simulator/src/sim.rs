@@ -189,15 +189,26 @@ pub fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionCon
         initial_ssthresh: spec.initial_ssthresh,
         window_growth: spec.window_growth,
     };
+    /// A Westwood variant with the scenario's AckedCount rule, else its reference's.
+    fn westwood<E: westwood::BandwidthEstimator + 'static>(
+        config: WindowConfig,
+        estimator: E,
+        rule: Option<westwood::AckedCountRule>,
+    ) -> Box<dyn CongestionControl> {
+        match rule {
+            Some(rule) => Box::new(westwood::Westwood::with_acked_count_rule(config, estimator, rule)),
+            None => Box::new(westwood::Westwood::new(config, estimator)),
+        }
+    }
+    let rule = spec.acked_count;
     match spec.cc {
         CcSpec::Reno => Box::new(Reno::new(config)),
         CcSpec::Cubic => Box::new(Cubic::new(config)),
-        CcSpec::Westwood(p) => Box::new(westwood::Tcpw::new(config, westwood::TcpwEstimator::new(p))),
-        CcSpec::WestwoodTr => Box::new(westwood::TcpwTr::new(config, westwood::TrEstimator::new())),
-        CcSpec::WestwoodAbse(p) => Box::new(westwood::TcpwAbse::new(config, westwood::AbseEstimator::new(p))),
-        CcSpec::WestwoodPlus(p) => {
-            Box::new(westwood::WestwoodPlus::new(config, westwood::WestwoodPlusEstimator::new(p)))
-        }
+        CcSpec::Westwood(p) => westwood(config, westwood::TcpwEstimator::new(p), rule),
+        CcSpec::WestwoodTr(p) => westwood(config, westwood::TrEstimator::with_params(p), rule),
+        CcSpec::WestwoodAbse(p) => westwood(config, westwood::AbseEstimator::new(p), rule),
+        CcSpec::WestwoodPlus(p) => westwood(config, westwood::WestwoodPlusEstimator::new(p), rule),
+        CcSpec::WestwoodUcla(p) => westwood(config, westwood::UclaEstimator::new(p), rule),
     }
 }
 

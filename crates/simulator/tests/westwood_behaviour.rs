@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use std::path::PathBuf;
-use westwood_algorithms::westwood::{AbseParams, PlusParams, TcpwParams};
+use westwood_algorithms::westwood::{AbseParams, PlusParams, TcpwParams, TrParams, UclaParams};
 use westwood_algorithms::Recovery;
 use westwood_simulator::model::{CcSpec, QueueLimit};
 use westwood_simulator::{run, scenario, RunOptions};
@@ -14,9 +14,10 @@ use westwood_simulator::{run, scenario, RunOptions};
 fn variants() -> Vec<(&'static str, CcSpec)> {
     vec![
         ("westwood", CcSpec::Westwood(TcpwParams::default())),
-        ("westwood-tr", CcSpec::WestwoodTr),
+        ("westwood-tr", CcSpec::WestwoodTr(TrParams::default())),
         ("westwood-abse", CcSpec::WestwoodAbse(AbseParams::default())),
         ("westwood-plus", CcSpec::WestwoodPlus(PlusParams::default())),
+        ("westwood-ucla", CcSpec::WestwoodUcla(UclaParams::default())),
     ]
 }
 

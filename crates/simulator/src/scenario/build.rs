@@ -45,8 +45,10 @@ pub(crate) const TCP_KEYS: &[&str] = &[
     "fast_recovery_inflation",
     "quick_acks",
     "westwood",
+    "westwood_tr",
     "westwood_abse",
     "westwood_plus",
+    "westwood_ucla",
 ];
 
 /// `initial_ssthresh = "unlimited"`: high enough never to matter, low enough never to overflow.
@@ -514,7 +516,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
     };
     let fast_recovery_inflation = match get("fast_recovery_inflation") {
         Some((v, f)) => fields::boolean(v, &f)?,
-        None => true,
+        None => resolved.default_inflation,
     };
     let profile = match get("profile") {
         Some((v, f)) => congestion::profile(v, &f)?,
@@ -537,6 +539,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         partial_ack_timer,
         recovery_pacing,
         fast_recovery_inflation,
+        acked_count: resolved.acked_count,
     };
     // The profile fills in the keys set nowhere (a key set in any layer wins over it).
     profile.apply(&mut tcp, &|key| get(key).is_some());

@@ -2,21 +2,26 @@
 //!
 //! ```toml
 //! [tcp]
-//! cc = "westwood"                       # reno | newreno | tahoe | sack | cubic | westwood | westwood-tr | westwood-abse | westwood-plus
+//! cc = "westwood"                       # reno | newreno | tahoe | sack | cubic | westwood | westwood-tr
+//!                                       # | westwood-abse | westwood-plus | westwood-ucla | westwood-ucla-nr
 //! recovery = "sack"                     # reno | newreno | sack | tahoe (default: the variant's own)
 //! window_growth = "byte_counting"       # per_ack (default) | byte_counting
 //! limited_transmit = true               # RFC 3042; false (default) | true
-//! profile = "linux"                     # paper (default) | ns2 | linux: the keys below at once
-//! partial_ack_timer = "every"           # NewReno: first (default) | every
-//! recovery_pacing = "prr"               # inflation (default) | prr (RFC 6937)
-//! fast_recovery_inflation = false       # true (default) | false
-//! westwood = { tau = "500ms", m = 2 }   # only with cc = "westwood"
-//! westwood_abse = { t_min = "50ms", n = 10, u_max = "auto", epsilon = 0.6, beta = 0.6 }
-//! westwood_plus = { min_window = "50ms" }
+//! fast_recovery_inflation = false       # true (default; false for westwood-ucla) | false
+//! westwood = { tau = "500ms", m = 2, sample = "interval", acked_count = "ucla" }
+//! westwood_tr = { sample = "interval", acked_count = "paper" }
+//! westwood_abse = { t_min = "50ms", n = 10, u_max = "auto", epsilon = 0.6, beta = 0.6, sample = "trapezoid" }
+//! westwood_plus = { min_window = "50ms", acked_count = "paper" }
+//! westwood_ucla = { filter = 3, tau = "1s", alpha = 0.9, tick = "10ms", initial_rtt_min = "5s" }
 //! ```
+//!
+//! `sample` (`trapezoid` | `interval`) and `acked_count` (`paper` | `ucla`) are the options the
+//! references disagree on; each variant's default is its own reference's (docs/westwood.md).
 
 use toml::Value;
-use westwood_algorithms::westwood::{AbseParams, PlusParams, TcpwParams};
+use westwood_algorithms::westwood::{
+    AbseParams, AckedCountRule, PlusParams, Sampling, TcpwParams, TrParams, UclaFilter, UclaParams,
+};
 use westwood_algorithms::{Recovery, WindowGrowth};
 
 use super::fields::{self, describe, Section};
@@ -35,11 +40,18 @@ pub(crate) const CC_NAMES: &[&str] = &[
     "westwood-tr",
     "westwood-abse",
     "westwood-plus",
+    "westwood-ucla",
+    "westwood-ucla-nr",
 ];
 
-/// Keys holding variant parameters, and the `cc` each belongs to.
-pub(crate) const PARAMETER_TABLES: &[(&str, &str)] =
-    &[("westwood", "westwood"), ("westwood_abse", "westwood-abse"), ("westwood_plus", "westwood-plus")];
+/// Keys holding variant parameters, and the `cc`s each belongs to.
+pub(crate) const PARAMETER_TABLES: &[(&str, &[&str])] = &[
+    ("westwood", &["westwood"]),
+    ("westwood_tr", &["westwood-tr"]),
+    ("westwood_abse", &["westwood-abse"]),
+    ("westwood_plus", &["westwood-plus"]),
+    ("westwood_ucla", &["westwood-ucla", "westwood-ucla-nr"]),
+];
 
 /// A congestion control resolved from a flow's settings.
 pub(crate) struct Resolved {
@@ -47,6 +59,11 @@ pub(crate) struct Resolved {
     pub spec: CcSpec,
     /// The recovery the variant's paper pairs it with, when the scenario names none.
     pub default_recovery: Recovery,
+    /// Whether the variant's reference inflates the window by DUPACKs in fast recovery, when the
+    /// scenario does not say (`fast_recovery_inflation`).
+    pub default_inflation: bool,
+    /// The AckedCount rule the scenario chose (`None`: the variant's reference).
+    pub acked_count: Option<AckedCountRule>,
 }
 
 /// Resolve `cc` (already looked up through the flow's layers) and its parameter table.
@@ -68,12 +85,12 @@ pub(crate) fn resolve<'a>(
         ));
     }
     // A parameter table for another variant is a mistake worth reporting.
-    for &(key, owner) in PARAMETER_TABLES {
+    for &(key, owners) in PARAMETER_TABLES {
         if let Some((_, f)) = get(key) {
-            if owner != name {
+            if !owners.contains(&name.as_str()) {
                 return Err(FieldError::new(
                     f,
-                    format!("parameters for cc = {owner:?}, but this flow's cc is {name:?}"),
+                    format!("parameters for cc = {:?}, but this flow's cc is {name:?}", owners.join(" or ")),
                 ));
             }
         }
@@ -86,6 +103,19 @@ pub(crate) fn resolve<'a>(
         Section::new(&path, table, allowed)?;
         Ok(Some(Parameters { table, path }))
     };
+    // The options every Westwood table takes (`acked_count`) and those with a Tustin step take
+    // (`sample`).
+    let mut acked_count = None;
+    let mut options = |s: &Parameters<'a>, sample: Option<&mut Sampling>| -> Res<()> {
+        if let Some((v, f)) = s.get("acked_count") {
+            acked_count = Some(acked_count_rule(v, &f)?);
+        }
+        if let (Some(target), Some((v, f))) = (sample, s.get("sample")) {
+            *target = sampling(v, &f)?;
+        }
+        Ok(())
+    };
+    let mut default_inflation = true;
     let (spec, default_recovery) = match name.as_str() {
         "reno" => (CcSpec::Reno, Recovery::Reno),
         "newreno" => (CcSpec::Reno, Recovery::NewReno),
@@ -99,22 +129,30 @@ pub(crate) fn resolve<'a>(
         "cubic" => (CcSpec::Cubic, Recovery::Sack),
         "westwood" => {
             let mut p = TcpwParams::default();
-            if let Some(s) = table("westwood", &["tau", "m"])? {
+            if let Some(s) = table("westwood", &["tau", "m", "sample", "acked_count"])? {
                 if let Some((v, f)) = s.get("tau") {
                     p.tau_ns = fields::positive_duration(v, &f)?;
                 }
                 if let Some((v, f)) = s.get("m") {
                     p.m = fields::uint32_at_least(v, &f, 2)?;
                 }
+                options(&s, Some(&mut p.sample))?;
             }
             // Seed 000 §3.1: "The standard Fast Retransmit/Fast Recovery (a la Reno) then follows".
             (CcSpec::Westwood(p), Recovery::Reno)
         }
         // Seed 001 builds on Reno as well.
-        "westwood-tr" => (CcSpec::WestwoodTr, Recovery::Reno),
+        "westwood-tr" => {
+            let mut p = TrParams::default();
+            if let Some(s) = table("westwood_tr", &["sample", "acked_count"])? {
+                options(&s, Some(&mut p.sample))?;
+            }
+            (CcSpec::WestwoodTr(p), Recovery::Reno)
+        }
         "westwood-abse" => {
             let mut p = AbseParams::default();
-            if let Some(s) = table("westwood_abse", &["t_min", "n", "u_max", "epsilon", "beta"])? {
+            let keys = ["t_min", "n", "u_max", "epsilon", "beta", "sample", "acked_count"];
+            if let Some(s) = table("westwood_abse", &keys)? {
                 if let Some((v, f)) = s.get("t_min") {
                     p.t_min_ns = fields::positive_duration(v, &f)?;
                 }
@@ -138,23 +176,84 @@ pub(crate) fn resolve<'a>(
                 if let Some((v, f)) = s.get("beta") {
                     p.beta = number(v, &f, 0.0, 1.0)?;
                 }
+                options(&s, Some(&mut p.sample))?;
             }
             // Seed 004 §2: "a sender-only modification of TCP NewReno".
             (CcSpec::WestwoodAbse(p), Recovery::NewReno)
         }
         "westwood-plus" => {
             let mut p = PlusParams::default();
-            if let Some(s) = table("westwood_plus", &["min_window"])? {
+            if let Some(s) = table("westwood_plus", &["min_window", "acked_count"])? {
                 if let Some((v, f)) = s.get("min_window") {
                     p.min_window_ns = fields::positive_duration(v, &f)?;
                 }
+                options(&s, None)?;
             }
             // Westwood+ was evaluated over, and Linux runs it with, NewReno-style recovery.
             (CcSpec::WestwoodPlus(p), Recovery::NewReno)
         }
+        // The UCLA ns-2 module (tcp-westwood.cc v1.3): Agent/TCP/Westwood is Reno-based and does
+        // not inflate the window in fast recovery; Agent/TCP/WestwoodNR is NewReno-based, with its
+        // inflation (docs/westwood.md).
+        "westwood-ucla" | "westwood-ucla-nr" => {
+            let mut p = UclaParams::default();
+            let keys = ["filter", "tau", "alpha", "tick", "initial_rtt_min", "sample", "acked_count"];
+            if let Some(s) = table("westwood_ucla", &keys)? {
+                if let Some((v, f)) = s.get("filter") {
+                    let t = fields::uint32_at_least(v, &f, 0)?;
+                    p.filter = u8::try_from(t).ok().and_then(UclaFilter::from_type).ok_or_else(|| {
+                        FieldError::new(
+                            &f,
+                            format!("filter type {t}: the agent has 0, 1, 2 and 3 (filter_type_)"),
+                        )
+                    })?;
+                }
+                if let Some((v, f)) = s.get("tau") {
+                    p.tau_ns = fields::positive_duration(v, &f)?;
+                }
+                if let Some((v, f)) = s.get("alpha") {
+                    p.fr_alpha = number(v, &f, 0.0, 1.0)?;
+                }
+                if let Some((v, f)) = s.get("tick") {
+                    p.tick_ns = fields::positive_duration(v, &f)?;
+                }
+                if let Some((v, f)) = s.get("initial_rtt_min") {
+                    p.initial_rtt_min_ns = fields::positive_duration(v, &f)?;
+                }
+                options(&s, Some(&mut p.sample))?;
+            }
+            if name == "westwood-ucla" {
+                default_inflation = false;
+                (CcSpec::WestwoodUcla(p), Recovery::Reno)
+            } else {
+                (CcSpec::WestwoodUcla(p), Recovery::NewReno)
+            }
+        }
         _ => unreachable!("checked against CC_NAMES"),
     };
-    Ok(Resolved { name, spec, default_recovery })
+    Ok(Resolved { name, spec, default_recovery, default_inflation, acked_count })
+}
+
+/// Parse a `sample` value (docs/westwood.md).
+fn sampling(v: &Value, field: &str) -> Res<Sampling> {
+    let s = fields::string(v, field, "\"trapezoid\" or \"interval\"")?;
+    Sampling::from_name(s).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("unknown sample {s:?}; expected \"trapezoid\" (the papers') or \"interval\""),
+        )
+    })
+}
+
+/// Parse an `acked_count` value (docs/westwood.md).
+fn acked_count_rule(v: &Value, field: &str) -> Res<AckedCountRule> {
+    let s = fields::string(v, field, "\"paper\" or \"ucla\"")?;
+    AckedCountRule::from_name(s).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("unknown AckedCount rule {s:?}; expected \"paper\" (seed 000 §2.3) or \"ucla\" (the ns-2 agent's)"),
+        )
+    })
 }
 
 /// The loss recoveries a scenario may name, as the error message lists them.
@@ -317,6 +416,64 @@ to = "b"
         let t = tcp("cc = \"westwood-plus\"\nwestwood_plus = { min_window = \"10ms\" }\n").unwrap();
         let CcSpec::WestwoodPlus(p) = t.cc else { panic!() };
         assert_eq!(p.min_window_ns, 10_000_000);
+    }
+
+    #[test]
+    fn the_ucla_agents_and_the_options_the_references_disagree_on() {
+        use westwood_algorithms::westwood::{AckedCountRule, Sampling, UclaFilter, UclaParams};
+        // Agent/TCP/Westwood: Reno recovery without window inflation; WestwoodNR: NewReno with it.
+        let t = tcp("cc = \"westwood-ucla\"\n").unwrap();
+        assert_eq!(
+            (t.cc, t.recovery, t.fast_recovery_inflation),
+            (CcSpec::WestwoodUcla(UclaParams::default()), Recovery::Reno, false)
+        );
+        assert_eq!(t.acked_count, None, "the estimator's own (ucla) applies");
+        let t = tcp("cc = \"westwood-ucla-nr\"\n").unwrap();
+        assert_eq!((t.recovery, t.fast_recovery_inflation), (Recovery::NewReno, true));
+        // An explicit key wins; and no profile turns the agent's inflation back on.
+        let t = tcp("cc = \"westwood-ucla\"\nfast_recovery_inflation = true\n").unwrap();
+        assert!(t.fast_recovery_inflation);
+        for profile in ["paper", "ns2"] {
+            assert!(
+                !tcp(&format!("cc = \"westwood-ucla\"\nprofile = \"{profile}\"\n"))
+                    .unwrap()
+                    .fast_recovery_inflation
+            );
+        }
+        let t = tcp("cc = \"westwood-ucla\"\nwestwood_ucla = { filter = 1, tau = \"2s\", alpha = 0.8, tick = \"100ms\", initial_rtt_min = \"1s\", sample = \"interval\", acked_count = \"paper\" }\n").unwrap();
+        let CcSpec::WestwoodUcla(p) = t.cc else { panic!("{:?}", t.cc) };
+        assert_eq!(p.filter, UclaFilter::TustinRatio10);
+        assert_eq!(
+            (p.tau_ns, p.fr_alpha, p.tick_ns, p.initial_rtt_min_ns),
+            (2_000_000_000, 0.8, 100_000_000, 1_000_000_000)
+        );
+        assert_eq!((p.sample, t.acked_count), (Sampling::Interval, Some(AckedCountRule::Paper)));
+        // sample on every variant with a Tustin step, acked_count on every Westwood variant.
+        let t =
+            tcp("cc = \"westwood\"\nwestwood = { sample = \"interval\", acked_count = \"ucla\" }\n").unwrap();
+        let CcSpec::Westwood(p) = t.cc else { panic!() };
+        assert_eq!((p.sample, t.acked_count), (Sampling::Interval, Some(AckedCountRule::Ucla)));
+        let t = tcp("cc = \"westwood-tr\"\nwestwood_tr = { sample = \"interval\" }\n").unwrap();
+        let CcSpec::WestwoodTr(p) = t.cc else { panic!() };
+        assert_eq!(p.sample, Sampling::Interval);
+        let t = tcp("cc = \"westwood-abse\"\nwestwood_abse = { sample = \"interval\" }\n").unwrap();
+        let CcSpec::WestwoodAbse(p) = t.cc else { panic!() };
+        assert_eq!(p.sample, Sampling::Interval);
+        let t = tcp("cc = \"westwood-plus\"\nwestwood_plus = { acked_count = \"ucla\" }\n").unwrap();
+        assert_eq!(t.acked_count, Some(AckedCountRule::Ucla));
+        assert_eq!(tcp("cc = \"reno\"\n").unwrap().acked_count, None);
+        // Westwood+ has no Tustin step: no sample there.
+        let e = tcp("cc = \"westwood-plus\"\nwestwood_plus = { sample = \"interval\" }\n").unwrap_err();
+        assert_eq!(e.field, "flows.f.westwood_plus.sample", "{e}");
+        for (body, field) in [
+            ("cc = \"westwood\"\nwestwood = { sample = \"midpoint\" }\n", "flows.f.westwood.sample"),
+            ("cc = \"westwood\"\nwestwood = { acked_count = \"linux\" }\n", "flows.f.westwood.acked_count"),
+            ("cc = \"westwood-ucla\"\nwestwood_ucla = { filter = 4 }\n", "flows.f.westwood_ucla.filter"),
+            ("cc = \"westwood\"\nwestwood_ucla = { tau = \"1s\" }\n", "flows.f.westwood_ucla"),
+        ] {
+            let e = tcp(body).unwrap_err();
+            assert_eq!(e.field, field, "{body}: {e}");
+        }
     }
 
     #[test]

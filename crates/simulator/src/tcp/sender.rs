@@ -1076,6 +1076,7 @@ mod tests {
             partial_ack_timer: PartialAckTimer::First,
             recovery_pacing: RecoveryPacing::Inflation,
             fast_recovery_inflation: true,
+            acked_count: None,
         };
         edit(&mut spec);
         let config = WindowConfig {

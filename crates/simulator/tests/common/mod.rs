@@ -74,6 +74,7 @@ pub fn tcp(line: &Line) -> TcpSpec {
         partial_ack_timer: PartialAckTimer::default(),
         recovery_pacing: RecoveryPacing::default(),
         fast_recovery_inflation: true,
+        acked_count: None,
     }
 }
 
