@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import fake_emu_binary
-from westwood import experiments
+from westwood import experiments, which_tcpw
 from westwood.claims import VERDICTS
 from westwood.reproduce import reproduce
 
@@ -54,6 +54,7 @@ def test_report_covers_every_registered_experiment(tmp_path: Path, monkeypatch):
     md = (out / "index.md").read_text()
     manifest = json.loads((out / "index.json").read_text())
     assert sorted(manifest) == sorted(ids)
+    assert which_tcpw.HEADING in md and '<section id="which-tcpw">' in html
     for exp_id, e in experiments.EXPERIMENTS.items():
         assert f'<section id="{exp_id}">' in html, exp_id
         assert exp_id in md

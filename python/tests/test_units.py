@@ -90,7 +90,11 @@ def test_fig9_registry_entry():
         "westwood-tr",
         "westwood-abse",
         "westwood-plus",
+        "westwood",  # with tcp.westwood = { sample = "interval" }
+        "westwood-ucla",
+        "westwood-ucla-nr",
     ]
+    assert fig9.series[6].overrides["tcp.westwood"] == '{ sample = "interval" }'
     assert fig9.x.values_for(True) == fig9.x.values  # runs are cheap: the full axis in quick
     assert fig9.seeds >= 3
     full = dict(fig9.run_overrides(1.5, fig9.series[1], quick=False))
@@ -115,7 +119,7 @@ def test_cache_key():
 def test_plan_covers_grid():
     fig9 = experiments.EXPERIMENTS["fig9"]
     specs = runner.plan(fig9, quick=False, seeds=3)
-    assert len(specs) == 8 * 6 * 3
+    assert len(specs) == 8 * 9 * 3  # 6 protocols + 3 other TCPWs (which_tcpw.py)
     assert len({s.key for s in specs}) == len(specs)
     assert {s.seed for s in specs} == {1, 2, 3}
     assert Path(specs[0].scenario_path).name == "wireless.toml"

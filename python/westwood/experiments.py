@@ -32,7 +32,7 @@ from typing import (
     Union,
 )
 
-from . import traces
+from . import traces, which_tcpw
 from .claims import Claim, ClaimUnavailable, Measurement, at_least, at_most, between
 from .errors import UsageError
 from .stats import MeanCI
@@ -340,6 +340,23 @@ WESTWOOD_FAMILY = (
     Series("Westwood+", {"cc": "westwood-plus"}),
 )
 
+
+def tcpw_variant_series() -> Tuple[Series, ...]:
+    """The TCPWs other than the paper's as series of a one-flow sweep (which_tcpw.py): fig. 9
+    here and fig. 10 in seed000 compare them with TCPW."""
+    return tuple(Series(v.label, dict(v.single)) for v in which_tcpw.OTHERS)
+
+
+def _fig9_ratio_claim(label: str) -> Claim:
+    return Claim(
+        which_tcpw.fig9_claim(label),
+        ratio_at(1, label, "Reno"),
+        target=at_least(3),
+        partly=at_least(1.5),
+        paper='4.94 ("TCPW gains up to 394% over Reno", at 1%)',
+    )
+
+
 EXPERIMENTS: Dict[str, AnyExperiment] = {
     e.id: e
     for e in [
@@ -381,20 +398,16 @@ EXPERIMENTS: Dict[str, AnyExperiment] = {
                 # Runs are cheap (~0.05 s of CPU for 60 s simulated): the full axis in quick too.
                 quick_values=(0, 0.5, 1, 1.5, 2, 3, 4, 5),
             ),
-            series=RENO_FAMILY + WESTWOOD_FAMILY,
+            series=RENO_FAMILY + WESTWOOD_FAMILY + tcpw_variant_series(),
             metric=GOODPUT_MBPS,
             seeds=10,
             headline=True,
             description="Bulk transfer over a wired path with a lossy wireless last hop; "
-            "goodput of the single flow as the wireless packet error rate grows.",
+            "goodput of the single flow as the wireless packet error rate grows. Beside the "
+            "paper's TCPW: the same with interval-weighted samples and the authors' ns-2 agents "
+            "(docs/westwood.md).",
             claims=(
-                Claim(
-                    "TCPW/Reno throughput ratio at 1% loss >= 3",
-                    ratio_at(1, "TCPW", "Reno"),
-                    target=at_least(3),
-                    partly=at_least(1.5),
-                    paper='4.94 ("TCPW gains up to 394% over Reno", at 1%)',
-                ),
+                _fig9_ratio_claim("TCPW"),
                 Claim(
                     "TCPW's largest gain over Reno (throughput ratio) lies between 0.5% and 2% "
                     "loss",
@@ -414,7 +427,8 @@ EXPERIMENTS: Dict[str, AnyExperiment] = {
                     unit="%",
                     digits=1,
                 ),
-            ),
+            )
+            + tuple(_fig9_ratio_claim(v.label) for v in which_tcpw.OTHERS),
         ),
     ]
 }

@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from . import which_tcpw
 from .claims import claims_table, markdown_claims
 from .experiments import FLOW_FIELDS, Experiment, format_number
 from .files import write_json_atomic, write_text_atomic
@@ -298,10 +299,20 @@ def _in_order(manifest: Mapping[str, Mapping[str, Any]]):
     return sim, testbed
 
 
+def _markdown_table(table: Mapping[str, Any]) -> List[str]:
+    lines = ["| " + " | ".join(table["header"]) + " |", "|" + "---|" * len(table["header"])]
+    return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in table["rows"]]
+
+
 def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> None:
     sim, testbed = _in_order(manifest)
     header = ["| Experiment | Paper | Runs | Claims | Files | Rerun |", "|---|---|---|---|---|---|"]
-    md = ["# westwood reproductions", ""] + header
+    md = ["# westwood reproductions", ""]
+    which = which_tcpw.summary_table(manifest)
+    if which:
+        md += [f"## {which_tcpw.HEADING}", "", which_tcpw.INTRO, ""] + _markdown_table(which)
+        md += ["", "## Experiments", ""]
+    md += header
     for part, rows in (("sim", sim), ("testbed", testbed)):
         if part == "testbed" and rows:
             md += ["", f"## {TESTBED_HEADING}", "", TESTBED_INTRO, ""] + header
@@ -320,6 +331,11 @@ def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> Non
 
     esc = html.escape
     sections = []
+    if which:
+        sections.append(
+            f'<section id="which-tcpw"><h1>{esc(which_tcpw.HEADING)}</h1>'
+            f"<p>{esc(which_tcpw.INTRO)}</p>{html_table(which)}</section>"
+        )
     for exp_id, e in sim + testbed:
         if e.get("kind") == "testbed" and exp_id == testbed[0][0]:
             sections.append(f"<h1>{esc(TESTBED_HEADING)}</h1>\n<p>{esc(TESTBED_INTRO)}</p>")

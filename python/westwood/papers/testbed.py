@@ -27,6 +27,7 @@ import dataclasses
 from ..claims import Claim, at_least, between
 from ..experiments import GOODPUT_MBPS, Axis, Series, fairness_metric, per_cc_metric, ratio_at
 from ..testbed_experiments import TestbedExperiment, agreement
+from ..which_tcpw import TESTBED_FIG9_CLAIM
 from . import _common as c
 from . import seed000
 
@@ -56,7 +57,7 @@ FIG9 = TestbedExperiment(
             digits=2,
         ),
         Claim(
-            "On real TCP, TCPW/Reno throughput ratio at 1% loss",
+            TESTBED_FIG9_CLAIM,
             ratio_at(1, "TCPW", "Reno"),
             target=at_least(2),
             partly=at_least(1.2),

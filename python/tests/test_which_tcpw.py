@@ -1,0 +1,70 @@
+"""The "which TCPW" summary: every variant runs in fig. 9, fig. 10 and §4.3 with its own claim,
+and the summary table finds each variant's number (and the testbed's, or its skip reason)."""
+
+from __future__ import annotations
+
+from westwood import experiments, which_tcpw
+from westwood.papers import seed000, testbed
+
+
+def test_every_variant_is_a_series_and_a_claim_of_each_summary_experiment():
+    labels = [v.label for v in which_tcpw.VARIANTS]
+    assert labels[0] == "TCPW" and len(set(labels)) == len(labels)
+    for row in which_tcpw.ROWS:
+        e = experiments.EXPERIMENTS[row.experiment]
+        texts = [c.text for c in e.claims]
+        for label in labels:
+            assert row.claim(label) in texts, (row.experiment, label)
+        names = [s.label for s in e.series]
+        for label in labels:
+            wanted = label if row.experiment != "sec4_3" else which_tcpw.mix_label(label)
+            assert wanted in names, (row.experiment, wanted)
+    # The testbed's claim the summary reads is the one testbed_fig9 judges.
+    assert which_tcpw.TESTBED_FIG9_CLAIM in [c.text for c in testbed.FIG9.claims]
+
+
+def test_variant_overrides_name_the_reference_they_follow():
+    by_label = {v.label: v for v in which_tcpw.VARIANTS}
+    assert by_label["TCPW"].single == {"cc": "westwood"}
+    assert by_label["TCPW interval"].single["tcp.westwood"] == '{ sample = "interval" }'
+    assert by_label["TCPW interval"].group_a["flows.a.westwood"] == '{ sample = "interval" }'
+    assert by_label["TCPW UCLA"].single == {"cc": "westwood-ucla"}
+    assert by_label["TCPW-NR UCLA"].group_a == {"cc_a": "westwood-ucla-nr"}
+    # §4.3's TCPW mean counts the non-Reno flows, whichever variant the row runs.
+    mix = {
+        "per_cc": {
+            "reno": {"flows": 10, "total_goodput_bps": 1e6},
+            "westwood-ucla": {"flows": 10, "total_goodput_bps": 1.5e6},
+        }
+    }
+    assert seed000._tcpw_mean(mix) == 1.5e5
+
+
+def _claim(text, value, verdict="partly"):
+    return {"claim": text, "value": value, "verdict": verdict, "measured": f"{value}"}
+
+
+def test_summary_table_puts_each_variant_beside_the_paper_and_the_testbed():
+    fig9 = [
+        _claim(which_tcpw.fig9_claim(v.label), 2.0 + i) for i, v in enumerate(which_tcpw.VARIANTS)
+    ]
+    manifest = {
+        "fig9": {"claims": fig9},
+        "testbed_fig9": {"claims": [_claim(which_tcpw.TESTBED_FIG9_CLAIM, 1.5, "reproduced")]},
+    }
+    table = which_tcpw.summary_table(manifest)
+    assert table["header"][:2] == ["Number", "Paper"]
+    assert table["header"][2:-1] == [v.label for v in which_tcpw.VARIANTS]
+    assert len(table["rows"]) == 1  # fig10 and sec4_3 did not run
+    row = table["rows"][0]
+    assert row[1] == "4.94"
+    assert row[2:-1] == ["2.00 (partly)", "3.00 (partly)", "4.00 (partly)", "5.00 (partly)"]
+    assert row[-1] == "1.50 (reproduced)"
+
+    # A skipped testbed says why; a variant whose claim is missing gets a dash, never a number.
+    manifest["testbed_fig9"] = {"skipped": "no BPF struct_ops in this kernel"}
+    manifest["fig9"] = {"claims": fig9[:1]}
+    row = which_tcpw.summary_table(manifest)["rows"][0]
+    assert row[-1] == "skipped: no BPF struct_ops in this kernel"
+    assert row[3:-1] == ["–", "–", "–"]
+    assert which_tcpw.summary_table({"fig3": {}}) is None
