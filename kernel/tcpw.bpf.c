@@ -33,7 +33,12 @@
  *                 factor steps as for a timeout, not a 3-DUPACK loss); CA_EVENT_COMPLETE_CWR: the
  *                 kernel has just set cwnd = ssthresh, put back min(cwnd at the loss, ssthresh)
  *   set_state     the loss reaction is committed when the kernel enters Recovery / CWR (a
- *                 "recovery") or Loss (a "timeout"): counted, and traced
+ *                 "recovery") or Loss (a "timeout"): counted, and traced. An RTO inside a loss
+ *                 episode (during Recovery, or again in Loss without progress) reaches Loss
+ *                 without ssthresh / CA_EVENT_LOSS, since tcp_enter_loss keeps the episode's
+ *                 threshold: counted as a timeout and traced as "timeout_held" (so is the Loss
+ *                 that tcp_simple_retransmit enters after an MTU drop). Loss rows carry the
+ *                 state they enter, as the trace's ca_state is the state after the row's event
  *   cong_avoid    the kernel's Reno (tcp_reno_cong_avoid kfunc); undo_cwnd: tcp_reno_undo_cwnd
  *   release       drops the socket storage
  *
@@ -437,9 +442,10 @@ static __always_inline __u32 packets_in_flight(const struct tcp_sock *tp)
 	return out + tp->retrans_out;
 }
 
-/* One trace record, if a consumer has switched the trace on. */
+/* One trace record, if a consumer has switched the trace on. `entering`: the state a loss row
+ * enters (set_state runs before the kernel stores it), or -1 for an ACK row (the current one). */
 static __always_inline void trace(struct sock *sk, struct tcpw_ca *ca, __u32 algo, __u8 event, int dupack,
-				  __u32 acked_bytes, __u32 credited, __u32 ssthresh)
+				  __u32 acked_bytes, __u32 credited, __u32 ssthresh, int entering)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct tcpw_trace_ctl *ctl;
@@ -463,7 +469,8 @@ static __always_inline void trace(struct sock *sk, struct tcpw_ca *ca, __u32 alg
 	r->magic = TCPW_ACK_MAGIC;
 	r->algo = algo;
 	r->event = event;
-	r->ca_state = BPF_CORE_READ_BITFIELD((struct inet_connection_sock *)sk, icsk_ca_state);
+	r->ca_state = entering >= 0 ? (__u8)entering
+				    : BPF_CORE_READ_BITFIELD((struct inet_connection_sock *)sk, icsk_ca_state);
 	r->flags = (dupack ? TCPW_ACK_F_DUPACK : 0) | (e.have_rtt_min ? TCPW_ACK_F_RTT_MIN : 0);
 	r->time_us = tp->tcp_mstamp;
 	r->bwe_q8 = e.bwe_q8;
@@ -551,7 +558,7 @@ static __always_inline void ww_in_ack_event(struct sock *sk, __u32 flags, __u32 
 		ca->prior_una = tp->snd_una;
 	e = estimate_of(sk, ca, algo);
 	publish(sk, ca, &e);
-	trace(sk, ca, algo, TCPW_EV_ACK, kind == 2, acked_bytes, credited, tp->snd_ssthresh);
+	trace(sk, ca, algo, TCPW_EV_ACK, kind == 2, acked_bytes, credited, tp->snd_ssthresh, -1);
 }
 
 static __always_inline void ww_pkts_acked(struct sock *sk, const struct ack_sample *sample, __u32 algo)
@@ -620,10 +627,18 @@ static __always_inline void ww_set_state(struct sock *sk, __u8 new_state, __u32 
 	struct tcpw_sk_info *info;
 	int timeout = new_state == TCP_CA_Loss;
 
-	if (!ready(ca) || !(ca->flags & CA_F_LOSS_PENDING))
+	__u8 event;
+
+	if (!ready(ca))
 		return;
 	if (!timeout && new_state != TCP_CA_Recovery && new_state != TCP_CA_CWR)
 		return;
+	if (ca->flags & CA_F_LOSS_PENDING)
+		event = timeout ? TCPW_EV_TIMEOUT : TCPW_EV_RECOVERY;
+	else if (timeout)
+		event = TCPW_EV_TIMEOUT_HELD; /* tcp_enter_loss without ssthresh: the same episode */
+	else
+		return; /* Recovery / CWR without our ssthresh: not a loss reaction of ours */
 	ca->flags &= ~CA_F_LOSS_PENDING;
 	info = info_of(sk);
 	if (info) {
@@ -634,7 +649,7 @@ static __always_inline void ww_set_state(struct sock *sk, __u8 new_state, __u32 
 		if (timeout)
 			info->loss_cwnd_after = tp->snd_cwnd;
 	}
-	trace(sk, ca, algo, timeout ? TCPW_EV_TIMEOUT : TCPW_EV_RECOVERY, 0, 0, 0, tp->snd_ssthresh);
+	trace(sk, ca, algo, event, 0, 0, 0, tp->snd_ssthresh, new_state);
 }
 
 static __always_inline void ww_release(struct sock *sk, __u32 algo)

@@ -119,6 +119,7 @@ struct tcpw_counters {
 #define TCPW_EV_ACK 0
 #define TCPW_EV_RECOVERY 1
 #define TCPW_EV_TIMEOUT 2
+#define TCPW_EV_TIMEOUT_HELD 3 /* an RTO inside the loss episode: tcp_enter_loss kept ssthresh */
 
 /* tcpw_ack_event.flags */
 #define TCPW_ACK_F_DUPACK 1

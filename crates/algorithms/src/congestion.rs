@@ -174,6 +174,12 @@ pub enum CongestionEvent {
     /// The retransmission timer expired. `repeated`: it expired again for a segment already
     /// retransmitted by the timer (snd_una has not moved since the last timeout).
     Timeout { now_ns: u64, bytes_in_flight: u64, repeated: bool },
+    /// The retransmission timer expired inside a loss episode whose threshold is already set,
+    /// and the sender does not ask for a new one (Linux's `tcp_enter_loss`: "reduce ssthresh if
+    /// it has not yet been made inside this window"; an RTO during fast recovery, or a repeated
+    /// one). The window restarts from one segment; `ssthresh` and the control's loss state
+    /// stay as they are (Linux calls neither `ssthresh` nor `CA_EVENT_LOSS`).
+    TimeoutHeld { now_ns: u64, bytes_in_flight: u64 },
 }
 
 /// A congestion control: owns `cwnd` and `ssthresh` (bytes), reacts to ACKs and loss signals.

@@ -258,8 +258,8 @@ impl CongestionControl for Cubic {
             }
             // §4.8: cwnd as RFC 5681 (one segment), ssthresh with beta_cubic. A repeated timeout
             // of the same segment holds ssthresh (RFC 5681 §3.1).
-            CongestionEvent::Timeout { bytes_in_flight, repeated, .. } => {
-                if !repeated {
+            CongestionEvent::Timeout { .. } | CongestionEvent::TimeoutHeld { .. } => {
+                if let CongestionEvent::Timeout { bytes_in_flight, repeated: false, .. } = event {
                     self.cwnd_prior = self.cwnd;
                     self.ssthresh = self.reduced_ssthresh(bytes_in_flight);
                 }
@@ -424,6 +424,9 @@ mod tests {
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 49 * MSS));
         // A repeated timeout holds ssthresh.
         cc.on_congestion(CongestionEvent::Timeout { now_ns: 0, bytes_in_flight: 70 * MSS, repeated: true });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 49 * MSS));
+        // So does a timeout the sender holds (inside the loss episode).
+        cc.on_congestion(CongestionEvent::TimeoutHeld { now_ns: 0, bytes_in_flight: 70 * MSS });
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 49 * MSS));
         // Slow start (one segment per segment acknowledged) up to ssthresh, then the stage.
         let mut now = SECOND;

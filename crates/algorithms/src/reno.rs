@@ -125,7 +125,9 @@ impl CongestionControl for Reno {
             }
             // RFC 5681 §3.1: when the segment has already been retransmitted by the timer,
             // ssthresh is held constant; the window still restarts from one segment.
-            CongestionEvent::Timeout { repeated: true, .. } => self.set_window(self.mss, self.ssthresh),
+            CongestionEvent::Timeout { repeated: true, .. } | CongestionEvent::TimeoutHeld { .. } => {
+                self.set_window(self.mss, self.ssthresh)
+            }
             CongestionEvent::Timeout { bytes_in_flight, .. } => {
                 let ssthresh = self.halved_ssthresh(bytes_in_flight);
                 self.set_window(self.mss, ssthresh);
@@ -241,6 +243,15 @@ mod tests {
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 10 * MSS));
         // The same segment times out again: ssthresh is held (RFC 5681 §3.1), not halved to 2.
         cc.on_congestion(CongestionEvent::Timeout { now_ns: 0, bytes_in_flight: 20 * MSS, repeated: true });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 10 * MSS));
+    }
+
+    #[test]
+    fn a_held_timeout_keeps_the_episodes_threshold() {
+        // Fast recovery set ssthresh from a 20-segment flight; the RTO inside it keeps that.
+        let mut cc = reno(20 * MSS, 100 * MSS);
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 0, bytes_in_flight: 20 * MSS });
+        cc.on_congestion(CongestionEvent::TimeoutHeld { now_ns: 0, bytes_in_flight: 200 * MSS });
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 10 * MSS));
     }
 

@@ -281,7 +281,8 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
     let routes = Routes::shortest_paths(scenario.nodes.len(), &endpoints);
     let mut approximations = vec![
         "kernel TCP is Linux's: the simulator's comparison run models its window growth, limited transmit, \
-         NewReno recovery, PRR, RTO timer policy and delayed/quick ACKs (`profile = \"linux\"`); RACK-TLP \
+         NewReno recovery, PRR, RTO timer policy, the threshold kept at an RTO inside a loss episode and \
+         delayed/quick ACKs (`profile = \"linux\"`); RACK-TLP \
          (with SACK), F-RTO, undo and pacing it does not"
             .to_string(),
         "time 0 of the error models (outage offsets, Gilbert-Elliott start) is the emulator's start, a fraction \

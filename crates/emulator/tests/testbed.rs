@@ -375,6 +375,7 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.limited_transmit": "true",
                 "tcp.recovery": "newreno",
                 "tcp.partial_ack_timer": "every",
+                "tcp.timeout_threshold": "new_episode",
                 "tcp.recovery_pacing": "prr",
                 "tcp.delayed_ack_timeout": "40ms",
                 "tcp.quick_acks": "16",
@@ -399,6 +400,7 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
             "profile": "linux",
             "changed": {
                 "tcp.partial_ack_timer": "every",
+                "tcp.timeout_threshold": "new_episode",
                 "tcp.recovery_pacing": "prr",
                 "tcp.delayed_ack_timeout": "40ms",
                 "tcp.quick_acks": "16",

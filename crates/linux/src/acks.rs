@@ -95,6 +95,7 @@ pub fn parse_event(b: &[u8]) -> Result<KernelAck> {
         event: match b[5] {
             1 => TraceEvent::Recovery,
             2 => TraceEvent::Timeout,
+            3 => TraceEvent::TimeoutHeld,
             _ => TraceEvent::Ack,
         },
         ca_state: b[6],

@@ -244,6 +244,9 @@ pub struct TcpSpec {
     /// NewReno: which partial ACKs restart the retransmission timer (RFC 6582 §4's
     /// "Impatient" first-only, the default, or every one).
     pub partial_ack_timer: PartialAckTimer,
+    /// Which retransmission timeouts ask the control for a new threshold: every one (the
+    /// default; ns-2's agents), or only one that opens a new loss episode (Linux).
+    pub timeout_threshold: TimeoutThreshold,
     /// How the sender paces its sending during fast recovery: Reno's window inflation by
     /// DUPACKs (the default) or RFC 6937 Proportional Rate Reduction, as Linux does.
     pub recovery_pacing: RecoveryPacing,
@@ -284,6 +287,39 @@ impl PartialAckTimer {
     /// The policy named `name` (case-insensitive).
     pub fn from_name(name: &str) -> Option<PartialAckTimer> {
         PartialAckTimer::ALL.into_iter().find(|p| p.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// Which retransmission timeouts ask the congestion control for a new `ssthresh`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TimeoutThreshold {
+    /// Every timeout: the control gets `CongestionEvent::Timeout` (with `repeated` when the
+    /// timer expires again for the same `snd_una`) and decides; ns-2's agents. The default.
+    #[default]
+    Always,
+    /// Only a timeout that starts a new loss episode, as Linux's `tcp_enter_loss` ("reduce
+    /// ssthresh if it has not yet been made inside this window"): the sender is not in fast
+    /// recovery or after-timeout recovery, or the episode's recovery point is acknowledged, or
+    /// (after a timeout) `snd_una` has advanced since it. Any other timeout (one during fast
+    /// recovery, or a repeated one) is `CongestionEvent::TimeoutHeld`: the window restarts from
+    /// one segment and `ssthresh` stays what the episode set.
+    NewEpisode,
+}
+
+impl TimeoutThreshold {
+    pub const ALL: [TimeoutThreshold; 2] = [TimeoutThreshold::Always, TimeoutThreshold::NewEpisode];
+
+    /// The name scenarios use: `"always"` or `"new_episode"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeoutThreshold::Always => "always",
+            TimeoutThreshold::NewEpisode => "new_episode",
+        }
+    }
+
+    /// The rule named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<TimeoutThreshold> {
+        TimeoutThreshold::ALL.into_iter().find(|p| p.name().eq_ignore_ascii_case(name.trim()))
     }
 }
 

@@ -11,6 +11,7 @@
 //! | `limited_transmit` | `false` | `false` | `true` |
 //! | `recovery` | the cc's | the cc's | `reno` → `newreno` |
 //! | `partial_ack_timer` | `first` | `every` | `every` |
+//! | `timeout_threshold` | `always` | `always` | `new_episode` |
 //! | `recovery_pacing` | `inflation` | `inflation` | `prr` |
 //! | `fast_recovery_inflation` | the cc's (`true`; `false` for `westwood-ucla`) | the cc's | the cc's (unused with `prr`) |
 //! | `delayed_ack_timeout` | `200ms` | `100ms` | `40ms` |
@@ -34,14 +35,15 @@
 //! * `linux`: `tcp_slow_start(tp, acked)` / `tcp_cong_avoid_ai(tp, cwnd, acked)` (RFC 3465 style
 //!   byte counting); `tcp_add_reno_sack` (limited transmit); no RFC 5681 recovery (without SACK
 //!   it stays in `TCP_CA_Recovery` until `high_seq`, RFC 6582 style); `tcp_rearm_rto` on every ACK
-//!   that advances `snd_una`; `tcp_cwnd_reduction` (RFC 6937 PRR, since 3.2); `TCP_ATO_MIN` 40 ms,
+//!   that advances `snd_una`; `tcp_enter_loss` calls the control's `ssthresh` only when the
+//!   timeout opens a new loss episode (`timeout_threshold`); `tcp_cwnd_reduction` (RFC 6937 PRR, since 3.2); `TCP_ATO_MIN` 40 ms,
 //!   `TCP_MAX_QUICKACKS` 16; `TCP_INIT_CWND` 10 (RFC 6928); `TCP_TIMEOUT_INIT` 1 s;
 //!   `TCP_RTO_MIN` 200 ms, `TCP_RTO_MAX` 120 s; `tcp_rtt_estimator` keeps the variance term at
 //!   least `tcp_rto_min`, so the RTO is `srtt + max(rto_min, 4·mdev)`: RFC 6298 with G = `rto_min`.
 
 use westwood_algorithms::{Recovery, WindowConfig, WindowGrowth};
 
-use crate::model::{PartialAckTimer, RecoveryPacing, TcpSpec, NANOS_PER_SECOND};
+use crate::model::{PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND};
 use crate::scenario::units::format_duration;
 
 const MS: u64 = 1_000_000;
@@ -64,11 +66,12 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 14] = [
+    pub const KEYS: [&'static str; 15] = [
         "window_growth",
         "limited_transmit",
         "recovery",
         "partial_ack_timer",
+        "timeout_threshold",
         "recovery_pacing",
         "fast_recovery_inflation",
         "delayed_ack_timeout",
@@ -118,6 +121,7 @@ impl Profile {
             "limited_transmit" => tcp.limited_transmit.to_string(),
             "recovery" => tcp.recovery.name().to_string(),
             "partial_ack_timer" => tcp.partial_ack_timer.name().to_string(),
+            "timeout_threshold" => tcp.timeout_threshold.name().to_string(),
             "recovery_pacing" => tcp.recovery_pacing.name().to_string(),
             "fast_recovery_inflation" => tcp.fast_recovery_inflation.to_string(),
             "delayed_ack_timeout" => format_duration(tcp.delayed_ack.timeout),
@@ -155,6 +159,12 @@ impl Profile {
                 tcp.partial_ack_timer = match self {
                     Paper => PartialAckTimer::First,
                     Ns2 | Linux => PartialAckTimer::Every,
+                }
+            }
+            "timeout_threshold" => {
+                tcp.timeout_threshold = match self {
+                    Paper | Ns2 => TimeoutThreshold::Always,
+                    Linux => TimeoutThreshold::NewEpisode,
                 }
             }
             "recovery_pacing" => {
@@ -232,6 +242,7 @@ mod tests {
             window_growth: WindowGrowth::default(),
             limited_transmit: false,
             partial_ack_timer: PartialAckTimer::default(),
+            timeout_threshold: TimeoutThreshold::default(),
             recovery_pacing: RecoveryPacing::default(),
             fast_recovery_inflation: true,
             acked_count: None,
@@ -266,6 +277,7 @@ mod tests {
         assert!(t.limited_transmit);
         assert_eq!(t.recovery, Recovery::NewReno);
         assert_eq!((t.partial_ack_timer, t.recovery_pacing), (PartialAckTimer::Every, RecoveryPacing::Prr));
+        assert_eq!(t.timeout_threshold, TimeoutThreshold::NewEpisode);
         assert_eq!((t.delayed_ack.timeout, t.delayed_ack.quick_acks), (40 * MS, 16));
         assert_eq!(t.initial_cwnd, 4000);
         assert_eq!(
@@ -292,6 +304,7 @@ mod tests {
         let mut t = defaults(Recovery::NewReno);
         Profile::Ns2.apply(&mut t, &|_| false);
         assert_eq!(t.partial_ack_timer, PartialAckTimer::Every);
+        assert_eq!(t.timeout_threshold, TimeoutThreshold::Always);
         assert_eq!((t.window_growth, t.limited_transmit), (WindowGrowth::PerAck, false));
         assert_eq!((t.delayed_ack.timeout, t.initial_cwnd), (100 * MS, 400));
         assert_eq!(
@@ -317,6 +330,7 @@ mod tests {
                 "true",
                 "newreno",
                 "every",
+                "new_episode",
                 "prr",
                 "true",
                 "40ms",

@@ -351,7 +351,7 @@ pub struct CcReport {
     pub max_abs_diff: Option<Extreme>,
     /// Largest |replay - trace| / trace over rows with a positive trace BWE.
     pub max_rel_diff: Option<Extreme>,
-    /// `recovery` and `timeout` rows.
+    /// `recovery`, `timeout` and `timeout_held` rows.
     pub loss_rows: u64,
     /// Loss rows whose replayed ssthresh equals the trace's.
     pub ssthresh_equal: u64,
@@ -380,6 +380,7 @@ pub struct FlowReport {
     pub untraced_acks: u64,
     pub ack_rows: u64,
     pub recovery_rows: u64,
+    /// `timeout` and `timeout_held` rows (every RTO).
     pub timeout_rows: u64,
     pub start_s: f64,
     pub duration_s: f64,
@@ -795,12 +796,16 @@ impl Replayer {
                     cc.on_congestion(event);
                 }
             }
-            TraceEvent::Timeout => {
+            TraceEvent::Timeout | TraceEvent::TimeoutHeld => {
                 flow.timeout_rows += 1;
                 let repeated = flow.last_timeout_ack == Some(rec.ack);
                 flow.last_timeout_ack = Some(rec.ack);
-                let event =
-                    CongestionEvent::Timeout { now_ns: rec.time_ns, bytes_in_flight: in_flight, repeated };
+                // The traced stack decided whether the timeout asked for a new threshold.
+                let event = if rec.event == TraceEvent::TimeoutHeld {
+                    CongestionEvent::TimeoutHeld { now_ns: rec.time_ns, bytes_in_flight: in_flight }
+                } else {
+                    CongestionEvent::Timeout { now_ns: rec.time_ns, bytes_in_flight: in_flight, repeated }
+                };
                 for cc in &mut flow.controls {
                     cc.on_congestion(event);
                 }

@@ -51,6 +51,7 @@ const LINUX: &[(&str, &str)] = &[
     ("tcp.rto_min", "200ms"),
     ("tcp.rto_max", "120s"),
     ("tcp.clock_granularity", "200ms"),
+    ("tcp.timeout_threshold", "new_episode"),
 ];
 
 /// `scenarios/wireless.toml` without the `[tcp]` keys a profile sets (the file sets the RTO,
@@ -108,6 +109,7 @@ fn a_run_with_the_linux_profile_is_the_run_with_its_keys_set_one_by_one() {
         ("tcp.partial_ack_timer", "every"),
         ("tcp.recovery_pacing", "prr"),
         ("tcp.quick_acks", "16"),
+        ("tcp.timeout_threshold", "new_episode"),
     ]));
     let a = load_file(&path, &with_profile).unwrap();
     let b = load_file(&path, &rest).unwrap();

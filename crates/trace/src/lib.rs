@@ -40,16 +40,27 @@ pub enum TraceEvent {
     Recovery,
     /// The loss reaction at a retransmission timeout.
     Timeout,
+    /// A retransmission timeout inside a loss episode whose threshold is already set: the
+    /// window restarts, ssthresh stays (Linux's `tcp_enter_loss`; an RTO during fast recovery,
+    /// or a repeated one, without a new threshold).
+    TimeoutHeld,
 }
 
 impl TraceEvent {
-    pub const ALL: [TraceEvent; 3] = [TraceEvent::Ack, TraceEvent::Recovery, TraceEvent::Timeout];
+    pub const ALL: [TraceEvent; 4] =
+        [TraceEvent::Ack, TraceEvent::Recovery, TraceEvent::Timeout, TraceEvent::TimeoutHeld];
+
+    /// A retransmission timeout, with or without a new threshold.
+    pub fn is_timeout(self) -> bool {
+        matches!(self, TraceEvent::Timeout | TraceEvent::TimeoutHeld)
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
             TraceEvent::Ack => "ack",
             TraceEvent::Recovery => "recovery",
             TraceEvent::Timeout => "timeout",
+            TraceEvent::TimeoutHeld => "timeout_held",
         }
     }
 }
@@ -551,15 +562,18 @@ mod tests {
             ca_state: CaState::Loss,
             ..sample()
         };
+        let c = AckRecord { event: TraceEvent::TimeoutHeld, ..b.clone() };
         w.write(&a).unwrap();
         w.write(&b).unwrap();
-        assert_eq!(w.rows(), 2);
+        w.write(&c).unwrap();
+        assert_eq!(w.rows(), 3);
         let text = String::from_utf8(w.into_inner()).unwrap();
         assert!(text.starts_with(&format!("{}\n", COLUMNS.join(","))));
         assert_eq!(text.lines().nth(2).unwrap().matches(',').count(), COLUMNS.len() - 1);
         let back: Vec<AckRecord> =
             AckTraceReader::new(text.as_bytes(), "mem").unwrap().collect::<Result<_, _>>().unwrap();
-        assert_eq!(back, vec![a, b]);
+        assert_eq!(back, vec![a, b, c]);
+        assert!(text.contains(",timeout_held,"));
         // The float came back bit for bit (shortest round-trip form).
         assert_eq!(back[0].bwe_bps.unwrap().to_bits(), (1.0f64 / 3.0 * 1e7).to_bits());
     }

@@ -143,6 +143,11 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
                 let ssthresh = self.bandwidth_threshold(now_ns, a);
                 self.window.set_window(self.window.mss(), ssthresh);
             }
+            // The sender kept the episode's threshold (Linux's tcp_enter_loss): neither the
+            // estimator nor the reduction factor hears of it; the window restarts.
+            CongestionEvent::TimeoutHeld { .. } => {
+                self.window.set_window(self.window.mss(), self.window.ssthresh());
+            }
         }
     }
 
@@ -481,6 +486,20 @@ mod tests {
         });
         assert_eq!(cc.estimator().reduction_factor_value(), 2.0);
         assert_eq!(cc.ssthresh(), (bwe * 0.1 / 8000.0 / 2.0).floor() as u64 * MSS);
+    }
+
+    #[test]
+    fn a_held_timeout_restarts_the_window_and_leaves_threshold_estimate_and_factor() {
+        let mut cc = ucla();
+        let (now, _) = clock(&mut cc, 20);
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight: 0 });
+        let (ssthresh, bwe) = (cc.ssthresh(), cc.bandwidth_estimate_bps());
+        let a = cc.estimator().reduction_factor_value();
+        // Seconds later, inside the same episode: only the window changes.
+        cc.on_congestion(CongestionEvent::TimeoutHeld { now_ns: now + 3000 * MS, bytes_in_flight: 0 });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, ssthresh));
+        assert_eq!(cc.bandwidth_estimate_bps(), bwe);
+        assert_eq!(cc.estimator().reduction_factor_value(), a);
     }
 
     #[test]

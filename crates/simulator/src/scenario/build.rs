@@ -11,7 +11,8 @@ use super::traffic;
 use super::units::format_duration;
 use super::{FieldError, Res};
 use crate::model::{
-    DelayedAckSpec, FlowSpec, LinkSpec, NodeSpec, PartialAckTimer, RecoveryPacing, RtoSpec, Scenario, TcpSpec,
+    DelayedAckSpec, FlowSpec, LinkSpec, NodeSpec, PartialAckTimer, RecoveryPacing, RtoSpec, Scenario,
+    TcpSpec, TimeoutThreshold,
 };
 use crate::profile::Profile;
 
@@ -41,6 +42,7 @@ pub(crate) const TCP_KEYS: &[&str] = &[
     "limited_transmit",
     "profile",
     "partial_ack_timer",
+    "timeout_threshold",
     "recovery_pacing",
     "fast_recovery_inflation",
     "quick_acks",
@@ -510,6 +512,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::partial_ack_timer(v, &f)?,
         None => PartialAckTimer::default(),
     };
+    let timeout_threshold = match get("timeout_threshold") {
+        Some((v, f)) => congestion::timeout_threshold(v, &f)?,
+        None => TimeoutThreshold::default(),
+    };
     let recovery_pacing = match get("recovery_pacing") {
         Some((v, f)) => congestion::recovery_pacing(v, &f)?,
         None => RecoveryPacing::default(),
@@ -537,6 +543,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         window_growth,
         limited_transmit,
         partial_ack_timer,
+        timeout_threshold,
         recovery_pacing,
         fast_recovery_inflation,
         acked_count: resolved.acked_count,

@@ -26,7 +26,7 @@ use westwood_algorithms::{Recovery, WindowGrowth};
 
 use super::fields::{self, describe, Section};
 use super::{FieldError, Res};
-use crate::model::{CcSpec, PartialAckTimer, RecoveryPacing};
+use crate::model::{CcSpec, PartialAckTimer, RecoveryPacing, TimeoutThreshold};
 use crate::profile::Profile;
 
 /// Congestion controls a scenario may name (case-insensitive).
@@ -299,6 +299,20 @@ pub(crate) fn partial_ack_timer(v: &Value, field: &str) -> Res<PartialAckTimer> 
         FieldError::new(
             field,
             format!("unknown partial-ACK timer policy {s:?}; expected {PARTIAL_ACK_TIMER_EXPECTED}"),
+        )
+    })
+}
+
+/// The timeout-threshold rules a scenario may name, as the error message lists them.
+const TIMEOUT_THRESHOLD_EXPECTED: &str = "\"always\" or \"new_episode\"";
+
+/// Parse a `timeout_threshold` value.
+pub(crate) fn timeout_threshold(v: &Value, field: &str) -> Res<TimeoutThreshold> {
+    let s = fields::string(v, field, TIMEOUT_THRESHOLD_EXPECTED)?;
+    TimeoutThreshold::from_name(s).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("unknown timeout-threshold rule {s:?}; expected {TIMEOUT_THRESHOLD_EXPECTED}"),
         )
     })
 }

@@ -3,7 +3,7 @@
 use westwood_algorithms::{Recovery, WindowGrowth};
 
 use super::*;
-use crate::model::{PartialAckTimer, RecoveryPacing, TcpSpec};
+use crate::model::{PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold};
 
 const BASE: &str = r#"
 [scenario]
@@ -52,6 +52,7 @@ window_growth = "byte_counting"
 limited_transmit = true
 recovery = "newreno"
 partial_ack_timer = "every"
+timeout_threshold = "new_episode"
 recovery_pacing = "prr"
 fast_recovery_inflation = true
 delayed_ack_timeout = "40ms"
@@ -69,6 +70,7 @@ const NS2_KEYS: &str = r#"
 window_growth = "per_ack"
 limited_transmit = false
 partial_ack_timer = "every"
+timeout_threshold = "always"
 recovery_pacing = "inflation"
 fast_recovery_inflation = true
 delayed_ack_timeout = "100ms"
@@ -229,6 +231,12 @@ fn the_new_keys_parse_alone() {
         &[("tcp.fast_recovery_inflation", "false"), ("tcp.partial_ack_timer", "every")],
     );
     assert_eq!((t.fast_recovery_inflation, t.partial_ack_timer), (false, PartialAckTimer::Every));
+    let t = tcp_of(&text("timeout_threshold = \"New_Episode\"", ""), &[]);
+    assert_eq!(t.timeout_threshold, TimeoutThreshold::NewEpisode);
+    assert_eq!(tcp_of(&text("", ""), &[]).timeout_threshold, TimeoutThreshold::Always);
+    // The linux profile's value yields to the user's.
+    let t = tcp_of(&text("profile = \"linux\"", ""), &[("tcp.timeout_threshold", "always")]);
+    assert_eq!(t.timeout_threshold, TimeoutThreshold::Always);
 }
 
 #[test]
@@ -244,6 +252,12 @@ fn bad_values_name_the_file_and_the_field() {
         ("", "profile = \"ns3\"", "flows.f.profile", &["unknown TCP profile"]),
         ("partial_ack_timer = \"second\"", "", "tcp.partial_ack_timer", &["\"first\" or \"every\""]),
         ("recovery_pacing = \"rate-halving\"", "", "tcp.recovery_pacing", &["\"inflation\" or \"prr\""]),
+        (
+            "timeout_threshold = \"never\"",
+            "",
+            "tcp.timeout_threshold",
+            &["unknown timeout-threshold rule \"never\"", "\"always\" or \"new_episode\""],
+        ),
         ("fast_recovery_inflation = \"no\"", "", "tcp.fast_recovery_inflation", &["expected true or false"]),
         ("quick_acks = -1", "", "tcp.quick_acks", &["negative"]),
         ("quick_acks = \"many\"", "", "tcp.quick_acks", &["not an integer"]),

@@ -96,7 +96,7 @@
 use super::observation::AckObservation;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
-use crate::model::{Nanos, PartialAckTimer, RecoveryPacing, TcpSpec};
+use crate::model::{Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold};
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
 use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, Recovery};
@@ -172,6 +172,8 @@ pub struct Sender {
     partial_ack_seen: bool,
     /// Which NewReno partial ACKs restart the timer.
     partial_ack_timer: PartialAckTimer,
+    /// Which timeouts ask the control for a new threshold.
+    timeout_threshold: TimeoutThreshold,
     /// Inflation (RFC 5681) or PRR (RFC 6937) in fast recovery.
     recovery_pacing: RecoveryPacing,
     /// Inflate the window by DUPACKs in Reno / NewReno fast recovery.
@@ -241,6 +243,7 @@ impl Sender {
             inflation: 0,
             partial_ack_seen: false,
             partial_ack_timer: spec.partial_ack_timer,
+            timeout_threshold: spec.timeout_threshold,
             recovery_pacing: spec.recovery_pacing,
             fast_recovery_inflation: spec.fast_recovery_inflation,
             prr_delivered: 0,
@@ -917,7 +920,14 @@ impl Sender {
         let bytes_in_flight = self.snd_max - self.snd_una;
         let repeated = self.last_timeout_una == Some(self.snd_una);
         self.last_timeout_una = Some(self.snd_una);
-        self.cc.on_congestion(CongestionEvent::Timeout { now_ns: now, bytes_in_flight, repeated });
+        let held =
+            self.timeout_threshold == TimeoutThreshold::NewEpisode && self.within_loss_episode(repeated);
+        let (event, trace_event) = if held {
+            (CongestionEvent::TimeoutHeld { now_ns: now, bytes_in_flight }, TraceEvent::TimeoutHeld)
+        } else {
+            (CongestionEvent::Timeout { now_ns: now, bytes_in_flight, repeated }, TraceEvent::Timeout)
+        };
+        self.cc.on_congestion(event);
         self.rtt.back_off();
         self.in_recovery = false;
         self.inflation = 0;
@@ -940,9 +950,22 @@ impl Sender {
             self.snd_nxt = self.snd_una;
         }
         self.loss_until = Some(self.snd_max);
-        self.observe_now(now, TraceEvent::Timeout, 0, false, None);
+        self.observe_now(now, trace_event, 0, false, None);
         self.rto_deadline = Some(now + self.rtt.rto());
         self.send_available(now, out);
+    }
+
+    /// Linux's `tcp_enter_loss` test, negated: a timeout is inside the current loss episode
+    /// (and keeps its threshold) unless the sender is in neither fast recovery nor after-timeout
+    /// recovery (`icsk_ca_state <= TCP_CA_Disorder`), or the episode's recovery point is
+    /// acknowledged (`!after(high_seq, snd_una)`; `recover` is `high_seq`, `snd_max` when the
+    /// episode began), or it follows an earlier timeout after which `snd_una` advanced
+    /// (`TCP_CA_Loss && !icsk_retransmits`: the kernel zeroes the count on every such ACK).
+    fn within_loss_episode(&self, repeated: bool) -> bool {
+        let after_timeout = self.loss_until.is_some();
+        let open = !self.in_recovery && !after_timeout;
+        let recovery_point_acked = self.recover.is_none_or(|high_seq| high_seq <= self.snd_una);
+        !(open || recovery_point_acked || (after_timeout && !repeated))
     }
 
     pub fn timer_deadline(&self) -> Option<Nanos> {
@@ -1074,6 +1097,7 @@ mod tests {
             window_growth: Default::default(),
             limited_transmit: false,
             partial_ack_timer: PartialAckTimer::First,
+            timeout_threshold: TimeoutThreshold::Always,
             recovery_pacing: RecoveryPacing::Inflation,
             fast_recovery_inflation: true,
             acked_count: None,
@@ -1648,6 +1672,53 @@ mod tests {
             // Leaving recovery restarts it whatever the policy.
             s.on_ack(&ack(s.snd_max() / MSS), 500 * MS, &mut out);
             assert!(!s.in_recovery());
+        }
+    }
+
+    #[test]
+    fn new_episode_timeouts_keep_the_threshold_inside_a_loss_episode_as_linux_does() {
+        // 20 outstanding (Reno: ssthresh from FlightSize / 2); 2 lost, then the recovery stalls.
+        for rule in [TimeoutThreshold::Always, TimeoutThreshold::NewEpisode] {
+            let linux = rule == TimeoutThreshold::NewEpisode;
+            let (mut s, _) = started_spec(Recovery::NewReno, 20, |t| t.timeout_threshold = rule);
+            s.observe();
+            let mut out = Vec::new();
+            s.on_ack(&ack(2), 100 * MS, &mut out); // snd_max 22
+            for _ in 0..3 {
+                s.on_ack(&ack(2), 101 * MS, &mut out);
+            }
+            assert!(s.in_recovery());
+            let in_recovery = s.ssthresh();
+            s.take_observations().count();
+
+            // The RTO during fast recovery: Linux keeps the episode's threshold, RFC 5681 (the
+            // default) halves again (the flight, capped at the reduced cwnd).
+            s.on_timer(s.timer_deadline().unwrap(), &mut out);
+            let event = s.take_observations().last().unwrap().event;
+            assert_eq!(s.cwnd(), MSS);
+            if linux {
+                assert_eq!((event, s.ssthresh()), (TraceEvent::TimeoutHeld, in_recovery));
+            } else {
+                assert_eq!(event, TraceEvent::Timeout);
+                assert_eq!(s.ssthresh(), in_recovery / 2);
+            }
+            let after_first = s.ssthresh();
+
+            // It expires again with snd_una unmoved: held (Reno holds a repeated one anyway).
+            s.on_timer(s.timer_deadline().unwrap(), &mut out);
+            let event = s.take_observations().last().unwrap().event;
+            let expected = if linux { TraceEvent::TimeoutHeld } else { TraceEvent::Timeout };
+            assert_eq!((event, s.ssthresh()), (expected, after_first));
+
+            // snd_una advances (still short of the recovery point), then the timer expires:
+            // a new threshold either way (Linux zeroed icsk_retransmits on that ACK).
+            let at = s.timer_deadline().unwrap();
+            s.on_ack(&ack(3), at - MS, &mut out);
+            s.take_observations().count();
+            s.on_timer(s.timer_deadline().unwrap(), &mut out);
+            let event = s.take_observations().last().unwrap().event;
+            assert_eq!(event, TraceEvent::Timeout, "{rule:?}");
+            assert_eq!(s.stats.timeouts, 3);
         }
     }
 

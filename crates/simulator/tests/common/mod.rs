@@ -72,6 +72,7 @@ pub fn tcp(line: &Line) -> TcpSpec {
         window_growth: line.window_growth,
         limited_transmit: line.limited_transmit,
         partial_ack_timer: PartialAckTimer::default(),
+        timeout_threshold: TimeoutThreshold::default(),
         recovery_pacing: RecoveryPacing::default(),
         fast_recovery_inflation: true,
         acked_count: None,
