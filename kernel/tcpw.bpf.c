@@ -646,7 +646,9 @@ static __always_inline void ww_set_state(struct sock *sk, __u8 new_state, __u32 
 			info->timeouts++;
 		else
 			info->losses++;
-		if (timeout)
+		/* The loss record is this RTO's only if the RTO ran the loss rule: a held timeout
+		 * leaves the episode's record (and its cwnd_after) as it was. */
+		if (event == TCPW_EV_TIMEOUT)
 			info->loss_cwnd_after = tp->snd_cwnd;
 	}
 	trace(sk, ca, algo, event, 0, 0, 0, tp->snd_ssthresh, new_state);
