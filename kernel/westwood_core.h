@@ -428,6 +428,21 @@ static __always_inline __u32 wwc_acked_count(struct wwc_acked *a, __u32 *flags, 
 	return (__u32)cumul;
 }
 
+/* AckedCount's credit for one ACK in bytes (segments * mss), saturated to 32 bits: the d_k of
+ * every estimator's sample. */
+static __always_inline __u32 wwc_acked_bytes(struct wwc_acked *a, __u32 *flags, __u32 ack_seq, __u32 mss)
+{
+	__u64 bytes = (__u64)wwc_acked_count(a, flags, ack_seq, mss) * (mss ? mss : 1);
+
+	return bytes > WWC_U32_MAX ? WWC_U32_MAX : (__u32)bytes;
+}
+
+/* An RTT sample in µs (negative: none) saturated to 32 bits, for the rtt_sample functions. */
+static __always_inline __u32 wwc_rtt_us_u32(__s64 rtt_us)
+{
+	return rtt_us > WWC_U32_MAX ? WWC_U32_MAX : (__u32)rtt_us;
+}
+
 /* ============================== TCPW estimator (§2.2) ============================== */
 
 static __always_inline void wwc_tcpw_init(struct wwc_tcpw *s)
@@ -543,15 +558,13 @@ static __always_inline __u32 wwc_tcpw_on_ack_sampled(struct wwc_tcpw *s, __u64 n
 						     __u32 mss, __s64 rtt_us, __u32 tau_us, __u32 m,
 						     __u32 sample)
 {
-	__u64 bytes;
+	__u32 bytes;
 
 	if (rtt_us >= 0)
-		wwc_tcpw_rtt_sample(s, rtt_us > WWC_U32_MAX ? WWC_U32_MAX : (__u32)rtt_us);
-	bytes = (__u64)wwc_acked_count(&s->acked, &s->flags, ack_seq, mss) * (mss ? mss : 1);
-	if (bytes > WWC_U32_MAX)
-		bytes = WWC_U32_MAX;
-	wwc_tcpw_filter_ack_sampled(s, now_us, (__u32)bytes, tau_us, m, sample);
-	return (__u32)bytes;
+		wwc_tcpw_rtt_sample(s, wwc_rtt_us_u32(rtt_us));
+	bytes = wwc_acked_bytes(&s->acked, &s->flags, ack_seq, mss);
+	wwc_tcpw_filter_ack_sampled(s, now_us, bytes, tau_us, m, sample);
+	return bytes;
 }
 
 /* wwc_tcpw_on_ack_sampled with the paper's trapezoid. */
@@ -634,15 +647,13 @@ static __always_inline void wwc_plus_filter_ack(struct wwc_plus *s, __u64 now_us
 static __always_inline __u32 wwc_plus_on_ack(struct wwc_plus *s, __u64 now_us, __u32 ack_seq,
 					     __u32 mss, __s64 rtt_us, __u32 min_window_us)
 {
-	__u64 bytes;
+	__u32 bytes;
 
 	if (rtt_us >= 0)
-		wwc_plus_rtt_sample(s, rtt_us > WWC_U32_MAX ? WWC_U32_MAX : (__u32)rtt_us);
-	bytes = (__u64)wwc_acked_count(&s->acked, &s->flags, ack_seq, mss) * (mss ? mss : 1);
-	if (bytes > WWC_U32_MAX)
-		bytes = WWC_U32_MAX;
-	wwc_plus_filter_ack(s, now_us, (__u32)bytes, min_window_us);
-	return (__u32)bytes;
+		wwc_plus_rtt_sample(s, wwc_rtt_us_u32(rtt_us));
+	bytes = wwc_acked_bytes(&s->acked, &s->flags, ack_seq, mss);
+	wwc_plus_filter_ack(s, now_us, bytes, min_window_us);
+	return bytes;
 }
 
 static __always_inline __u64 wwc_plus_bwe_q8(const struct wwc_plus *s)
@@ -792,15 +803,13 @@ static __always_inline void wwc_tr_filter_ack(struct wwc_tr *s, __u64 now_us, __
 static __always_inline __u32 wwc_tr_on_ack(struct wwc_tr *s, __u64 now_us, __u32 ack_seq, __u32 mss,
 					   __s64 rtt_us, __u32 ratio)
 {
-	__u64 bytes;
+	__u32 bytes;
 
 	if (rtt_us >= 0)
-		wwc_tr_rtt_sample(s, rtt_us > WWC_U32_MAX ? WWC_U32_MAX : (__u32)rtt_us);
-	bytes = (__u64)wwc_acked_count(&s->acked, &s->flags, ack_seq, mss) * (mss ? mss : 1);
-	if (bytes > WWC_U32_MAX)
-		bytes = WWC_U32_MAX;
-	wwc_tr_filter_ack(s, now_us, (__u32)bytes, ratio);
-	return (__u32)bytes;
+		wwc_tr_rtt_sample(s, wwc_rtt_us_u32(rtt_us));
+	bytes = wwc_acked_bytes(&s->acked, &s->flags, ack_seq, mss);
+	wwc_tr_filter_ack(s, now_us, bytes, ratio);
+	return bytes;
 }
 
 static __always_inline __u64 wwc_tr_bwe_q8(const struct wwc_tr *s)
@@ -1152,15 +1161,13 @@ static __always_inline void wwc_abse_filter_ack(struct wwc_abse *s, const struct
 static __always_inline __u32 wwc_abse_on_ack(struct wwc_abse *s, const struct wwc_abse_params *p, __u64 now_us,
 					     __u32 ack_seq, __u32 mss, __s64 rtt_us, __u64 cwnd_bytes)
 {
-	__u64 bytes;
+	__u32 bytes;
 
 	if (rtt_us >= 0)
-		wwc_abse_rtt_sample(s, rtt_us > WWC_U32_MAX ? WWC_U32_MAX : (__u32)rtt_us);
-	bytes = (__u64)wwc_acked_count(&s->acked, &s->flags, ack_seq, mss) * (mss ? mss : 1);
-	if (bytes > WWC_U32_MAX)
-		bytes = WWC_U32_MAX;
+		wwc_abse_rtt_sample(s, wwc_rtt_us_u32(rtt_us));
+	bytes = wwc_acked_bytes(&s->acked, &s->flags, ack_seq, mss);
 	wwc_abse_filter_ack(s, p, now_us * WWC_NSEC_PER_USEC, bytes, cwnd_bytes);
-	return (__u32)bytes;
+	return bytes;
 }
 
 static __always_inline __u64 wwc_abse_bwe_q8(const struct wwc_abse *s)
