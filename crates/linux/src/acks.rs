@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs::File;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, SocketAddr};
 use std::os::fd::AsRawFd;
 use std::rc::Rc;
 use std::time::Duration;
@@ -17,6 +17,7 @@ use libbpf_rs::{MapCore, MapFlags, MapHandle, RingBuffer, RingBufferBuilder};
 use westwood_trace::{AckRecord, CaState, SeqUnwrapper, TraceEvent};
 
 use crate::loader::{self, Algo, SharedMap};
+use crate::record::{addr_at, u16_at, u32_at, u64_at};
 use crate::{Error, Result};
 
 pub const ACK_MAGIC: u32 = 0x5441_0001;
@@ -59,16 +60,6 @@ pub struct KernelAck {
     pub mss: u32,
 }
 
-fn u16_at(b: &[u8], o: usize) -> u16 {
-    u16::from_ne_bytes([b[o], b[o + 1]])
-}
-fn u32_at(b: &[u8], o: usize) -> u32 {
-    u32::from_ne_bytes(b[o..o + 4].try_into().unwrap())
-}
-fn u64_at(b: &[u8], o: usize) -> u64 {
-    u64::from_ne_bytes(b[o..o + 8].try_into().unwrap())
-}
-
 /// Decode one ring buffer record.
 pub fn parse_event(b: &[u8]) -> Result<KernelAck> {
     if b.len() < EVENT_SIZE || u32_at(b, 0) != ACK_MAGIC {
@@ -81,15 +72,7 @@ pub fn parse_event(b: &[u8]) -> Result<KernelAck> {
     }
     let flags = b[7];
     let family = u16_at(b, 32);
-    let addr = |o: usize| -> IpAddr {
-        if family == 10 {
-            let a: [u8; 16] = b[o..o + 16].try_into().unwrap();
-            let v6 = Ipv6Addr::from(a);
-            v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4)
-        } else {
-            IpAddr::V4(Ipv4Addr::new(b[o], b[o + 1], b[o + 2], b[o + 3]))
-        }
-    };
+    let addr = |o: usize| addr_at(b, o, family);
     Ok(KernelAck {
         algo: Algo::from_id(b[4]),
         event: match b[5] {
@@ -121,17 +104,10 @@ pub fn parse_event(b: &[u8]) -> Result<KernelAck> {
     })
 }
 
-fn endpoint(addr: &IpAddr, port: u16) -> String {
-    match addr {
-        IpAddr::V4(a) => format!("{a}:{port}"),
-        IpAddr::V6(a) => format!("[{a}]:{port}"),
-    }
-}
-
 impl KernelAck {
     /// `SRC:SPORT-DST:DPORT`, the flow name `watch --acks` writes.
     pub fn flow_name(&self) -> String {
-        format!("{}-{}", endpoint(&self.src, self.sport), endpoint(&self.dst, self.dport))
+        format!("{}-{}", SocketAddr::new(self.src, self.sport), SocketAddr::new(self.dst, self.dport))
     }
 }
 

@@ -24,6 +24,7 @@ pub mod loader;
 pub mod netns;
 pub mod prereq;
 pub mod probe;
+mod record;
 pub mod sig;
 pub mod watch;
 

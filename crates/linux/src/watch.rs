@@ -18,13 +18,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Read;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, SocketAddr};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::loader::{self, Algo};
 use crate::probe::{self, WatchKind};
+use crate::record::{addr_at, u16_at, u32_at, u64_at};
 use crate::{sig, Error, Result};
 
 pub const WATCH_MAGIC: u32 = 0x5457_0004;
@@ -90,17 +91,6 @@ impl LossSnapshot {
     }
 }
 
-fn u16_at(b: &[u8], o: usize) -> u16 {
-    u16::from_ne_bytes([b[o], b[o + 1]])
-}
-fn u32_at(b: &[u8], o: usize) -> u32 {
-    u32::from_ne_bytes(b[o..o + 4].try_into().unwrap())
-}
-fn u64_at(b: &[u8], o: usize) -> u64 {
-    u64::from_ne_bytes(b[o..o + 8].try_into().unwrap())
-}
-
-const AF_INET6: u16 = 10;
 /// TCPW_INFO_F_NO_STATE (kernel/tcpw_watch.bpf.h).
 const INFO_F_NO_STATE: u32 = 1;
 
@@ -123,18 +113,7 @@ pub fn parse_records(data: &[u8]) -> Result<Vec<Conn>> {
             )));
         }
         let family = u16_at(r, 4);
-        let addr = |o: usize| -> IpAddr {
-            if family == AF_INET6 {
-                let a: [u8; 16] = r[o..o + 16].try_into().unwrap();
-                let v6 = Ipv6Addr::from(a);
-                match v6.to_ipv4_mapped() {
-                    Some(v4) => IpAddr::V4(v4),
-                    None => IpAddr::V6(v6),
-                }
-            } else {
-                IpAddr::V4(Ipv4Addr::new(r[o], r[o + 1], r[o + 2], r[o + 3]))
-            }
-        };
+        let addr = |o: usize| addr_at(r, o, family);
         out.push(Conn {
             state: r[6],
             algo: Algo::from_id(r[7]),
@@ -204,13 +183,6 @@ impl Conn {
         (self.last_ack_us != 0).then(|| self.now_us.saturating_sub(self.last_ack_us) as f64 / 1000.0)
     }
 
-    fn endpoint(addr: &IpAddr, port: u16) -> String {
-        match addr {
-            IpAddr::V4(a) => format!("{a}:{port}"),
-            IpAddr::V6(a) => format!("[{a}]:{port}"),
-        }
-    }
-
     pub fn line(&self) -> String {
         let ssthresh =
             if self.ssthresh >= INFINITE_SSTHRESH { "inf".to_string() } else { self.ssthresh.to_string() };
@@ -218,8 +190,8 @@ impl Conn {
         let _ = write!(
             s,
             "{:<22} -> {:<22} {:<9} BWE {:>9.3} Mb/s  RTTmin {:>8.3} ms  cwnd {:>6}  ssthresh {:>6}",
-            Self::endpoint(&self.src, self.sport),
-            Self::endpoint(&self.dst, self.dport),
+            SocketAddr::new(self.src, self.sport),
+            SocketAddr::new(self.dst, self.dport),
             self.algo_name(),
             self.bwe_bps() / 1e6,
             self.rtt_min_us as f64 / 1000.0,
