@@ -720,6 +720,49 @@ fn status_ready_means_load_succeeds() {
     assert_no_pins();
 }
 
+/// One iperf3 transfer of `seconds` with `cc`, paced at `rate` (iperf3 `--fq-rate`), over a
+/// fresh veth pair `name` with one segment per packet, while `watch --acks` records the per-ACK
+/// trace for `port`. Returns iperf3's result and the trace's rows of the data connection (not
+/// empty; every row of `cc`'s connection to the server's port).
+fn paced_transfer_with_ack_trace(
+    name: &str,
+    port: u16,
+    cc: &str,
+    seconds: u32,
+    rate: &str,
+) -> (netns::Iperf3Result, Vec<westwood_trace::AckRecord>) {
+    let pair = NetnsPair::create(name).unwrap();
+    pair.one_segment_per_packet().unwrap();
+    let trace = std::env::temp_dir().join(format!("westwood-{name}-acks-{}.csv", std::process::id()));
+    let _ = std::fs::remove_file(&trace);
+    let mut watcher = netns::ChildGuard::spawn(
+        Command::new(BIN)
+            .args(["watch", "--acks", "--out"])
+            .arg(&trace)
+            .args(["--port", &port.to_string(), "--duration", &(seconds + 3).to_string()])
+            .env_remove(westwood_linux::probe::REFUSE_ENV),
+    )
+    .unwrap();
+    thread::sleep(Duration::from_millis(500));
+    let _server = netns::start_iperf3_server(&pair, port).unwrap();
+    let r = Iperf3Client::start_with(&pair, port, cc, seconds, None, &["--fq-rate", rate])
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(r.congestion, cc, "{r:?}");
+    let status = watcher.wait_timeout(Duration::from_secs(15)).unwrap();
+    assert!(status.success(), "watch --acks: {status}");
+
+    let rows = westwood_trace::read_ack_trace(&trace).unwrap();
+    std::fs::remove_file(&trace).ok();
+    let total = rows.len();
+    let server = format!("{}:{port}", netns::SERVER_ADDR);
+    let data: Vec<westwood_trace::AckRecord> =
+        rows.into_iter().filter(|r| r.flow.ends_with(&server)).collect();
+    assert!(!data.is_empty(), "no records of the data connection among {total} rows");
+    (r, data)
+}
+
 #[test]
 fn tcpw_abse_over_veth_with_a_per_ack_trace() {
     require_kernel!();
@@ -732,39 +775,12 @@ fn tcpw_abse_over_veth_with_a_per_ack_trace() {
     let out = cli_ok(&["load"]);
     assert!(out.contains("per-ACK trace available"), "this kernel has a ring buffer: {out}");
 
-    let pair = NetnsPair::create("abse").unwrap();
-    pair.one_segment_per_packet().unwrap();
-    let port = 5230;
-    let trace = std::env::temp_dir().join(format!("westwood-abse-acks-{}.csv", std::process::id()));
-    let _ = std::fs::remove_file(&trace);
-    let mut watcher = netns::ChildGuard::spawn(
-        Command::new(BIN)
-            .args(["watch", "--acks", "--out"])
-            .arg(&trace)
-            .args(["--port", &port.to_string(), "--duration", "8"])
-            .env_remove(westwood_linux::probe::REFUSE_ENV),
-    )
-    .unwrap();
-    thread::sleep(Duration::from_millis(500));
     // Paced at 100 Mb/s (SO_MAX_PACING_RATE: TCP's internal pacing, no fq needed), segments arrive
     // spaced as from a real link and the receiver ACKs every second one, so the trace must hold
     // about one record per 2 segments. Unpaced, veth delivers bursts and Linux answers with
     // stretch ACKs (tens of segments each: it ACKs when the window edge moves), which would test
     // nothing of the trace.
-    let _server = netns::start_iperf3_server(&pair, port).unwrap();
-    let r = Iperf3Client::start_with(&pair, port, "tcpw_abse", 5, None, &["--fq-rate", "100M"])
-        .unwrap()
-        .finish()
-        .unwrap();
-    assert_eq!(r.congestion, "tcpw_abse", "{r:?}");
-    let status = watcher.wait_timeout(Duration::from_secs(15)).unwrap();
-    assert!(status.success(), "watch --acks: {status}");
-
-    let rows = westwood_trace::read_ack_trace(&trace).unwrap();
-    std::fs::remove_file(&trace).ok();
-    let data: Vec<&westwood_trace::AckRecord> =
-        rows.iter().filter(|r| r.flow.ends_with(&format!("{}:{port}", netns::SERVER_ADDR))).collect();
-    assert!(!data.is_empty(), "no records of the data connection among {} rows", rows.len());
+    let (r, data) = paced_transfer_with_ack_trace("abse", 5230, "tcpw_abse", 5, "100M");
     assert!(data.iter().all(|r| r.cc == "tcpw_abse"), "other ccs in the trace");
     let mss = data[0].mss;
     let acked = data.last().unwrap().ack;
@@ -808,30 +824,7 @@ fn tcpw_with_interval_sampling_estimates_a_paced_rate() {
     cli_ok(&["unload"]);
     cli_ok(&["load", "tcpw", "--sample", "interval"]);
 
-    let pair = NetnsPair::create("interval").unwrap();
-    pair.one_segment_per_packet().unwrap();
-    let port = 5240;
-    let trace = std::env::temp_dir().join(format!("westwood-interval-acks-{}.csv", std::process::id()));
-    let mut watcher = netns::ChildGuard::spawn(
-        Command::new(BIN)
-            .args(["watch", "--acks", "--out"])
-            .arg(&trace)
-            .args(["--port", &port.to_string(), "--duration", "6"])
-            .env_remove(westwood_linux::probe::REFUSE_ENV),
-    )
-    .unwrap();
-    thread::sleep(Duration::from_millis(500));
-    let _server = netns::start_iperf3_server(&pair, port).unwrap();
-    let r = Iperf3Client::start_with(&pair, port, "tcpw", 3, None, &["--fq-rate", "50M"])
-        .unwrap()
-        .finish()
-        .unwrap();
-    assert_eq!(r.congestion, "tcpw");
-    assert!(watcher.wait_timeout(Duration::from_secs(15)).unwrap().success());
-    let rows = westwood_trace::read_ack_trace(&trace).unwrap();
-    std::fs::remove_file(&trace).ok();
-    let data: Vec<&westwood_trace::AckRecord> =
-        rows.iter().filter(|r| r.flow.ends_with(&format!("{}:{port}", netns::SERVER_ADDR))).collect();
+    let (_, data) = paced_transfer_with_ack_trace("interval", 5240, "tcpw", 3, "50M");
     // In the last second the paced flow delivers 50 Mb/s: the estimate is there, within 10 %.
     let end = data.last().unwrap().time_ns;
     let late: Vec<f64> =
