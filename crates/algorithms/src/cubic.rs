@@ -208,6 +208,14 @@ impl Cubic {
         ((flight * self.params.beta) as u64).max(2 * self.mss)
     }
 
+    /// §4.8: after a timeout the window is one segment (RFC 5681), and the next congestion
+    /// avoidance stage starts afresh (K = 0, W_max = cwnd at its start).
+    fn restart_after_timeout(&mut self) {
+        self.cwnd = 1.0;
+        self.epoch_start_ns = None;
+        self.after_timeout = true;
+    }
+
     /// §4.6 and §4.7 at a loss detected by DUPACKs.
     fn multiplicative_decrease(&mut self, bytes_in_flight: u64, restart: bool) {
         let cwnd = self.cwnd;
@@ -258,15 +266,16 @@ impl CongestionControl for Cubic {
             }
             // §4.8: cwnd as RFC 5681 (one segment), ssthresh with beta_cubic. A repeated timeout
             // of the same segment holds ssthresh (RFC 5681 §3.1).
-            CongestionEvent::Timeout { .. } | CongestionEvent::TimeoutHeld { .. } => {
-                if let CongestionEvent::Timeout { bytes_in_flight, repeated: false, .. } = event {
+            CongestionEvent::Timeout { bytes_in_flight, repeated, .. } => {
+                if !repeated {
                     self.cwnd_prior = self.cwnd;
                     self.ssthresh = self.reduced_ssthresh(bytes_in_flight);
                 }
-                self.cwnd = 1.0;
-                self.epoch_start_ns = None;
-                self.after_timeout = true;
+                self.restart_after_timeout();
             }
+            // The sender kept the loss episode's threshold (Linux's tcp_enter_loss): only the
+            // window restarts.
+            CongestionEvent::TimeoutHeld { .. } => self.restart_after_timeout(),
         }
     }
 
