@@ -94,7 +94,12 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
         None => 1,
     };
     let sample_interval = match sc.get("sample_interval") {
-        Some((v, f)) => fields::positive_duration(v, &f)?,
+        Some((v, f)) => fields::duration_at_least(
+            v,
+            &f,
+            fields::MIN_STATE_DURATION_NS,
+            "one sample of every flow and link per interval",
+        )?,
         None => DEFAULT_SAMPLE_INTERVAL,
     };
 
@@ -462,10 +467,13 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => fields::uint32_at_least(v, &f, 1)?,
         None => 3,
     };
+    /// Why the RTO has a floor: a backed-off timer climbs to `rto_max`, so that bounds the
+    /// timeouts per second of a flow whose segments keep getting lost.
+    const RTO_COST: &str = "at most 10000 timeouts per flow per simulated second";
     let defaults = RtoSpec::default();
     let rto = RtoSpec {
         initial: match get("rto_initial") {
-            Some((v, f)) => fields::positive_duration(v, &f)?,
+            Some((v, f)) => fields::duration_at_least(v, &f, fields::MIN_RTO_NS, RTO_COST)?,
             None => defaults.initial,
         },
         min: match get("rto_min") {
@@ -473,7 +481,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
             None => defaults.min,
         },
         max: match get("rto_max") {
-            Some((v, f)) => fields::positive_duration(v, &f)?,
+            Some((v, f)) => fields::duration_at_least(v, &f, fields::MIN_RTO_NS, RTO_COST)?,
             None => defaults.max,
         },
         granularity: match get("clock_granularity") {

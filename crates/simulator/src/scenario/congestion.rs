@@ -131,7 +131,7 @@ pub(crate) fn resolve<'a>(
             let mut p = TcpwParams::default();
             if let Some(s) = table("westwood", &["tau", "m", "sample", "acked_count"])? {
                 if let Some((v, f)) = s.get("tau") {
-                    p.tau_ns = fields::positive_duration(v, &f)?;
+                    p.tau_ns = filter_time(v, &f)?;
                 }
                 if let Some((v, f)) = s.get("m") {
                     p.m = fields::uint32_at_least(v, &f, 2)?;
@@ -154,7 +154,7 @@ pub(crate) fn resolve<'a>(
             let keys = ["t_min", "n", "u_max", "epsilon", "beta", "sample", "acked_count"];
             if let Some(s) = table("westwood_abse", &keys)? {
                 if let Some((v, f)) = s.get("t_min") {
-                    p.t_min_ns = fields::positive_duration(v, &f)?;
+                    p.t_min_ns = filter_time(v, &f)?;
                 }
                 if let Some((v, f)) = s.get("n") {
                     p.n = number(v, &f, 0.0, f64::INFINITY)?;
@@ -185,7 +185,7 @@ pub(crate) fn resolve<'a>(
             let mut p = PlusParams::default();
             if let Some(s) = table("westwood_plus", &["min_window", "acked_count"])? {
                 if let Some((v, f)) = s.get("min_window") {
-                    p.min_window_ns = fields::positive_duration(v, &f)?;
+                    p.min_window_ns = filter_time(v, &f)?;
                 }
                 options(&s, None)?;
             }
@@ -209,13 +209,18 @@ pub(crate) fn resolve<'a>(
                     })?;
                 }
                 if let Some((v, f)) = s.get("tau") {
-                    p.tau_ns = fields::positive_duration(v, &f)?;
+                    p.tau_ns = filter_time(v, &f)?;
                 }
                 if let Some((v, f)) = s.get("alpha") {
                     p.fr_alpha = number(v, &f, 0.0, 1.0)?;
                 }
                 if let Some((v, f)) = s.get("tick") {
-                    p.tick_ns = fields::positive_duration(v, &f)?;
+                    p.tick_ns = fields::duration_at_least(
+                        v,
+                        &f,
+                        fields::MIN_STATE_DURATION_NS,
+                        "the agent's clock tick",
+                    )?;
                 }
                 if let Some((v, f)) = s.get("initial_rtt_min") {
                     p.initial_rtt_min_ns = fields::positive_duration(v, &f)?;
@@ -341,6 +346,17 @@ impl<'a> Parameters<'a> {
 }
 
 /// A number in `[min, max]`.
+/// A Westwood filter's time constant (tau, T_min, Westwood+'s minimum window): at least 1 ms,
+/// since the filters take a (virtual) sample every fraction of it, even in silence.
+fn filter_time(v: &Value, field: &str) -> Res<u64> {
+    fields::duration_at_least(
+        v,
+        field,
+        fields::MIN_FILTER_TIME_NS,
+        "the filter samples every fraction of it, even when no ACK arrives",
+    )
+}
+
 fn number(v: &Value, field: &str, min: f64, max: f64) -> Res<f64> {
     let x = match v {
         Value::Integer(i) => *i as f64,

@@ -135,6 +135,27 @@ pub(crate) fn positive_duration(v: &Value, field: &str) -> Res<u64> {
     Ok(ns)
 }
 
+/// The floors below which a timer or a channel-state duration would make the simulator do
+/// unbounded work per simulated second (docs/scenarios.md, "Bounds"): 1 µs for channel states,
+/// sampling and arrivals (at most 10^6 state changes, samples or arrivals per simulated second),
+/// 100 µs for retransmission timers (at most 10^4 timeouts per flow per simulated second), 1 ms
+/// for the Westwood filters' time constants (at most 2m/tau virtual samples per second).
+pub(crate) const MIN_STATE_DURATION_NS: u64 = 1_000;
+pub(crate) const MIN_RTO_NS: u64 = 100_000;
+pub(crate) const MIN_FILTER_TIME_NS: u64 = 1_000_000;
+
+/// A duration of at least `min` ns (`min` > 0); `what_for` says what a shorter one would cost.
+pub(crate) fn duration_at_least(v: &Value, field: &str, min: u64, what_for: &str) -> Res<u64> {
+    let ns = duration(v, field)?;
+    if ns < min {
+        return Err(FieldError::new(
+            field,
+            format!("must be at least {} ({what_for})", units::format_duration(min)),
+        ));
+    }
+    Ok(ns)
+}
+
 /// A rate in bits per second: a string like "10Mbps", > 0.
 pub(crate) fn rate(v: &Value, field: &str) -> Res<u64> {
     match v {

@@ -341,11 +341,22 @@ fn error_model(t: &Table, field: &str) -> Res<(Option<ErrorSpec>, Direction)> {
     Ok((spec, direction))
 }
 
+/// How long a channel stays in one state (Gilbert-Elliott, outages): at least 1 µs, as the
+/// channel changes state at that pace whether or not packets cross it.
+fn state_duration(v: &Value, field: &str) -> Res<u64> {
+    fields::duration_at_least(
+        v,
+        field,
+        fields::MIN_STATE_DURATION_NS,
+        "at most 10^6 channel state changes per simulated second",
+    )
+}
+
 fn gilbert_elliott(section: Section) -> Res<Option<ErrorSpec>> {
     let (v, f) = section.required("mean_good", "the mean time in the Good state, like \"8s\"")?;
-    let mean_good = fields::positive_duration(v, &f)?;
+    let mean_good = state_duration(v, &f)?;
     let (v, f) = section.required("mean_bad", "the mean time in the Bad state, like \"4s\"")?;
-    let mean_bad = fields::positive_duration(v, &f)?;
+    let mean_bad = state_duration(v, &f)?;
     let loss_good = match section.get("loss_good") {
         Some((v, f)) => fields::probability(v, &f)?,
         None => 0.0,
@@ -372,7 +383,7 @@ fn gilbert_elliott(section: Section) -> Res<Option<ErrorSpec>> {
 
 fn outage(section: Section) -> Res<ErrorSpec> {
     let (v, f) = section.required("period", "the time between outage starts, like \"4s\"")?;
-    let period = fields::positive_duration(v, &f)?;
+    let period = state_duration(v, &f)?;
     let (v, f) = section.required("duration", "how long each outage lasts, like \"100ms\"")?;
     let duration = fields::positive_duration(v, &f)?;
     if duration >= period {

@@ -315,13 +315,13 @@ fn zero_and_negative_values() {
     fails(
         &edit("description = \"test\"", "sample_interval = \"0ms\""),
         "scenario.sample_interval",
-        &["greater than zero"],
+        &["at least 1us"],
     );
     fails(&format!("{BASE}\n[tcp]\nsegment_size = \"0B\"\n"), "tcp.segment_size", &["at least 1 byte"]);
     fails(&format!("{BASE}\n[tcp]\ndupack_threshold = 0\n"), "tcp.dupack_threshold", &["from 1"]);
     fails(&format!("{BASE}\n[tcp]\nack_every = 0\n"), "tcp.ack_every", &["from 1"]);
     fails(&format!("{BASE}\n[tcp]\ninitial_cwnd = 0\n"), "tcp.initial_cwnd", &["at least 1 segment"]);
-    fails(&format!("{BASE}\n[tcp]\nrto_initial = 0\n"), "tcp.rto_initial", &["greater than zero"]);
+    fails(&format!("{BASE}\n[tcp]\nrto_initial = 0\n"), "tcp.rto_initial", &["at least 100us"]);
     // A zero propagation delay is fine.
     let s = load(&edit("delay = \"5ms\"", "delay = 0")).unwrap();
     assert_eq!(s.links[0].delay, 0);
@@ -706,4 +706,47 @@ fn order_follows_the_file() {
     let flows: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(flows, ["second", "first"]);
     assert!(s.parameters.is_empty());
+}
+
+/// The tester's endless inputs: timers and channel states so short that a few simulated seconds
+/// take minutes. Each is refused with its floor and what a shorter value would cost.
+#[test]
+fn timers_and_channel_states_have_floors() {
+    let flow = |extra: &str| edit("count = \"${flows}\"", &format!("count = \"${{flows}}\"\n{extra}"));
+    fails(
+        &flow("rto_min = \"1ns\"\nrto_initial = \"1ns\"\nrto_max = \"1ns\""),
+        "flows.f.rto_initial",
+        &["at least 100us", "timeouts per flow"],
+    );
+    fails(&flow("rto_max = \"99us\""), "flows.f.rto_max", &["at least 100us"]);
+    assert!(
+        load(&flow("rto_min = \"0s\"\nrto_max = \"100us\"")).is_ok(),
+        "rto_min has no floor: rto_max bounds the backoff"
+    );
+    fails(
+        &flow("cc = \"westwood\"\nwestwood = { tau = \"1ns\" }").replacen("cc = \"${cc}\"\n", "", 1),
+        "flows.f.westwood.tau",
+        &["at least 1ms", "even when no ACK arrives"],
+    );
+    fails(
+        &edit(
+            "errors = { model = \"bernoulli\", rate = \"${loss}\" }",
+            r#"errors = { model = "gilbert-elliott", mean_good = "1ns", mean_bad = "1ns" }"#,
+        ),
+        "links.bc.errors.mean_good",
+        &["at least 1us", "state changes"],
+    );
+    fails(
+        &edit("description = \"test\"", "sample_interval = \"999ns\""),
+        "scenario.sample_interval",
+        &["at least 1us"],
+    );
+}
+
+/// `wired_delay = 18446744073s` wrapped u64 nanoseconds into a 3.5 ms RTT: every duration is
+/// now at most 10^6 s, so time sums cannot wrap.
+#[test]
+fn durations_beyond_a_million_seconds_are_refused() {
+    fails(&edit("delay = \"5ms\"", "delay = \"18446744073s\""), "links.ab.delay", &["at most 1000000s"]);
+    fails(&edit("duration = \"10s\"", "duration = \"1000001s\""), "scenario.duration", &["at most 1000000s"]);
 }

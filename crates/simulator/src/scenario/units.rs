@@ -118,6 +118,20 @@ fn split_number(s: &str) -> Option<(Decimal, &str)> {
     Some((Decimal { negative, mantissa, exp10 }, s[i..].trim_start()))
 }
 
+/// The longest duration a scenario may name: 10^6 s (11.6 days) in nanoseconds. Simulated time is
+/// `u64` nanoseconds (584 years); with every input below this bound, the sums the simulator forms
+/// (a start plus a delay plus backed-off timers, a duration plus a drain time) stay far from
+/// wrapping, so no result is built from wrapped time.
+pub const MAX_DURATION_NS: u64 = 1_000_000 * 1_000_000_000;
+
+/// The largest size (1 PB): byte counts and sequence numbers built from sizes, times 8 bits and
+/// 10^9 ns/s in the transmission-time arithmetic, stay exact.
+pub const MAX_SIZE_BYTES: u64 = 1_000_000_000_000_000;
+
+/// The highest link or source rate (10 Tbps): above it a minimum-size packet takes less than a
+/// nanosecond on the wire, and the integer-nanosecond clock could no longer space packets.
+pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+
 /// Parses a bit rate: a number and one of `bps`, `kbps` (`Kbps`), `Mbps`, `Gbps`, `Tbps`, or
 /// the same with `b/s` (`Mb/s`). Decimal multipliers; rounded to whole bits per second; must be
 /// positive.
@@ -153,6 +167,7 @@ pub fn parse_rate(text: &str) -> Result<u64, String> {
     match number.scaled(factor) {
         None => Err(fail("too large")),
         Some(0) => Err(fail(EXPECTED)),
+        Some(v) if v > MAX_RATE_BPS => Err(fail("too large: rates are at most 10Tbps")),
         Some(v) => Ok(v),
     }
 }
@@ -179,7 +194,10 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
         "min" => 60_000_000_000,
         other => return Err(fail(&format!("unknown unit {other:?}; expected ns, us, ms, s or min"))),
     };
-    number.scaled(factor).ok_or_else(|| fail("too large"))
+    match number.scaled(factor) {
+        Some(ns) if ns <= MAX_DURATION_NS => Ok(ns),
+        _ => Err(fail("too long: durations are at most 1000000s (11.6 days)")),
+    }
 }
 
 /// Parses a size into bytes: a number and one of `B`, `KB` (`kB`, 1000), `KiB` (1024), `MB`,
@@ -212,7 +230,10 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
             return Err(fail(&format!("unknown unit {other:?}; expected B, KB, KiB, MB, MiB, GB or GiB")))
         }
     };
-    number.scaled(factor).ok_or_else(|| fail("too large"))
+    match number.scaled(factor) {
+        Some(bytes) if bytes <= MAX_SIZE_BYTES => Ok(bytes),
+        _ => Err(fail("too large: sizes are at most 1PB (1000000000000000B)")),
+    }
 }
 
 /// Parses a probability: a number in [0, 1] (`"0.01"`, `"1e-5"`) or a percentage (`"0.5%"`).
@@ -352,7 +373,7 @@ mod tests {
         assert_eq!(parse_duration("1e-12s"), Ok(0));
         // Exact even where f64 would not be.
         assert_eq!(parse_duration("0.3s"), Ok(300_000_000));
-        assert_eq!(parse_duration("123456789.123456789s"), Ok(123_456_789_123_456_789));
+        assert_eq!(parse_duration("123456.123456789s"), Ok(123_456_123_456_789));
     }
 
     #[test]
@@ -364,7 +385,20 @@ mod tests {
         assert!(parse_duration("-1ms").unwrap_err().contains("non-negative"));
         assert!(parse_duration("10").unwrap_err().contains("missing unit"));
         assert!(parse_duration("10sec").unwrap_err().contains("unknown unit \"sec\""));
-        assert!(parse_duration("1000000000000min").unwrap_err().contains("too large"));
+        assert!(parse_duration("1000000000000min").unwrap_err().contains("too long"));
+    }
+
+    /// The bounds that keep integer-nanosecond arithmetic exact: the tester's `18446744073s`
+    /// wrapped the clock and reported a 3.5 ms RTT on a 90 ms path.
+    #[test]
+    fn durations_sizes_and_rates_are_bounded() {
+        assert_eq!(parse_duration("1000000s"), Ok(MAX_DURATION_NS));
+        assert!(parse_duration("1000000.000000001s").unwrap_err().contains("at most 1000000s"));
+        assert!(parse_duration("18446744073s").unwrap_err().contains("at most 1000000s"));
+        assert_eq!(parse_size("1PB".replace("PB", "000000GB").as_str()), Ok(MAX_SIZE_BYTES));
+        assert!(parse_size("1000001GB").unwrap_err().contains("at most 1PB"));
+        assert_eq!(parse_rate("10Tbps"), Ok(MAX_RATE_BPS));
+        assert!(parse_rate("10.001Tbps").unwrap_err().contains("at most 10Tbps"));
     }
 
     #[test]

@@ -177,12 +177,12 @@ fn gilbert_elliott_errors() {
     fails(
         errors(r#"{ model = "gilbert-elliott", mean_good = "0s", mean_bad = "4s" }"#),
         "links.ab.errors.mean_good",
-        &["greater than zero"],
+        &["at least 1us"],
     );
     fails(
         errors(r#"{ model = "gilbert-elliott", mean_good = "8s", mean_bad = 0 }"#),
         "links.ab.errors.mean_bad",
-        &["greater than zero"],
+        &["at least 1us"],
     );
     fails(
         errors(r#"{ model = "gilbert-elliott", mean_good = "8s", mean_bad = "-4s" }"#),
@@ -224,7 +224,7 @@ fn outage_model() {
     fails(
         errors(r#"{ model = "outage", period = 0, duration = "1ms" }"#),
         "links.ab.errors.period",
-        &["greater than zero"],
+        &["at least 1us"],
     );
     fails(
         errors(r#"{ model = "outage", period = "4s", duration = "0ms" }"#),
