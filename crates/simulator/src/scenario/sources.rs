@@ -72,11 +72,14 @@ const MAX_ON_PERIODS: usize = 1_000_000;
 /// `{ mean_on, mean_off }`: alternating ON and OFF periods with exponentially distributed lengths
 /// (means `mean_on`, `mean_off`), starting with an ON period at time 0, drawn from the source's
 /// own stream `RngStream::new(seed, "source:NAME")` and clipped to the run.
+/// Why ON and OFF periods have a floor: the schedule is drawn for the whole run up front.
+const ON_OFF_COST: &str = "at most 10^6 ON/OFF periods per simulated second";
+
 fn exponential_on_off(section: Section, name: &str, duration: Nanos, seed: u64) -> Res<Vec<(Nanos, Nanos)>> {
     let (v, f) = section.required("mean_on", "the mean ON period, like \"1s\"")?;
-    let mean_on = fields::positive_duration(v, &f)?;
+    let mean_on = fields::duration_at_least(v, &f, fields::MIN_STATE_DURATION_NS, ON_OFF_COST)?;
     let (v, f) = section.required("mean_off", "the mean OFF period, like \"1s\"")?;
-    let mean_off = fields::positive_duration(v, &f)?;
+    let mean_off = fields::duration_at_least(v, &f, fields::MIN_STATE_DURATION_NS, ON_OFF_COST)?;
     let mut rng = RngStream::new(seed, &format!("source:{name}"));
     // Rounded to whole nanoseconds; an ON period that rounds to 0 is dropped.
     let mut draw = |mean: Nanos| rng.exponential(mean as f64).round() as Nanos;

@@ -318,7 +318,12 @@ pub(crate) fn arrivals(
     let table = fields::table(v, &f)?;
     let arr = Section::new(&f, table, ARRIVAL_KEYS)?;
     let (v, ff) = arr.required("mean_interarrival", "the mean time between flow arrivals, like \"2s\"")?;
-    let mean_interarrival = fields::positive_duration(v, &ff)?;
+    let mean_interarrival = fields::duration_at_least(
+        v,
+        &ff,
+        fields::MIN_STATE_DURATION_NS,
+        "at most 10^6 arrivals per simulated second",
+    )?;
     let (v, ff) = arr.required("mean_duration", "the mean time a flow sends, like \"180s\"")?;
     let mean_duration = fields::positive_duration(v, &ff)?;
     let max_flows = match arr.get("max_flows") {
