@@ -56,17 +56,35 @@ def run_raw(
     record: bool = False,
     check_invariants: bool = False,
     ack_trace: Optional[PathLike] = None,
+    series_dir: Optional[PathLike] = None,
+    max_memory: Optional[int] = None,
 ) -> RawResult:
     """Run without building DataFrames (what the CLI uses). With ``ack_trace`` (a path) the
-    per-ACK trace is streamed there; the file appears only when the run succeeds."""
+    per-ACK trace is streamed there; with ``series_dir`` (an existing directory) the time series
+    stream into its ``flow_series.csv`` and ``link_series.csv`` as the run goes, instead of being
+    kept in memory. Files appear only when the run succeeds. ``max_memory`` (bytes, default 1 GiB)
+    is what the run may hold: a scenario estimated to need more is refused with a
+    ``ScenarioError`` saying how much and why (docs/scenarios.md, "Bounds")."""
     if seed is not None:
         seed = operator.index(seed)  # TypeError for non-integers; numpy integers are fine
         if not 0 <= seed < 2**64:
             raise ValueError(f"seed must be from 0 to 2^64-1, not {seed}")
     path = resolve_scenario(scenario)
     trace = None if ack_trace is None else os.fspath(ack_trace)
+    series = None if series_dir is None else os.fspath(series_dir)
+    if max_memory is not None:
+        max_memory = operator.index(max_memory)
+        if max_memory <= 0:
+            raise ValueError(f"max_memory must be a positive number of bytes, not {max_memory}")
     summary_json, flow_series, link_series = _core.run(
-        os.fspath(path), normalize(overrides), seed, record, check_invariants, trace
+        os.fspath(path),
+        normalize(overrides),
+        seed,
+        record,
+        check_invariants,
+        trace,
+        series,
+        max_memory,
     )
     return RawResult(json.loads(summary_json), flow_series, link_series)
 

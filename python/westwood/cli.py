@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -89,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     run.add_argument(
         "--check-invariants", action="store_true", help="check TCP invariants on every event"
+    )
+    run.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="memory the run may use (default 1GiB), e.g. 4GB: a scenario estimated to need "
+        "more is refused with exit 2 (docs/scenarios.md, Bounds)",
     )
     run.set_defaults(func=cmd_run)
 
@@ -310,6 +317,22 @@ def format_flow_table(summary: dict) -> str:
     return "\n".join(out)
 
 
+_MEMORY_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+_MEMORY_UNITS.update({"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40})
+
+
+def parse_memory(text: str) -> int:
+    """A --max-memory size: a number and a unit (512MB, 4GB, 2GiB)."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]+)\s*", text)
+    scale = _MEMORY_UNITS.get(m.group(2).upper()) if m else None
+    if scale is None:
+        raise UsageError(f"--max-memory {text!r}: expected a size with a unit, e.g. 4GB or 512MiB")
+    value = round(float(m.group(1)) * scale)
+    if value < 1:
+        raise UsageError(f"--max-memory {text!r}: must be at least 1 byte")
+    return value
+
+
 def _file_size(path: Path) -> str:
     size = path.stat().st_size
     return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
@@ -322,26 +345,25 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("run: --ack-trace writes DIR/acks.csv, so it needs --out DIR")
     overrides = parse_assignments(args.overrides)
 
-    def run(ack_trace: Optional[Path] = None):
+    max_memory = parse_memory(args.max_memory) if args.max_memory is not None else None
+
+    def run(series_dir: Optional[Path] = None, ack_trace: Optional[Path] = None):
         return run_raw(
             args.scenario,
             args.seed,
             overrides,
-            record=bool(args.out),
             check_invariants=args.check_invariants,
             ack_trace=ack_trace,
+            series_dir=series_dir,
+            max_memory=max_memory,
         )
 
-    if args.ack_trace:
-        from .output import ACK_TRACE_FILE, run_with_ack_trace
+    if args.out:
+        from .output import ACK_TRACE_FILE, run_into
 
-        raw, _ = run_with_ack_trace(args.out, run)
+        raw, _ = run_into(args.out, run, ack_trace=args.ack_trace)
     else:
         raw = run()
-        if args.out:
-            from .output import write_run
-
-            write_run(args.out, raw)
     if args.json:
         print(json.dumps(raw.summary))
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from . import tables
 from .api import RawResult
@@ -16,40 +16,45 @@ ACK_TRACE_FILE = "acks.csv"
 
 
 def _write_files(stage: Path, raw: RawResult) -> None:
+    """The summary files, and the series when the run returned them (a run that streamed its
+    series into ``stage`` has already written them)."""
     (stage / "summary.json").write_text(json.dumps(raw.summary, indent=2) + "\n", encoding="utf-8")
     write_columns_csv(stage / "flows.csv", tables.flow_columns(raw.summary))
     write_columns_csv(stage / "links.csv", tables.link_columns(raw.summary))
-    write_columns_csv(
-        stage / "flow_series.csv",
-        tables.series_columns(raw.flow_series, tables.FLOW_SERIES_COLUMNS),
-    )
-    write_columns_csv(
-        stage / "link_series.csv",
-        tables.series_columns(raw.link_series, tables.LINK_SERIES_COLUMNS),
-    )
-
-
-def _drop_stale_trace(out_dir: PathLike) -> None:
-    """A trace left by an earlier run in the same directory would not match this run's files."""
-    (Path(out_dir) / ACK_TRACE_FILE).unlink(missing_ok=True)
+    if raw.flow_series is not None:
+        write_columns_csv(
+            stage / "flow_series.csv",
+            tables.series_columns(raw.flow_series, tables.FLOW_SERIES_COLUMNS),
+        )
+    if raw.link_series is not None:
+        write_columns_csv(
+            stage / "link_series.csv",
+            tables.series_columns(raw.link_series, tables.LINK_SERIES_COLUMNS),
+        )
 
 
 def write_run(out_dir: PathLike, raw: RawResult) -> List[Path]:
-    """Write ``RUN_FILES`` into ``out_dir`` all at once (see ``files.staged_directory``)."""
+    """Write ``RUN_FILES`` of a run whose series were kept in memory into ``out_dir``, all at
+    once (see ``files.staged_directory``)."""
     with staged_directory(out_dir) as stage:
         _write_files(stage, raw)
-    _drop_stale_trace(out_dir)
+    (Path(out_dir) / ACK_TRACE_FILE).unlink(missing_ok=True)
     return [Path(out_dir) / name for name in RUN_FILES]
 
 
-def run_with_ack_trace(
-    out_dir: PathLike, run: Callable[[Path], RawResult]
+def run_into(
+    out_dir: PathLike, run: Callable[[Path, Optional[Path]], RawResult], ack_trace: bool
 ) -> Tuple[RawResult, List[Path]]:
-    """Call ``run(trace_path)`` and write ``RUN_FILES`` plus the per-ACK trace it streamed into
-    ``out_dir``, all at once. The trace goes straight into the staging directory while the run
-    writes it (it is too large to hold in memory), so a failed or interrupted run leaves neither
-    it nor ``out_dir`` behind."""
+    """Call ``run(stage, trace_path)`` and leave ``RUN_FILES`` (plus the per-ACK trace with
+    ``ack_trace``) in ``out_dir``, all at once. ``run`` streams the time series, and the trace
+    when ``trace_path`` is not None, straight into the staging directory as the simulation goes:
+    a long or wide run is never held in memory, and a failed or interrupted one leaves neither
+    them nor ``out_dir`` behind. A trace left by an earlier run in ``out_dir`` is removed, since
+    it would not match this run's files."""
     with staged_directory(out_dir) as stage:
-        raw = run(stage / ACK_TRACE_FILE)
+        raw = run(stage, stage / ACK_TRACE_FILE if ack_trace else None)
         _write_files(stage, raw)
-    return raw, [Path(out_dir) / name for name in RUN_FILES + (ACK_TRACE_FILE,)]
+    names = RUN_FILES + ((ACK_TRACE_FILE,) if ack_trace else ())
+    if not ack_trace:
+        (Path(out_dir) / ACK_TRACE_FILE).unlink(missing_ok=True)
+    return raw, [Path(out_dir) / name for name in names]

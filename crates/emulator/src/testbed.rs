@@ -960,9 +960,10 @@ pub fn simulate(
         Some(path) => {
             westwood_simulator::run_with_ack_trace_file(scenario, options, path).map_err(|e| match e {
                 westwood_simulator::RunError::Scenario(e) => scenario_error(e),
-                westwood_simulator::RunError::Trace(e) => {
+                westwood_simulator::RunError::Trace(e) | westwood_simulator::RunError::Series(e) => {
                     Error::failed(format!("writing {}", path.display()), e)
                 }
+                westwood_simulator::RunError::Interrupted => Error::Interrupted,
             })
         }
     }

@@ -15,12 +15,14 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use westwood_simulator::budget::DEFAULT_MAX_MEMORY_BYTES;
 use westwood_simulator::replay::{
     self as replaying, Decimator, ReplayConfig, ReplayError, ReplayRow, Replayer,
 };
 use westwood_simulator::results::{FlowSeries, LinkSeries, RunOptions};
 use westwood_simulator::scenario::{self, ScenarioError as SimScenarioError};
-use westwood_simulator::RunError;
+use westwood_simulator::series::{SeriesCsvFiles, SeriesSink};
+use westwood_simulator::{AckSink, AckTraceFile, RunControl, RunError};
 
 create_exception!(
     westwood._core,
@@ -40,11 +42,14 @@ fn scenario_error(err: SimScenarioError) -> PyErr {
     ScenarioError::new_err(err.to_string())
 }
 
-/// A scenario problem is a `ScenarioError`; failing to write the trace is an `OSError`.
-fn run_error(err: RunError) -> PyErr {
+/// A scenario problem is a `ScenarioError`; failing to write an output is an `OSError`; a
+/// stopped run re-raises what stopped it (`KeyboardInterrupt` for Ctrl-C).
+fn run_error(err: RunError, interrupt: Option<PyErr>) -> PyErr {
     match err {
         RunError::Scenario(e) => scenario_error(e),
         RunError::Trace(e) => PyOSError::new_err(format!("cannot write the per-ACK trace: {e}")),
+        RunError::Series(e) => PyOSError::new_err(format!("cannot write the time series: {e}")),
+        RunError::Interrupted => interrupt.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")),
     }
 }
 
@@ -78,14 +83,18 @@ fn link_series_dict<'py>(py: Python<'py>, s: &LinkSeries) -> PyResult<Bound<'py,
 
 type RunOutput<'py> = (String, Option<Bound<'py, PyDict>>, Option<Bound<'py, PyDict>>);
 
-/// Load the scenario at `path`, apply `overrides` (name, value) and `seed`, and run it.
-///
+/// Run the scenario file at `path` with `overrides` (`[(name, value)]`, as `--set` takes them).
 /// Returns `(summary_json, flow_series, link_series)`; the series are `None` unless `record`.
-/// With `ack_trace`, the per-ACK trace (docs/ack-trace.md) is written to that path, which
-/// appears only if the run succeeds. Raises `ScenarioError` for an invalid scenario, override or
-/// run, `OSError` when the trace cannot be written.
+/// With `ack_trace`, the per-ACK trace (docs/ack-trace.md) is written to that path; with
+/// `series_dir`, the time series stream into `flow_series.csv` and `link_series.csv` there as the
+/// run goes (and are not returned); each file appears only if the run succeeds. `max_memory`
+/// (bytes) overrides the simulator's default limit on what the run may hold. Ctrl-C stops the run
+/// within milliseconds. Raises `ScenarioError` for an invalid scenario, override or run (also one
+/// that would exceed the memory limit), `OSError` when an output cannot be written,
+/// `KeyboardInterrupt`.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new(), seed = None, record = false, check_invariants = false, ack_trace = None))]
+#[pyo3(signature = (path, overrides = Vec::new(), seed = None, record = false, check_invariants = false, ack_trace = None, series_dir = None, max_memory = None))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     path: PathBuf,
@@ -94,28 +103,55 @@ fn run<'py>(
     record: bool,
     check_invariants: bool,
     ack_trace: Option<PathBuf>,
+    series_dir: Option<PathBuf>,
+    max_memory: Option<u64>,
 ) -> PyResult<RunOutput<'py>> {
     let options = RunOptions { record_series: record, check_invariants };
-    let result = py
-        .detach(move || {
+    let (result, interrupt) = py.detach(move || {
+        // Python runs its signal handlers only when asked from the main thread; a KeyboardInterrupt
+        // they raise is kept and re-raised once the run has stopped.
+        let interrupt: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
+        let interrupted = || match Python::attach(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(e) => {
+                *interrupt.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                true
+            }
+        };
+        let result = (|| {
             let mut scenario = scenario::load_file(&path, &overrides)?;
             if let Some(seed) = seed {
                 scenario.seed = seed;
             }
-            match &ack_trace {
-                Some(trace) => westwood_simulator::run_with_ack_trace_file(&scenario, options, trace),
-                None => westwood_simulator::run(&scenario, options).map_err(RunError::Scenario),
+            let mut trace = ack_trace.as_ref().map(AckTraceFile::create).transpose()?;
+            let mut series =
+                series_dir.as_ref().map(SeriesCsvFiles::create).transpose().map_err(RunError::Series)?;
+            let control = RunControl {
+                ack_sink: trace.as_mut().map(|t| t as &mut dyn AckSink),
+                series_sink: series.as_mut().map(|s| s as &mut dyn SeriesSink),
+                interrupted: Some(&interrupted),
+                max_memory_bytes: max_memory.unwrap_or(DEFAULT_MAX_MEMORY_BYTES),
+            };
+            let result = westwood_simulator::run_with(&scenario, options, control)?;
+            if let Some(trace) = trace {
+                trace.commit()?;
             }
-            // Errors found while building the network (e.g. a flow without a route) name the
-            // scenario; name the file instead, like the loader's errors do.
-            .map_err(|e| match e {
-                RunError::Scenario(e) => {
-                    RunError::Scenario(SimScenarioError { file: path.display().to_string(), ..e })
-                }
-                trace => trace,
-            })
-        })
-        .map_err(run_error)?;
+            if let Some(series) = series {
+                series.commit().map_err(RunError::Series)?;
+            }
+            Ok(result)
+        })()
+        // Errors found while building the network (e.g. a flow without a route) name the
+        // scenario; name the file instead, like the loader's errors do.
+        .map_err(|e| match e {
+            RunError::Scenario(e) => {
+                RunError::Scenario(SimScenarioError { file: path.display().to_string(), ..e })
+            }
+            other => other,
+        });
+        (result, interrupt.into_inner().unwrap_or_else(|p| p.into_inner()))
+    });
+    let result = result.map_err(|e| run_error(e, interrupt))?;
     let summary = serde_json::to_string(&result.summary)
         .map_err(|e| PyRuntimeError::new_err(format!("cannot serialise summary: {e}")))?;
     let flows = result.flow_series.as_ref().map(|s| flow_series_dict(py, s)).transpose()?;

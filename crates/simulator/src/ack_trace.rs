@@ -68,12 +68,16 @@ fn with_path(path: &Path, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
-/// Why a traced run failed: the scenario (or the run) was invalid, or the trace could not be
-/// written.
+/// Why a run failed: the scenario (or the run) was invalid, an output could not be written, or
+/// the caller stopped it.
 #[derive(Debug)]
 pub enum RunError {
     Scenario(ScenarioError),
     Trace(io::Error),
+    /// The time series could not be written.
+    Series(io::Error),
+    /// `RunControl::interrupted` asked the run to stop.
+    Interrupted,
 }
 
 impl fmt::Display for RunError {
@@ -81,6 +85,8 @@ impl fmt::Display for RunError {
         match self {
             RunError::Scenario(e) => e.fmt(f),
             RunError::Trace(e) => write!(f, "cannot write the per-ACK trace: {e}"),
+            RunError::Series(e) => write!(f, "cannot write the time series: {e}"),
+            RunError::Interrupted => write!(f, "interrupted"),
         }
     }
 }

@@ -13,6 +13,7 @@
 //! * [`ack_trace`] — the per-ACK trace of a run (`docs/ack-trace.md`): sinks, the trace file.
 
 pub mod ack_trace;
+pub mod budget;
 pub mod engine;
 pub mod invariants;
 pub mod metrics;
@@ -22,10 +23,11 @@ pub mod profile;
 pub mod replay;
 pub mod results;
 pub mod scenario;
+pub mod series;
 pub mod sim;
 pub mod tcp;
 pub mod traffic;
 
 pub use ack_trace::{AckSink, AckTraceFile, RunError};
 pub use results::{RunOptions, RunResult};
-pub use sim::{run, run_with_ack_trace, run_with_ack_trace_file};
+pub use sim::{run, run_with, run_with_ack_trace, run_with_ack_trace_file, RunControl};

@@ -1,6 +1,7 @@
 //! Builds the network a scenario describes and runs it.
 
 use crate::ack_trace::{AckSink, AckTraceFile, FlowTrace, RunError};
+use crate::budget::{self, Recording};
 use crate::engine::rng::RngStream;
 use crate::engine::EventQueue;
 use crate::invariants::InvariantMonitor;
@@ -8,10 +9,9 @@ use crate::model::{CcSpec, Nanos, QueueLimit, QueueSpec, Scenario, SourceKind, N
 use crate::network::link::Capacity;
 use crate::network::red::Red;
 use crate::network::{Enqueue, ErrorModel, Link, Multipath, Packet, PacketKind, Routes, SackBlocks};
-use crate::results::{
-    FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOptions, RunResult, SourceSummary, Summary,
-};
+use crate::results::{FlowSummary, LinkSummary, RunOptions, RunResult, SourceSummary, Summary};
 use crate::scenario::ScenarioError;
+use crate::series::{FlowSample, LinkSample, SeriesMemory, SeriesSink};
 use crate::tcp::{Receiver, Sender};
 use crate::traffic::Arrivals;
 use westwood_algorithms::{westwood, CongestionControl, Cubic, Recovery, Reno, WindowConfig};
@@ -124,13 +124,20 @@ struct Flow {
     receiver: Receiver,
     sender_timer: TimerSlot,
     receiver_timer: TimerSlot,
+    /// The end of the flow's time, `stop` or the end of the run (`Nanos::MAX` for generated
+    /// flows, which close at their stop): deliveries after it do not count, so that goodput,
+    /// bytes over the flow's active time, is what it delivered while active.
+    end: Nanos,
+    /// In-order payload bytes the receiver released up to `end`.
     bytes_delivered: u64,
+    /// Bytes of every data packet (headers, duplicates) that reached the receiver up to `end`.
+    wire_bytes: u64,
     /// Names for the flow's per-ACK trace rows, when the run is traced.
     trace: Option<FlowTrace>,
 }
 
 impl Flow {
-    fn new(id: u32, src: u32, dst: u32, tcp: &crate::model::TcpSpec) -> Self {
+    fn new(id: u32, src: u32, dst: u32, tcp: &crate::model::TcpSpec, end: Nanos) -> Self {
         Flow {
             sender: Sender::new(id, src, dst, tcp, congestion_control(tcp)),
             receiver: Receiver::new(
@@ -144,7 +151,9 @@ impl Flow {
             .with_sack(tcp.recovery == Recovery::Sack),
             sender_timer: TimerSlot::default(),
             receiver_timer: TimerSlot::default(),
+            end,
             bytes_delivered: 0,
+            wire_bytes: 0,
             trace: None,
         }
     }
@@ -212,11 +221,41 @@ pub fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionCon
     }
 }
 
+/// What a caller attaches to a run beyond its [`RunOptions`]: where its outputs stream, how
+/// to tell it to stop, and how much memory it may take.
+pub struct RunControl<'s> {
+    /// Where the per-ACK trace goes (`None`: not traced).
+    pub ack_sink: Option<&'s mut dyn AckSink>,
+    /// Where the time series go as the run records them; `None` keeps them in memory when
+    /// `RunOptions::record_series` asks for them.
+    pub series_sink: Option<&'s mut dyn SeriesSink>,
+    /// Asked every [`INTERRUPT_CHECK_EVENTS`] events (a few milliseconds); `true` ends the run
+    /// with [`RunError::Interrupted`] and no result.
+    pub interrupted: Option<&'s dyn Fn() -> bool>,
+    /// Refuse, before building anything, a run estimated to need more (see [`budget`]).
+    pub max_memory_bytes: u64,
+}
+
+impl Default for RunControl<'_> {
+    fn default() -> Self {
+        RunControl {
+            ack_sink: None,
+            series_sink: None,
+            interrupted: None,
+            max_memory_bytes: budget::DEFAULT_MAX_MEMORY_BYTES,
+        }
+    }
+}
+
+/// Events between two calls of `RunControl::interrupted`: at tens of millions of events per
+/// second, a stop request is seen within milliseconds, at no measurable cost.
+pub const INTERRUPT_CHECK_EVENTS: u64 = 1 << 15;
+
 /// Run a scenario from start to `duration`.
 pub fn run(scenario: &Scenario, options: RunOptions) -> Result<RunResult, ScenarioError> {
-    run_simulation(scenario, options, None).map_err(|e| match e {
+    run_with(scenario, options, RunControl::default()).map_err(|e| match e {
         RunError::Scenario(e) => e,
-        RunError::Trace(_) => unreachable!("an untraced run writes no trace"),
+        other => unreachable!("a run without sinks or interrupt fails only on its scenario: {other}"),
     })
 }
 
@@ -227,7 +266,7 @@ pub fn run_with_ack_trace(
     options: RunOptions,
     sink: &mut dyn AckSink,
 ) -> Result<RunResult, RunError> {
-    run_simulation(scenario, options, Some(sink))
+    run_with(scenario, options, RunControl { ack_sink: Some(sink), ..RunControl::default() })
 }
 
 /// [`run_with_ack_trace`] into the CSV file at `path`, which appears only if the run succeeds.
@@ -242,16 +281,30 @@ pub fn run_with_ack_trace_file(
     Ok(result)
 }
 
-fn run_simulation(
+/// Run a scenario with everything [`RunControl`] offers.
+pub fn run_with(
     scenario: &Scenario,
     options: RunOptions,
-    sink: Option<&mut dyn AckSink>,
+    control: RunControl<'_>,
 ) -> Result<RunResult, RunError> {
+    let recording = match (&control.series_sink, options.record_series) {
+        (Some(_), _) => Recording::Streamed,
+        (None, true) => Recording::Memory,
+        (None, false) => Recording::Off,
+    };
+    budget::check(scenario, recording, control.max_memory_bytes)?;
     let started = std::time::Instant::now();
-    let mut sim = Simulation::build(scenario, options, sink)?;
-    sim.run();
+    let interrupted = control.interrupted;
+    let mut sim = Simulation::build(scenario, options, control.ack_sink, control.series_sink)?;
+    sim.run(interrupted);
     let wall_seconds = started.elapsed().as_secs_f64();
-    if let Some(violation) = sim.monitor.as_ref().and_then(|m| m.violation()) {
+    if sim.interrupted {
+        return Err(RunError::Interrupted);
+    }
+    let over_capacity = if options.check_invariants { sim.over_capacity() } else { None };
+    if let Some(violation) =
+        sim.monitor.as_ref().and_then(|m| m.violation()).map(str::to_string).or(over_capacity)
+    {
         return Err(RunError::Scenario(ScenarioError {
             file: scenario.source.clone(),
             field: String::new(),
@@ -260,6 +313,9 @@ fn run_simulation(
     }
     if let Some(error) = sim.trace_error.take() {
         return Err(RunError::Trace(error));
+    }
+    if let Some(error) = sim.series_error.take() {
+        return Err(RunError::Series(error));
     }
     Ok(sim.finish(wall_seconds))
 }
@@ -297,13 +353,12 @@ pub fn link_summaries(scenario: &Scenario, links: &[Link], over_seconds: f64) ->
 /// queues resolved, RED and the channel error models seeded from the scenario's seed. The
 /// testbed's link emulator (`crates/emulator`) drives these in wall-clock time.
 pub fn build_links(scenario: &Scenario) -> Result<Vec<Link>, ScenarioError> {
-    Ok(Simulation::build(scenario, RunOptions::default(), None)?.links)
+    Ok(Simulation::build(scenario, RunOptions::default(), None, None)?.links)
 }
 
 /// `'a`: the scenario; `'s`: the trace sink.
 struct Simulation<'a, 's> {
     scenario: &'a Scenario,
-    options: RunOptions,
     queue: EventQueue<Event>,
     links: Vec<Link>,
     routes: Routes,
@@ -319,12 +374,22 @@ struct Simulation<'a, 's> {
     outbox: Vec<Packet>,
     propagating: PacketStore,
     events: u64,
-    flow_series: FlowSeries,
-    link_series: LinkSeries,
+    /// Where samples go: memory, a caller's sink, or nowhere (`Off`).
+    series: Series<'s>,
     /// Where the per-ACK trace goes (`None`: not traced).
     ack_sink: Option<&'s mut dyn AckSink>,
     /// The first error writing the trace; it ends the run.
     trace_error: Option<std::io::Error>,
+    /// The first error writing the series; it ends the run.
+    series_error: Option<std::io::Error>,
+    /// The run was stopped by `RunControl::interrupted`.
+    interrupted: bool,
+}
+
+enum Series<'s> {
+    Off,
+    Memory(Box<SeriesMemory>),
+    Sink(&'s mut dyn SeriesSink),
 }
 
 impl<'a, 's> Simulation<'a, 's> {
@@ -332,6 +397,7 @@ impl<'a, 's> Simulation<'a, 's> {
         scenario: &'a Scenario,
         options: RunOptions,
         ack_sink: Option<&'s mut dyn AckSink>,
+        series_sink: Option<&'s mut dyn SeriesSink>,
     ) -> Result<Self, ScenarioError> {
         let error =
             |field: String, message: String| ScenarioError { file: scenario.source.clone(), field, message };
@@ -473,7 +539,8 @@ impl<'a, 's> Simulation<'a, 's> {
             .iter()
             .enumerate()
             .map(|(i, spec)| {
-                let mut flow = Flow::new(i as u32, spec.src as u32, spec.dst as u32, &spec.tcp);
+                let end = spec.stop.unwrap_or(scenario.duration).min(scenario.duration);
+                let mut flow = Flow::new(i as u32, spec.src as u32, spec.dst as u32, &spec.tcp, end);
                 if ack_sink.is_some() {
                     flow.trace_as(&spec.name, &spec.tcp.cc_name);
                 }
@@ -518,13 +585,17 @@ impl<'a, 's> Simulation<'a, 's> {
                 queue.schedule(at, Event::FlowArrival { table: i as u32 });
             }
         }
-        if options.record_series {
+        let series = match series_sink {
+            Some(sink) => Series::Sink(sink),
+            None if options.record_series => Series::Memory(Box::default()),
+            None => Series::Off,
+        };
+        if !matches!(series, Series::Off) {
             queue.schedule(0, Event::Sample);
         }
         let monitor = options.check_invariants.then(|| InvariantMonitor::new(scenario.flows.len()));
         Ok(Simulation {
             scenario,
-            options,
             queue,
             links,
             routes,
@@ -538,14 +609,15 @@ impl<'a, 's> Simulation<'a, 's> {
             outbox: Vec::with_capacity(64),
             propagating: PacketStore::default(),
             events: 0,
-            flow_series: FlowSeries::default(),
-            link_series: LinkSeries::default(),
+            series,
             ack_sink,
             trace_error: None,
+            series_error: None,
+            interrupted: false,
         })
     }
 
-    fn run(&mut self) {
+    fn run(&mut self, interrupted: Option<&dyn Fn() -> bool>) {
         let end = self.scenario.duration;
         while let Some(time) = self.queue.peek_time() {
             if time > end {
@@ -554,7 +626,14 @@ impl<'a, 's> Simulation<'a, 's> {
             let (now, event) = self.queue.pop().expect("peeked");
             self.events += 1;
             self.handle(now, event);
-            if self.monitor.as_ref().is_some_and(|m| m.violation().is_some()) || self.trace_error.is_some() {
+            if self.monitor.as_ref().is_some_and(|m| m.violation().is_some())
+                || self.trace_error.is_some()
+                || self.series_error.is_some()
+            {
+                break;
+            }
+            if self.events.is_multiple_of(INTERRUPT_CHECK_EVENTS) && interrupted.is_some_and(|stop| stop()) {
+                self.interrupted = true;
                 break;
             }
         }
@@ -657,9 +736,15 @@ impl<'a, 's> Simulation<'a, 's> {
         let Some(f) = flow_mut(&mut self.flows, &mut self.generated, flow) else { return };
         match packet.kind {
             PacketKind::Data => {
+                let counted = now <= f.end;
+                if counted {
+                    f.wire_bytes += u64::from(packet.size);
+                }
                 let delivery = f.receiver.on_data(&packet, now, &mut self.outbox);
                 if let Some(d) = delivery {
-                    f.bytes_delivered += d.to - d.from;
+                    if counted {
+                        f.bytes_delivered += d.to - d.from;
+                    }
                     if let Some(monitor) = self.monitor.as_mut() {
                         monitor.on_delivery(flow, d.from, d.to, f.sender.snd_max());
                     }
@@ -745,7 +830,7 @@ impl<'a, 's> Simulation<'a, 's> {
             Some(mp) => self.multipath.add_flow(id, src, dst, mp).0.len().max(1),
             None => 1,
         };
-        let mut flow = Flow::new(id, src, dst, &spec.tcp);
+        let mut flow = Flow::new(id, src, dst, &spec.tcp, Nanos::MAX);
         if self.ack_sink.is_some() {
             // Generated flows are named by their table and their number in it: `web#3`.
             flow.trace_as(&format!("{}#{}", spec.name, self.arrivals.started(table)), &spec.tcp.cc_name);
@@ -774,31 +859,72 @@ impl<'a, 's> Simulation<'a, 's> {
     }
 
     fn sample(&mut self, now: Nanos) {
+        let sink: &mut dyn SeriesSink = match &mut self.series {
+            Series::Off => return,
+            Series::Memory(memory) => memory.as_mut(),
+            Series::Sink(sink) => &mut **sink,
+        };
         let t = now as f64 / NANOS_PER_SECOND as f64;
+        let seconds = |ns: Nanos| ns as f64 / NANOS_PER_SECOND as f64;
+        let mut written = Ok(());
         for (spec, f) in self.scenario.flows.iter().zip(&self.flows) {
-            let s = &mut self.flow_series;
-            s.time_seconds.push(t);
-            s.flow.push(spec.name.clone());
-            s.cwnd_bytes.push(f.sender.cwnd());
-            s.ssthresh_bytes.push(f.sender.ssthresh());
-            s.srtt_seconds.push(f.sender.srtt().map_or(f64::NAN, |r| r as f64 / NANOS_PER_SECOND as f64));
-            s.bwe_bps.push(f.sender.bandwidth_estimate_bps().unwrap_or(f64::NAN));
-            s.bytes_delivered.push(f.bytes_delivered);
-            s.snd_max.push(f.sender.snd_max());
-            s.snd_una.push(f.sender.snd_una());
+            written = written.and_then(|()| {
+                sink.flow_sample(&FlowSample {
+                    time_seconds: t,
+                    flow: &spec.name,
+                    cwnd_bytes: f.sender.cwnd(),
+                    ssthresh_bytes: f.sender.ssthresh(),
+                    srtt_seconds: f.sender.srtt().map_or(f64::NAN, seconds),
+                    bwe_bps: f.sender.bandwidth_estimate_bps().unwrap_or(f64::NAN),
+                    bytes_delivered: f.bytes_delivered,
+                    snd_max: f.sender.snd_max(),
+                    snd_una: f.sender.snd_una(),
+                })
+            });
         }
         for (spec, link) in self.scenario.links.iter().zip(&self.links) {
-            let s = &mut self.link_series;
-            s.time_seconds.push(t);
-            s.link.push(spec.name.clone());
-            s.queue_packets.push(link.queue_packets());
-            s.queue_bytes.push(link.queue_bytes());
-            s.queue_avg_packets.push(link.red().map_or(f64::NAN, Red::average));
-            s.drops_overflow.push(link.stats.drops_overflow);
-            s.drops_red.push(link.stats.drops_red);
-            s.drops_error.push(link.stats.drops_error);
-            s.drops_outage.push(link.stats.drops_outage);
+            written = written.and_then(|()| {
+                sink.link_sample(&LinkSample {
+                    time_seconds: t,
+                    link: &spec.name,
+                    queue_packets: link.queue_packets(),
+                    queue_bytes: link.queue_bytes(),
+                    queue_avg_packets: link.red().map_or(f64::NAN, Red::average),
+                    drops_overflow: link.stats.drops_overflow,
+                    drops_red: link.stats.drops_red,
+                    drops_error: link.stats.drops_error,
+                    drops_outage: link.stats.drops_outage,
+                })
+            });
         }
+        if let Err(e) = written {
+            self.series_error.get_or_insert(e);
+        }
+    }
+
+    /// A flow that reports more bytes than the links into its receiver could have carried while
+    /// it was active: everything it counts arrived over those links within `[start, end]`, so
+    /// its wire bytes are at most their rates times its active time, plus one packet per link
+    /// for transmission times rounded to whole nanoseconds.
+    fn over_capacity(&self) -> Option<String> {
+        let scenario = self.scenario;
+        for (spec, f) in scenario.flows.iter().zip(&self.flows) {
+            let active = f.end.saturating_sub(spec.start);
+            let incoming = scenario.links.iter().filter(|l| l.to == spec.dst);
+            let (rate_bps, links) =
+                incoming.fold((0u128, 0u128), |(r, n), l| (r + u128::from(l.rate_bps), n + 1));
+            let capacity_bits = rate_bps * u128::from(active) / u128::from(NANOS_PER_SECOND);
+            let slack_bits = links * 8 * 65_536;
+            let carried_bits = u128::from(f.wire_bytes) * 8;
+            if carried_bits > capacity_bits + slack_bits || f.bytes_delivered > f.wire_bytes {
+                return Some(format!(
+                    "flow {} counts {} bytes on the wire ({} delivered) in {} ns, more than the {} b/s \
+                     into its receiver can carry",
+                    spec.name, f.wire_bytes, f.bytes_delivered, active, rate_bps
+                ));
+            }
+        }
+        None
     }
 
     fn finish(mut self, wall_seconds: f64) -> RunResult {
@@ -835,7 +961,7 @@ impl<'a, 's> Simulation<'a, 's> {
                     src: node(spec.src),
                     dst: node(spec.dst),
                     goodput_bps: rate(f.bytes_delivered),
-                    throughput_bps: rate(f.receiver.wire_bytes_received),
+                    throughput_bps: rate(f.wire_bytes),
                     bytes_delivered: f.bytes_delivered,
                     segments_sent: stats.segments_sent,
                     retransmits: stats.retransmits,
@@ -882,12 +1008,11 @@ impl<'a, 's> Simulation<'a, 's> {
             sources,
             links,
         };
-        let record = self.options.record_series;
-        RunResult {
-            summary,
-            flow_series: record.then_some(self.flow_series),
-            link_series: record.then_some(self.link_series),
-        }
+        let (flow_series, link_series) = match self.series {
+            Series::Memory(memory) => (Some(memory.flows), Some(memory.links)),
+            Series::Off | Series::Sink(_) => (None, None),
+        };
+        RunResult { summary, flow_series, link_series }
     }
 }
 

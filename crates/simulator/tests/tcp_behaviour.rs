@@ -72,8 +72,12 @@ fn a_finished_transfer_loses_no_byte() {
         let result =
             run(&line.scenario(), RunOptions { record_series: true, check_invariants: true }).unwrap();
         let series = result.flow_series.unwrap();
+        // The summary counts deliveries up to the stop (goodput covers the active time); the
+        // receiver's cumulative ACK at the end shows the rest arrived too, and the invariant
+        // monitor has checked that each byte was delivered once and in order.
         let sent = *series.snd_max.last().unwrap();
-        assert_eq!(f.bytes_delivered, sent, "{recovery:?}: bytes sent but never delivered");
+        assert!(f.bytes_delivered <= sent);
+        assert_eq!(*series.snd_una.last().unwrap(), sent, "{recovery:?}: bytes sent but never delivered");
     }
 }
 

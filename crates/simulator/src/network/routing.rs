@@ -37,6 +37,11 @@ impl Routes {
         Routes { nodes, next_link }
     }
 
+    /// The memory of the table for `nodes` nodes (what `budget` counts before building it).
+    pub fn bytes_for(nodes: usize) -> u64 {
+        (nodes as u64).saturating_mul(nodes as u64).saturating_mul(std::mem::size_of::<Option<u32>>() as u64)
+    }
+
     pub fn next_link(&self, at: u32, destination: u32) -> Option<u32> {
         self.next_link[at as usize * self.nodes + destination as usize]
     }

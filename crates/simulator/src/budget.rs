@@ -1,0 +1,235 @@
+//! What a run will hold in memory, estimated before it starts, so that a scenario that would
+//! exhaust the machine is refused with the number and the fix instead of growing until the
+//! allocator aborts (docs/scenarios.md, "Bounds").
+//!
+//! The estimate counts what grows with the scenario: routing tables (nodes × destinations),
+//! links, TCP flows (those of the file and, for arrival tables, the flows open at once plus a
+//! slot per flow ever started) and time-series rows kept in memory. Everything else a run holds
+//! is small beside these or bounded by them (packets in flight are bounded by the windows).
+//! Rows streamed to disk cost no memory but are capped by [`MAX_SERIES_ROWS`].
+
+use crate::model::Scenario;
+use crate::network::{Link, Routes};
+use crate::scenario::ScenarioError;
+
+/// The memory a run may use unless the caller says otherwise (`--max-memory`).
+pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 1_000_000_000;
+
+/// Most time-series rows one run may write, in memory or on disk: about 6 GB of CSV.
+pub const MAX_SERIES_ROWS: u64 = 100_000_000;
+
+/// Memory per time-series row kept in memory until the run ends, all copies included: the
+/// simulator's columns (a name per row), then the same row as Python objects and as a DataFrame.
+/// Measured: a 1000-flow 60 s dumbbell (6 M rows) peaked at 3.57 GB RSS, about 600 B per row.
+pub const BYTES_PER_MEMORY_ROW: u64 = 600;
+
+/// A TCP flow: its sender and receiver state plus the buffers they grow (SACK scoreboard,
+/// out-of-order reassembly, retransmission bookkeeping), rounded up.
+const BYTES_PER_FLOW: u64 = 4096;
+
+/// Per flow an arrival table ever starts: its slot in the flow table and its id in the
+/// multipath bookkeeping.
+const BYTES_PER_STARTED_FLOW: u64 = 32;
+
+/// One part of the estimate: what it is, its size, and the scenario field that sets it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub what: String,
+    pub bytes: u64,
+    pub field: String,
+}
+
+/// The estimated memory of a run, by part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    pub parts: Vec<Part>,
+    /// Time-series rows the run will record (in memory or on disk).
+    pub series_rows: u64,
+}
+
+impl Estimate {
+    pub fn total_bytes(&self) -> u64 {
+        self.parts.iter().fold(0u64, |sum, p| sum.saturating_add(p.bytes))
+    }
+
+    /// The largest part.
+    pub fn largest(&self) -> Option<&Part> {
+        self.parts.iter().max_by_key(|p| p.bytes)
+    }
+}
+
+/// How the run records its time series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recording {
+    Off,
+    /// Kept in memory until the run ends.
+    Memory,
+    /// Written to files as the run goes.
+    Streamed,
+}
+
+/// Estimate the memory of running `scenario`.
+pub fn estimate(scenario: &Scenario, recording: Recording) -> Estimate {
+    let mut parts = Vec::new();
+    let nodes = scenario.nodes.len() as u64;
+    parts.push(Part {
+        what: format!("routing tables ({nodes} nodes)"),
+        bytes: Routes::bytes_for(scenario.nodes.len()),
+        field: "topology".into(),
+    });
+    parts.push(Part {
+        what: format!("{} links", scenario.links.len()),
+        bytes: (scenario.links.len() as u64).saturating_mul(std::mem::size_of::<Link>() as u64 + 256),
+        field: "links".into(),
+    });
+    parts.push(Part {
+        what: format!("{} TCP flows", scenario.flows.len()),
+        bytes: (scenario.flows.len() as u64).saturating_mul(BYTES_PER_FLOW),
+        field: "flows".into(),
+    });
+    for table in &scenario.arrivals {
+        let (started, open) = arrival_counts(scenario, table);
+        parts.push(Part {
+            what: format!("arrival table {:?} (about {started} flows, {open} open at once)", table.name),
+            bytes: started
+                .saturating_mul(BYTES_PER_STARTED_FLOW)
+                .saturating_add(open.saturating_mul(BYTES_PER_FLOW)),
+            field: format!("flows.{}.arrivals", table.name),
+        });
+    }
+    let series_rows = match recording {
+        Recording::Off => 0,
+        Recording::Memory | Recording::Streamed => {
+            let samples = scenario.duration / scenario.sample_interval.max(1) + 1;
+            let per_sample = (scenario.flows.len() + scenario.links.len()) as u64;
+            samples.saturating_mul(per_sample)
+        }
+    };
+    if recording == Recording::Memory {
+        parts.push(Part {
+            what: format!("time series kept in memory ({series_rows} rows)"),
+            bytes: series_rows.saturating_mul(BYTES_PER_MEMORY_ROW),
+            field: "scenario.sample_interval".into(),
+        });
+    }
+    Estimate { parts, series_rows }
+}
+
+/// A high-probability bound on the flows an arrival table starts (Poisson: mean plus six standard
+/// deviations, at most `max_flows`) and on those open at once (Little's law, bounded the same way).
+fn arrival_counts(scenario: &Scenario, table: &crate::model::ArrivalsSpec) -> (u64, u64) {
+    let end = table.stop.unwrap_or(scenario.duration).min(scenario.duration);
+    let span = end.saturating_sub(table.start) as f64;
+    let interarrival = table.mean_interarrival.max(1) as f64;
+    let bound = |mean: f64| (mean + 6.0 * mean.sqrt() + 16.0).min(table.max_flows as f64) as u64;
+    let started = bound(span / interarrival);
+    let open = bound(table.mean_duration.min(end) as f64 / interarrival).min(started);
+    (started, open)
+}
+
+/// Refuse a run whose estimate exceeds `max_memory_bytes`, or whose series would exceed
+/// [`MAX_SERIES_ROWS`], with the numbers and what to change.
+pub fn check(scenario: &Scenario, recording: Recording, max_memory_bytes: u64) -> Result<(), ScenarioError> {
+    let estimate = estimate(scenario, recording);
+    let fail = |field: &str, message: String| ScenarioError {
+        file: scenario.source.clone(),
+        field: field.to_string(),
+        message,
+    };
+    if estimate.series_rows > MAX_SERIES_ROWS {
+        return Err(fail(
+            "scenario.sample_interval",
+            format!(
+                "the time series would have {} rows ({} samples of {} flows and links, one every {}); \
+                 at most {MAX_SERIES_ROWS}: raise scenario.sample_interval or shorten scenario.duration",
+                estimate.series_rows,
+                scenario.duration / scenario.sample_interval.max(1) + 1,
+                scenario.flows.len() + scenario.links.len(),
+                crate::scenario::units::format_duration(scenario.sample_interval),
+            ),
+        ));
+    }
+    let total = estimate.total_bytes();
+    if total <= max_memory_bytes {
+        return Ok(());
+    }
+    let largest = estimate.largest().expect("an estimate has parts");
+    let fix = match (recording, largest.field.as_str()) {
+        (Recording::Memory, "scenario.sample_interval") => {
+            "raise scenario.sample_interval, shorten scenario.duration, or write the series to disk \
+             as the run goes (`westwood run --out DIR`)"
+        }
+        _ => "make the scenario smaller",
+    };
+    Err(fail(
+        &largest.field,
+        format!(
+            "this run would need about {} of memory, most of it for {} ({}); the limit is {}: {fix}, \
+             or raise the limit (--max-memory, or max_memory= in the Python API)",
+            human_bytes(total),
+            largest.what,
+            human_bytes(largest.bytes),
+            human_bytes(max_memory_bytes),
+        ),
+    ))
+}
+
+/// `1.2 GB`, `340 MB`, `12 kB`, `100 B`.
+pub fn human_bytes(bytes: u64) -> String {
+    let b = bytes as f64;
+    for (unit, size) in [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)] {
+        if b >= size {
+            return format!("{:.1} {unit}", b / size);
+        }
+    }
+    format!("{bytes} B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario;
+
+    fn load(text: &str, overrides: &[(&str, &str)]) -> Scenario {
+        let overrides: Vec<(String, String)> =
+            overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        scenario::load_str(text, "test.toml", &overrides).expect("valid scenario")
+    }
+
+    const WIRELESS: &str = include_str!("../../../scenarios/wireless.toml");
+    const DUMBBELL: &str = include_str!("../../../scenarios/dumbbell.toml");
+
+    #[test]
+    fn a_committed_scenario_fits_the_default_limit_with_its_series_in_memory() {
+        let s = load(WIRELESS, &[]);
+        assert!(check(&s, Recording::Memory, DEFAULT_MAX_MEMORY_BYTES).is_ok());
+    }
+
+    /// The tester's `sample_interval = 1ns` for 1 s: 3 × 10^9 rows, refused before the run.
+    #[test]
+    fn nanosecond_sampling_is_refused_with_the_row_count() {
+        let s = load(WIRELESS, &[("scenario.sample_interval", "1us"), ("duration", "1000s")]);
+        let e = check(&s, Recording::Streamed, DEFAULT_MAX_MEMORY_BYTES).unwrap_err();
+        assert_eq!(e.field, "scenario.sample_interval");
+        assert!(e.message.contains("at most 100000000"), "{e}");
+    }
+
+    /// A 1000-flow dumbbell with its series in memory needs GBs; streamed, it fits.
+    #[test]
+    fn wide_series_in_memory_are_refused_but_fit_when_streamed() {
+        let s = load(DUMBBELL, &[("flows", "1000")]);
+        let e = check(&s, Recording::Memory, DEFAULT_MAX_MEMORY_BYTES).unwrap_err();
+        assert_eq!(e.field, "scenario.sample_interval");
+        assert!(e.message.contains("--out DIR") && e.message.contains("GB"), "{e}");
+        assert!(check(&s, Recording::Streamed, DEFAULT_MAX_MEMORY_BYTES).is_ok());
+        assert!(check(&s, Recording::Off, DEFAULT_MAX_MEMORY_BYTES).is_ok());
+    }
+
+    #[test]
+    fn bytes_read_for_people() {
+        assert_eq!(human_bytes(100), "100 B");
+        assert_eq!(human_bytes(1 << 30), "1.1 GB");
+        assert_eq!(human_bytes(DEFAULT_MAX_MEMORY_BYTES), "1.0 GB");
+        assert_eq!(human_bytes(3_570_000_000), "3.6 GB");
+    }
+}
