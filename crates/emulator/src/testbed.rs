@@ -548,10 +548,7 @@ pub fn run_once(
     let wall_start = std::time::Instant::now();
     sig::install();
     prerequisites()?;
-    let stale = netns::remove_stale();
-    if !stale.is_empty() {
-        eprintln!("removed {} namespace(s) left by an earlier run: {}", stale.len(), stale.join(" "));
-    }
+    netns::remove_stale_and_report();
     let mut kernel_ccs: Vec<&str> = plan.flows.iter().map(|f| f.kernel_cc.as_str()).collect();
     kernel_ccs.sort();
     kernel_ccs.dedup();
