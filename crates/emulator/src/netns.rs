@@ -17,7 +17,7 @@
 //! * Nothing else is named after a namespace, and nothing outside them is left: both ends of
 //!   every veth are created directly inside their namespaces (one `ip link add ... netns`),
 //!   and deleting a namespace destroys the veth ends in it, so removing the namespaces
-//!   removes the veths.
+//!   removes the veths. Every `ip`/iperf3 child dies with us (`PR_SET_PDEATHSIG`).
 //! * The router namespace has no addresses: its kernel forwards nothing (frames for another
 //!   MAC are PACKET_OTHERHOST there), only the emulator moves frames between its interfaces.
 //! * Endpoints have one /32 address each, a host route and a permanent neighbour entry for
@@ -34,13 +34,13 @@
 //! * Traffic exists only inside these namespaces: nothing is routed to the host's.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use westwood_linux::netns::{run, tool};
 
 use crate::error::{Error, Result};
-use crate::process::{Gone, Owner};
+use crate::process::{self, Gone, Owner};
 use crate::sys;
 
 /// Prefix of every namespace the testbed creates.
@@ -199,13 +199,13 @@ impl Topology {
     }
 
     fn add_ns(&mut self, name: &str) -> Result<()> {
-        run(Command::new(&self.ip).args(["netns", "add", name]))?;
+        run(process::command(&self.ip).args(["netns", "add", name]))?;
         self.created.push(name.to_string());
         Ok(())
     }
 
     fn cmd(&self, args: &[&str]) -> Result<String> {
-        run(Command::new(&self.ip).args(args))
+        run(process::command(&self.ip).args(args))
     }
 
     /// MTU, GSO off, GRO unable to merge, up.
@@ -236,7 +236,7 @@ impl Drop for Topology {
 /// error says why it still exists; one that is gone already (another run removed it) is fine.
 fn delete_namespace(ip: &Path, ns: &str) -> std::result::Result<(), String> {
     for _ in 0..3 {
-        let Ok(out) = Command::new(ip).args(["netns", "pids", ns]).stderr(Stdio::null()).output() else {
+        let Ok(out) = process::command(ip).args(["netns", "pids", ns]).stderr(Stdio::null()).output() else {
             break;
         };
         let pids: Vec<i32> =
@@ -249,7 +249,7 @@ fn delete_namespace(ip: &Path, ns: &str) -> std::result::Result<(), String> {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let out = Command::new(ip).args(["netns", "del", ns]).stdin(Stdio::null()).output();
+    let out = process::command(ip).args(["netns", "del", ns]).stdin(Stdio::null()).output();
     if !Path::new(NETNS_DIR).join(ns).exists() {
         return Ok(());
     }
@@ -262,7 +262,7 @@ fn delete_namespace(ip: &Path, ns: &str) -> std::result::Result<(), String> {
 /// (rx, tx) packets dropped by interface `dev` of namespace `ns` (`ip -s link`).
 pub fn link_drops(ns: &str, dev: &str) -> Result<(u64, u64)> {
     let ip = tool("ip", "iproute2")?;
-    let text = run(Command::new(ip).args(["-n", ns, "-s", "-j", "link", "show", "dev", dev]))?;
+    let text = run(process::command(ip).args(["-n", ns, "-s", "-j", "link", "show", "dev", dev]))?;
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::failed("ip -j link", e))?;
     let stats = &v[0]["stats64"];
     let n = |x: &serde_json::Value| x.as_u64().unwrap_or(0);

@@ -1,12 +1,17 @@
-//! Processes around the testbed: who owns a namespace, and whether that owner still runs.
+//! Processes around the testbed: who owns a namespace, whether that owner still runs, and
+//! children that go down with us.
 //!
 //! * A pid alone does not say a run is alive: a SIGKILLed run stays a zombie until its parent
 //!   reaps it (so /proc/PID exists), and the kernel reuses pids. An [`Owner`] is therefore the
 //!   pid *and* the process's start time (field 22 of /proc/PID/stat, clock ticks after boot),
 //!   which no later process with the same pid can share. It is alive only if /proc/PID/stat
 //!   exists, is not a zombie (`Z`) or dead (`X`), and has the recorded start time.
+//! * Every child we spawn gets `PR_SET_PDEATHSIG(SIGKILL)` ([`die_with_parent`]), so a
+//!   SIGKILLed testbed does not leave iperf3 running its experiment to the end.
 
 use std::io;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
 
 /// What /proc/PID/stat says about a process, as far as liveness goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +109,39 @@ impl Owner {
         }
         stat.has_exited().then_some(Gone::Zombie)
     }
+}
+
+/// Have the kernel SIGKILL the child `cmd` spawns when the thread that spawns it ends
+/// (`PR_SET_PDEATHSIG`; kept across exec, so `ip netns exec iperf3 ...` gets it too).
+///
+/// The "parent" is the spawning *thread*, not the process: spawn from a thread that waits for
+/// (or kills) the child before it ends, as every spawn in this crate does (`.output()`,
+/// `.status()`, or a `ChildGuard` dropped on the same thread).
+///
+/// If we died between fork and prctl, the child is already re-parented and would never get
+/// the signal; as the man page advises, it checks its parent after the prctl and gives up
+/// (spawn fails with ESRCH). The closure runs between fork and exec: only async-signal-safe
+/// calls, no allocation.
+pub fn die_with_parent(cmd: &mut Command) -> &mut Command {
+    let parent = std::process::id() as libc::pid_t;
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        })
+    }
+}
+
+/// A [`Command`] for `program` whose process dies with us ([`die_with_parent`]).
+pub fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    die_with_parent(&mut cmd);
+    cmd
 }
 
 #[cfg(test)]
