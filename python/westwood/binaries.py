@@ -82,7 +82,7 @@ def parent_death_signal(sig: int) -> Optional[Callable[[], None]]:
     prctl is looked up here, before the fork: the function runs between fork and exec, where a
     process with threads can only safely make plain system calls. If this process died between
     the fork and the prctl, the child was re-parented already and would never get ``sig``: it
-    checks its parent afterwards and exits, as ``man 2 PR_SET_PDEATHSIG`` advises.
+    checks its parent afterwards and exits, as prctl(2) advises.
     """
     if not sys.platform.startswith("linux"):
         return None
