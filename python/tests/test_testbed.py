@@ -8,8 +8,11 @@ checks that its files have the columns `westwood run --out` writes.
 import csv
 import json
 import os
+import signal
 import stat
 import subprocess
+import sys
+import time
 
 import pytest
 
@@ -68,6 +71,49 @@ def test_a_signal_death_becomes_128_plus_the_signal(tmp_path, monkeypatch):
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("WESTWOOD_EMU_BIN", str(fake))
     assert testbed.main_emu(["cleanup"]) == 128 + 15
+
+
+def _wait_for(condition, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_killing_the_wrapper_sends_the_binary_sigterm(tmp_path):
+    """``kill -9`` of ``westwood testbed`` must not leave the binary running its experiment to
+    the end: the binary gets SIGTERM, on which the real one cleans up as on Ctrl-C."""
+    started, terminated = tmp_path / "started", tmp_path / "terminated"
+    fake = tmp_path / "westwood-emu"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"trap 'echo TERM > \"{terminated}\"; exit 143' TERM\n"
+        f'echo $$ > "{started}"\n'
+        "while :; do sleep 0.05; done\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    wrapper = subprocess.Popen(
+        [sys.executable, "-m", "westwood", "testbed", "wireless"],
+        env={**os.environ, "WESTWOOD_EMU_BIN": str(fake)},
+    )
+    pid = None
+    try:
+        assert _wait_for(lambda: started.exists() and started.read_text().strip(), 60)
+        pid = int(started.read_text())
+        wrapper.kill()
+        wrapper.wait()
+        assert _wait_for(terminated.exists, 5), "the binary outlived the wrapper without SIGTERM"
+    finally:
+        wrapper.kill()
+        wrapper.wait()
+        if pid is not None and not terminated.exists():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def _real_binary():

@@ -7,6 +7,7 @@ build it.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -17,6 +18,9 @@ from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
 EXIT_USAGE = 2
+
+# <linux/prctl.h>
+PR_SET_PDEATHSIG = 1
 
 
 class BinaryNotFound(FileNotFoundError):
@@ -64,19 +68,63 @@ class RustBinary:
         )
 
 
-def run(find: Callable[[], Path], argv: Sequence[str], prog: str) -> int:
+def parent_death_signal(sig: int) -> Optional[Callable[[], None]]:
+    """A ``preexec_fn`` that has the kernel send ``sig`` to the child when this process dies
+    (``prctl(PR_SET_PDEATHSIG)``), or ``None`` where there is no such thing (not Linux).
+
+    Without it a ``kill -9`` of the wrapper leaves the binary running its experiment to the end,
+    namespaces and iperf3 included. With SIGTERM the binary cleans up and exits as on Ctrl-C.
+
+    The kernel sends the signal when the *thread* that forked the child ends, not the process:
+    spawn from a thread that waits for the child before it ends (``run`` and the testbed runs of
+    ``westwood reproduce`` do, wherever they are called from).
+
+    prctl is looked up here, before the fork: the function runs between fork and exec, where a
+    process with threads can only safely make plain system calls. If this process died between
+    the fork and the prctl, the child was re-parented already and would never get ``sig``: it
+    checks its parent afterwards and exits, as prctl(2) advises.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+    prctl.restype = ctypes.c_int
+    parent = os.getpid()
+    signum = int(signal.Signals(sig))  # ValueError here, not in the child, for a bad number
+
+    def die_with_parent() -> None:
+        # prctl fails only for an invalid signal number, which a checked one is not.
+        prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(128 + signum)
+
+    return die_with_parent
+
+
+def run(
+    find: Callable[[], Path],
+    argv: Sequence[str],
+    prog: str,
+    parent_death: Optional[int] = None,
+) -> int:
     """Run the binary ``find()`` returns with ``argv`` and return its exit status.
 
     Ctrl-C reaches the child too (same process group); we wait for it to clean up (namespaces,
-    iperf3, pins) and return its status. A child killed by a signal gives 128 + signal.
+    iperf3, pins) and return its status. A child killed by a signal gives 128 + signal. With
+    ``parent_death`` (a signal), the child gets that signal if we die first (kill -9 included:
+    ``parent_death_signal``), so it does not outlive us.
     """
     try:
         binary = find()
     except BinaryNotFound as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    preexec = parent_death_signal(parent_death) if parent_death is not None else None
     try:
-        proc = subprocess.Popen([str(binary), *argv])
+        proc = subprocess.Popen([str(binary), *argv], preexec_fn=preexec)
     except OSError as e:
         print(f"{prog}: error: cannot run {binary}: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -22,6 +22,7 @@ A bare scenario name (``wireless``) is resolved here as for ``westwood run``
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -89,8 +90,12 @@ def resolve_scenario_argument(argv: Sequence[str]) -> List[str]:
 
 
 def run_binary(argv: Sequence[str], prog: str) -> int:
-    """Run ``westwood-emu ARGV`` and return its exit status (see ``binaries.run``)."""
-    return run(find_binary, argv, prog)
+    """Run ``westwood-emu ARGV`` and return its exit status (see ``binaries.run``).
+
+    If this wrapper dies (even by ``kill -9``), the binary gets SIGTERM and removes its
+    namespaces and iperf3 as on Ctrl-C, instead of running the experiment to its end.
+    """
+    return run(find_binary, argv, prog, parent_death=signal.SIGTERM)
 
 
 def main_testbed(argv: Sequence[str]) -> int:

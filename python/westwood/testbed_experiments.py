@@ -32,6 +32,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -52,6 +53,7 @@ from typing import (
     Tuple,
 )
 
+from .binaries import parent_death_signal
 from .claims import Claim, ClaimUnavailable, Measurement
 from .files import write_json_atomic, write_text_atomic
 from .paths import resolve_scenario
@@ -295,7 +297,13 @@ def run_one(run: TestbedRun, binary: Path, store: Path) -> Dict[str, Any]:
         partial = store / f"{run.key}.partial"
         shutil.rmtree(partial, ignore_errors=True)
         started = time.monotonic()
-        proc = subprocess.run(run.argv(binary, partial), capture_output=True, text=True)
+        proc = subprocess.run(
+            run.argv(binary, partial),
+            capture_output=True,
+            text=True,
+            # If reproduce is killed, the run cleans up and stops instead of running on.
+            preexec_fn=parent_death_signal(signal.SIGTERM),
+        )
         wall = time.monotonic() - started
         if proc.returncode == 130:
             shutil.rmtree(partial, ignore_errors=True)

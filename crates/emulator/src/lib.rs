@@ -7,6 +7,8 @@
 //! - [`realtime`]: the emulator thread — AF_PACKET ports ([`afpacket`]), CLOCK_MONOTONIC,
 //!   epoll + timerfd;
 //! - [`netns`]: namespaces, veth pairs, sysctls, stale-namespace removal;
+//! - [`process`]: namespace owners (pid and start time) and whether they run; children that
+//!   die with us;
 //! - [`plan`]: scenario → testbed (what maps, what is approximated, what is refused);
 //! - [`testbed`]: iperf3 flows, TCP_INFO sampling ([`diag`]), tcpw's BWE, results;
 //! - [`selftest`]: the emulator measured by itself;
@@ -19,6 +21,7 @@ pub mod error;
 pub mod netns;
 pub mod output;
 pub mod plan;
+pub mod process;
 pub mod realtime;
 pub mod selftest;
 pub mod sys;

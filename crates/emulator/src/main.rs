@@ -239,13 +239,13 @@ fn cmd_run(mut args: Args) -> Result<i32> {
 fn cmd_cleanup(args: Args) -> Result<i32> {
     args.positionals(0)?;
     netns::require_root("cleanup")?;
-    let removed = netns::remove_stale();
-    println!(
-        "removed {} stale namespace(s){}",
-        removed.len(),
-        if removed.is_empty() { String::new() } else { format!(": {}", removed.join(" ")) }
-    );
-    Ok(0)
+    let removals = netns::remove_stale();
+    match netns::describe_removals(&removals) {
+        Some(text) => println!("{text}"),
+        None => println!("removed 0 stale namespace(s)"),
+    }
+    // Exit 1 if one is still there: the next run would meet it again.
+    Ok(if removals.iter().any(|r| r.error.is_some()) { 1 } else { 0 })
 }
 
 fn real_main() -> Result<i32> {

@@ -6,9 +6,18 @@
 //!                          \___ emulator (AF_PACKET on every router-side end) ___/
 //! ```
 //!
-//! * Namespaces are named `wwtb-<pid>-<n>-<suffix>`; the router is `...-rt`. A run killed
-//!   with SIGKILL leaves them behind: [`remove_stale`] deletes every `wwtb-` namespace whose
-//!   pid is not alive (and kills what still runs in it), so the next run starts clean.
+//! * Namespaces are named `wwtb-<pid>-s<starttime>-<n>-<suffix>`, after the process that
+//!   made them (pid and start time, [`crate::process::Owner`]); the router is `...-rt`. A run
+//!   killed with SIGKILL leaves them behind: [`remove_stale`] deletes every `wwtb-` namespace
+//!   whose owner is not running — no such pid, a zombie, or a pid since reused by a process
+//!   with another start time — and kills what still runs in it, so the next run starts clean.
+//!   Names of older versions (`wwtb-<pid>-<n>-<suffix>`, no start time) still parse; for
+//!   them a reused pid cannot be told from the owner. The pid stays first so that older
+//!   versions, which read only it, keep seeing these names' owners as alive.
+//! * Nothing else is named after a namespace, and nothing outside them is left: both ends of
+//!   every veth are created directly inside their namespaces (one `ip link add ... netns`),
+//!   and deleting a namespace destroys the veth ends in it, so removing the namespaces
+//!   removes the veths. Every `ip`/iperf3 child dies with us (`PR_SET_PDEATHSIG`).
 //! * The router namespace has no addresses: its kernel forwards nothing (frames for another
 //!   MAC are PACKET_OTHERHOST there), only the emulator moves frames between its interfaces.
 //! * Endpoints have one /32 address each, a host route and a permanent neighbour entry for
@@ -24,13 +33,14 @@
 //!   to ksoftirqd — a normal-priority thread — under load, adding milliseconds).
 //! * Traffic exists only inside these namespaces: nothing is routed to the host's.
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use westwood_linux::netns::{run, tool};
 
 use crate::error::{Error, Result};
+use crate::process::{self, Gone, Owner};
 use crate::sys;
 
 /// Prefix of every namespace the testbed creates.
@@ -111,8 +121,10 @@ impl Topology {
     /// Create the router and the endpoints.
     pub fn create(specs: &[EndpointSpec]) -> Result<Topology> {
         let ip = tool("ip", "iproute2")?;
+        let owner = Owner::current()
+            .map_err(|e| Error::failed("reading this process's start time from /proc/self/stat", e))?;
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let base = format!("{PREFIX}{}-{n}", std::process::id());
+        let base = format!("{}-{n}", owner_prefix(owner));
         let mut topo =
             Topology { router: format!("{base}-rt"), endpoints: Vec::new(), created: Vec::new(), ip };
         // From here on, Drop removes whatever exists.
@@ -187,13 +199,13 @@ impl Topology {
     }
 
     fn add_ns(&mut self, name: &str) -> Result<()> {
-        run(Command::new(&self.ip).args(["netns", "add", name]))?;
+        run(process::command(&self.ip).args(["netns", "add", name]))?;
         self.created.push(name.to_string());
         Ok(())
     }
 
     fn cmd(&self, args: &[&str]) -> Result<String> {
-        run(Command::new(&self.ip).args(args))
+        run(process::command(&self.ip).args(args))
     }
 
     /// MTU, GSO off, GRO unable to merge, up.
@@ -212,15 +224,19 @@ impl Topology {
 impl Drop for Topology {
     fn drop(&mut self) {
         for ns in self.created.iter().rev() {
-            delete_namespace(&self.ip, ns);
+            if let Err(e) = delete_namespace(&self.ip, ns) {
+                // The next run (or `westwood-emu cleanup`) removes it once we have exited.
+                eprintln!("warning: {e}");
+            }
         }
     }
 }
 
-/// Kill every process in namespace `ns` and delete it (which destroys its veth ends).
-fn delete_namespace(ip: &std::path::Path, ns: &str) {
+/// Kill every process in namespace `ns` and delete it (which destroys its veth ends). An
+/// error says why it still exists; one that is gone already (another run removed it) is fine.
+fn delete_namespace(ip: &Path, ns: &str) -> std::result::Result<(), String> {
     for _ in 0..3 {
-        let Ok(out) = Command::new(ip).args(["netns", "pids", ns]).stderr(Stdio::null()).output() else {
+        let Ok(out) = process::command(ip).args(["netns", "pids", ns]).stderr(Stdio::null()).output() else {
             break;
         };
         let pids: Vec<i32> =
@@ -233,22 +249,32 @@ fn delete_namespace(ip: &std::path::Path, ns: &str) {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let _ = Command::new(ip).args(["netns", "del", ns]).stderr(Stdio::null()).status();
+    let out = process::command(ip).args(["netns", "del", ns]).stdin(Stdio::null()).output();
+    if !Path::new(NETNS_DIR).join(ns).exists() {
+        return Ok(());
+    }
+    Err(match out {
+        Ok(out) => format!("`ip netns del {ns}` failed: {}", String::from_utf8_lossy(&out.stderr).trim()),
+        Err(e) => format!("running `ip netns del {ns}`: {e}"),
+    })
 }
 
 /// (rx, tx) packets dropped by interface `dev` of namespace `ns` (`ip -s link`).
 pub fn link_drops(ns: &str, dev: &str) -> Result<(u64, u64)> {
     let ip = tool("ip", "iproute2")?;
-    let text = run(Command::new(ip).args(["-n", ns, "-s", "-j", "link", "show", "dev", dev]))?;
+    let text = run(process::command(ip).args(["-n", ns, "-s", "-j", "link", "show", "dev", dev]))?;
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::failed("ip -j link", e))?;
     let stats = &v[0]["stats64"];
     let n = |x: &serde_json::Value| x.as_u64().unwrap_or(0);
     Ok((n(&stats["rx"]["dropped"]), n(&stats["tx"]["dropped"])))
 }
 
+/// Where `ip netns` keeps its namespaces (one file each, named after the namespace).
+const NETNS_DIR: &str = "/run/netns";
+
 /// Our namespaces that exist now (all runs).
 pub fn existing() -> Vec<String> {
-    let Ok(dir) = std::fs::read_dir("/run/netns") else { return Vec::new() };
+    let Ok(dir) = std::fs::read_dir(NETNS_DIR) else { return Vec::new() };
     let mut names: Vec<String> = dir
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -258,28 +284,112 @@ pub fn existing() -> Vec<String> {
     names
 }
 
-/// The pid encoded in one of our namespace names.
-fn owner_pid(name: &str) -> Option<i32> {
-    name.strip_prefix(PREFIX)?.split('-').next()?.parse().ok()
+/// The start of the names of `owner`'s namespaces: `wwtb-<pid>-s<starttime>` (the pid first,
+/// where older versions read it; `s` tells the start time from the older names' counter).
+pub fn owner_prefix(owner: Owner) -> String {
+    match owner.start_time {
+        Some(t) => format!("{PREFIX}{}-s{t}", owner.pid),
+        None => format!("{PREFIX}{}", owner.pid),
+    }
 }
 
-/// Remove namespaces left by runs that no longer exist (killed with SIGKILL, say): returns
-/// their names. Namespaces of live runs (this process's included) are left alone.
-pub fn remove_stale() -> Vec<String> {
-    let Ok(ip) = tool("ip", "iproute2") else { return Vec::new() };
-    let mut removed = Vec::new();
-    for name in existing() {
-        let alive = owner_pid(&name)
-            .map(|pid| {
-                pid == std::process::id() as i32 || std::path::Path::new(&format!("/proc/{pid}")).exists()
-            })
-            .unwrap_or(false);
-        if !alive {
-            delete_namespace(&ip, &name);
-            removed.push(name);
+/// The owner recorded in one of our namespace names (`None`: not a name we write).
+pub fn owner_of(name: &str) -> Option<Owner> {
+    let mut parts = name.strip_prefix(PREFIX)?.split('-');
+    let pid = parts.next()?.parse().ok()?;
+    let start_time = match parts.next()?.strip_prefix('s') {
+        Some(t) => Some(t.parse().ok()?),
+        None => None,
+    };
+    Some(Owner { pid, start_time })
+}
+
+/// Why a namespace counts as left behind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stale {
+    /// The process that created it is not running ([`Gone`] says how).
+    Owner(Gone),
+    /// A `wwtb-` name with no owner in it (not one we write).
+    Unowned,
+}
+
+impl std::fmt::Display for Stale {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stale::Owner(gone) => write!(f, "owner {gone}"),
+            Stale::Unowned => f.write_str("no owner in the name"),
         }
     }
-    removed
+}
+
+/// Whether namespace `name` is left behind by a run that no longer exists (`None`: its
+/// owner runs, so it is in use).
+pub fn stale(name: &str) -> Option<Stale> {
+    match owner_of(name) {
+        Some(owner) => owner.gone().map(Stale::Owner),
+        None => Some(Stale::Unowned),
+    }
+}
+
+/// A left-behind namespace [`remove_stale`] dealt with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Removal {
+    pub name: String,
+    pub why: Stale,
+    /// Why it could not be removed (it still exists).
+    pub error: Option<String>,
+}
+
+/// Remove namespaces left by runs that no longer exist (killed with SIGKILL, say), with what
+/// still runs in them and so their veths: one entry per namespace found stale. Namespaces of
+/// running runs (this process's included) are left alone.
+pub fn remove_stale() -> Vec<Removal> {
+    let Ok(ip) = tool("ip", "iproute2") else { return Vec::new() };
+    let mut removals = Vec::new();
+    for name in existing() {
+        if let Some(why) = stale(&name) {
+            let error = delete_namespace(&ip, &name).err();
+            removals.push(Removal { name, why, error });
+        }
+    }
+    removals
+}
+
+/// [`remove_stale`], saying on stderr what it removed (and what it could not), for the
+/// commands that clean up before they start. Returns the removals.
+pub fn remove_stale_and_report() -> Vec<Removal> {
+    let removals = remove_stale();
+    if let Some(text) = describe_removals(&removals) {
+        eprintln!("{text}");
+    }
+    removals
+}
+
+/// One line per outcome: the namespaces removed (and why each was stale), then each that
+/// could not be. `None` if there were none.
+pub fn describe_removals(removals: &[Removal]) -> Option<String> {
+    if removals.is_empty() {
+        return None;
+    }
+    let (failed, removed): (Vec<&Removal>, Vec<&Removal>) = removals.iter().partition(|r| r.error.is_some());
+    let mut lines = Vec::new();
+    if !removed.is_empty() {
+        let names: Vec<String> = removed.iter().map(|r| format!("{} ({})", r.name, r.why)).collect();
+        lines.push(format!(
+            "removed {} namespace(s) left by earlier runs: {}",
+            removed.len(),
+            names.join(", ")
+        ));
+    }
+    for r in failed {
+        lines.push(format!(
+            "warning: could not remove namespace {} ({}): {}",
+            r.name,
+            r.why,
+            r.error.as_deref().unwrap_or("")
+        ));
+    }
+    Some(lines.join("\n"))
 }
 
 /// Run `f` on a thread that has entered the namespace at `path`.
@@ -355,10 +465,44 @@ mod tests {
     use super::*;
 
     #[test]
-    fn owner_pid_is_parsed_from_the_name() {
-        assert_eq!(owner_pid("wwtb-1234-0-rt"), Some(1234));
-        assert_eq!(owner_pid("wwtb-77-3-f0s"), Some(77));
-        assert_eq!(owner_pid("westwood-bench-1-0-c"), None);
-        assert_eq!(owner_pid("wwtb-x"), None);
+    fn the_owner_is_parsed_from_the_name() {
+        let owner = |pid, start_time| Some(Owner { pid, start_time });
+        assert_eq!(owner_of("wwtb-1234-s98765-0-rt"), owner(1234, Some(98765)));
+        assert_eq!(owner_of("wwtb-77-s5-3-f0s"), owner(77, Some(5)));
+        // Older names: the pid only.
+        assert_eq!(owner_of("wwtb-1234-0-rt"), owner(1234, None));
+        assert_eq!(owner_of("wwtb-77-3-f0s"), owner(77, None));
+        for bad in ["westwood-bench-1-0-c", "wwtb-x", "wwtb-12", "wwtb-12-sx-0-rt", "wwtb--s1-0-rt", "wwtb-"]
+        {
+            assert_eq!(owner_of(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_name_written_from_an_owner_reads_back_as_that_owner() {
+        for owner in [Owner { pid: 42, start_time: Some(123456789) }, Owner { pid: 42, start_time: None }] {
+            assert_eq!(owner_of(&format!("{}-0-rt", owner_prefix(owner))), Some(owner));
+        }
+    }
+
+    #[test]
+    fn removals_say_what_was_removed_and_why_and_what_was_not() {
+        assert_eq!(describe_removals(&[]), None);
+        let removal = |name: &str, why, error: Option<&str>| Removal {
+            name: name.into(),
+            why,
+            error: error.map(String::from),
+        };
+        let text = describe_removals(&[
+            removal("wwtb-1-s2-0-rt", Stale::Owner(Gone::Zombie), None),
+            removal("wwtb-3-s4-0-rt", Stale::Owner(Gone::PidReused), None),
+            removal("wwtb-x", Stale::Unowned, Some("busy")),
+        ])
+        .unwrap();
+        assert_eq!(
+            text,
+            "removed 2 namespace(s) left by earlier runs: wwtb-1-s2-0-rt (owner is a zombie), wwtb-3-s4-0-rt (owner \
+             exited, pid reused)\nwarning: could not remove namespace wwtb-x (no owner in the name): busy"
+        );
     }
 }

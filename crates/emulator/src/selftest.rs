@@ -633,10 +633,7 @@ pub fn verdicts(results: &[CaseResult]) -> Vec<(String, bool)> {
 pub fn main(scale: f64, json: bool, fifo: Option<i32>, only: Option<&str>) -> Result<i32> {
     netns::require_root("the selftest")?;
     westwood_linux::sig::install();
-    let stale = netns::remove_stale();
-    if !stale.is_empty() {
-        eprintln!("removed {} namespace(s) left by an earlier run", stale.len());
-    }
+    netns::remove_stale_and_report();
     let mut results = Vec::new();
     for case in default_cases(scale).into_iter().filter(|c| only.is_none_or(|o| c.name.contains(o))) {
         if !json {

@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -39,6 +39,7 @@ use crate::error::{scenario_error, Error, Result};
 use crate::netns::{self, ip_text, EndpointSpec, Topology};
 use crate::output::{self, Cell, Columns};
 use crate::plan::{self, FlowPlan, Plan};
+use crate::process;
 use crate::realtime::{self, Report};
 use crate::sys;
 
@@ -329,7 +330,7 @@ fn ensure_kernel_cc(name: &str) -> Result<()> {
     if available() {
         return Ok(());
     }
-    let _ = Command::new("modprobe").arg(format!("tcp_{name}")).stderr(Stdio::null()).status();
+    let _ = process::command("modprobe").arg(format!("tcp_{name}")).stderr(Stdio::null()).status();
     if available() {
         return Ok(());
     }
@@ -441,21 +442,22 @@ struct Client {
 fn spawn_iperf3(ns: &str, args: &[String], capture: bool, cpu: Option<usize>) -> Result<Client> {
     let ip = tool("ip", "iproute2")?;
     let iperf3 = tool("iperf3", "iperf3")?;
-    let mut cmd = Command::new(ip);
+    // `ip netns exec` execs iperf3 in place (no fork), so iperf3 is our child and keeps the
+    // parent-death signal: if we are SIGKILLed, so is it (our guards cannot run then). It is
+    // spawned and killed (ChildGuard) by the run's thread, which therefore outlives it.
+    let mut cmd = process::command(ip);
     cmd.args(["netns", "exec", ns]).arg(iperf3).args(args).stdin(Stdio::null()).stderr(Stdio::null());
     cmd.stdout(if capture { Stdio::piped() } else { Stdio::null() });
-    unsafe {
-        use std::os::unix::process::CommandExt;
-        // If we die without cleaning up, so does iperf3.
-        cmd.pre_exec(move || {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            if let Some(cpu) = cpu {
+    if let Some(cpu) = cpu {
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            cmd.pre_exec(move || {
                 let mut set: libc::cpu_set_t = std::mem::zeroed();
                 libc::CPU_SET(cpu, &mut set);
                 libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-            }
-            Ok(())
-        });
+                Ok(())
+            });
+        }
     }
     let mut guard = ChildGuard::spawn(&mut cmd)?;
     let reader = if capture {
@@ -547,11 +549,13 @@ pub fn run_once(
 ) -> Result<TestbedRun> {
     let wall_start = std::time::Instant::now();
     sig::install();
-    prerequisites()?;
-    let stale = netns::remove_stale();
-    if !stale.is_empty() {
-        eprintln!("removed {} namespace(s) left by an earlier run: {}", stale.len(), stale.join(" "));
+    // A SIGTERM or Ctrl-C that came during an earlier run's simulator comparison: stop
+    // before building anything.
+    if sig::interrupted() {
+        return Err(Error::Interrupted);
     }
+    prerequisites()?;
+    netns::remove_stale_and_report();
     let mut kernel_ccs: Vec<&str> = plan.flows.iter().map(|f| f.kernel_cc.as_str()).collect();
     kernel_ccs.sort();
     kernel_ccs.dedup();

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use westwood_emulator::netns;
 use westwood_emulator::plan;
+use westwood_emulator::process::{self, Owner};
 use westwood_emulator::selftest;
 use westwood_emulator::testbed;
 
@@ -290,6 +291,27 @@ fn namespaces_of(pid: u32) -> Vec<String> {
     netns::existing().into_iter().filter(|n| n.starts_with(&prefix)).collect()
 }
 
+/// The running children of `parent` whose command name is `comm`, as owners (pid and start
+/// time, so a reused pid does not pass for one of them later).
+fn children(parent: u32, comm: &str) -> Vec<Owner> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let name = text.split_once('(').and_then(|(_, r)| r.rsplit_once(')')).map_or("", |(n, _)| n);
+        let ppid = text.rsplit(')').next().and_then(|r| r.split_whitespace().nth(1)).unwrap_or("");
+        let Some(stat) = process::parse_stat(&text) else { continue };
+        if name == comm && ppid == parent.to_string() && !stat.has_exited() {
+            found.push(Owner { pid, start_time: Some(stat.start_time) });
+        }
+    }
+    found
+}
+
+fn is_zombie(pid: u32) -> bool {
+    process::stat(pid as i32).ok().flatten().is_some_and(|s| s.has_exited())
+}
+
 #[test]
 fn ctrl_c_cleans_up_and_a_killed_run_is_cleaned_by_the_next() {
     let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
@@ -314,26 +336,96 @@ fn ctrl_c_cleans_up_and_a_killed_run_is_cleaned_by_the_next() {
     assert_eq!(status.code(), Some(130), "exit status after Ctrl-C");
     assert!(namespaces_of(pid).is_empty(), "left after Ctrl-C: {:?}", namespaces_of(pid));
 
-    // SIGKILL leaves the namespaces; iperf3 dies with its parent; the next run removes them.
+    // SIGKILL leaves the namespaces, and until we reap it a zombie whose /proc entry remains
+    // (what the stale check used to take for a live run). iperf3 dies with its parent.
     let mut child = start("30");
     let pid = child.id();
-    assert!(wait_for(Duration::from_secs(10), || namespaces_of(pid).len() == 3), "the run did not start");
-    std::thread::sleep(Duration::from_millis(1500));
+    let started = wait_for(Duration::from_secs(10), || {
+        namespaces_of(pid).len() == 3 && children(pid, "iperf3").len() == 2
+    });
+    assert!(started, "the run did not start: {:?} {:?}", namespaces_of(pid), children(pid, "iperf3"));
+    let iperf3 = children(pid, "iperf3");
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    let _ = child.wait();
+    assert!(wait_for(Duration::from_secs(5), || is_zombie(pid)), "the killed run is not a zombie");
+    let gone = wait_for(Duration::from_secs(5), || iperf3.iter().all(|p| p.gone().is_some()));
+    assert!(gone, "iperf3 outlived the SIGKILLed testbed: {iperf3:?}");
     assert_eq!(namespaces_of(pid).len(), 3, "a killed run cannot clean up");
-    let out = Command::new(binary()).arg("cleanup").output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("wwtb-{pid}-")));
-    assert!(namespaces_of(pid).is_empty(), "stale namespaces not removed: {:?}", namespaces_of(pid));
-    // And a new run works.
+
+    // The next run, with the killed one still a zombie, removes them and says so; and works.
     let out = Command::new(binary())
         .args(["testbed", path.to_str().unwrap(), "--cc", "reno", "--duration", "2", "--no-sim", "--json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains(&format!("wwtb-{pid}-s")) && err.contains("owner is a zombie"), "{err}");
+    assert!(namespaces_of(pid).is_empty(), "stale namespaces not removed: {:?}", namespaces_of(pid));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["runs"][0]["testbed_goodput_bps"].as_f64().unwrap() > 0.0);
+    let _ = child.wait();
+
+    // `cleanup` does the same on demand.
+    let out = Command::new(binary()).arg("cleanup").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("removed "));
+}
+
+/// Runs the real `westwood testbed` wrapper (python/westwood/testbed.py) on `python3` without
+/// the package's compiled half, which the wrapper does not use: `westwood` is set up as a bare
+/// package so its `__init__` (which imports it) does not run.
+const WRAPPER: &str = r#"
+import sys, types
+package = types.ModuleType("westwood")
+package.__path__ = [sys.argv[1]]
+sys.modules["westwood"] = package
+from westwood import testbed
+sys.exit(testbed.main_testbed(sys.argv[2:]))
+"#;
+
+#[test]
+fn killing_the_python_wrapper_stops_the_testbed_which_cleans_up() {
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    require_root!();
+    let Ok(python) = westwood_linux::netns::tool("python3", "python3") else {
+        println!("SKIPPED: no python3 to run the westwood testbed wrapper");
+        return;
+    };
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/westwood");
+    let file = ScenarioFile::new("wrapper.toml", PATH_10M);
+    let mut wrapper = Command::new(python)
+        .arg("-c")
+        .arg(WRAPPER)
+        .arg(&package)
+        .args([file.0.to_str().unwrap(), "--cc", "reno", "--duration", "30", "--no-sim"])
+        .env("WESTWOOD_EMU_BIN", binary())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut emu = Vec::new();
+    let started = wait_for(Duration::from_secs(15), || {
+        emu = children(wrapper.id(), "westwood-emu");
+        emu.len() == 1 && namespaces_of(emu[0].pid as u32).len() == 3
+    });
+    if !started {
+        let _ = wrapper.kill();
+        panic!("the wrapper's run did not start (exit {:?})", wrapper.try_wait());
+    }
+    let emu = emu[0];
+    let emu_pid = emu.pid as u32;
+    assert!(wait_for(Duration::from_secs(5), || children(emu_pid, "iperf3").len() == 2), "no iperf3");
+    let iperf3 = children(emu_pid, "iperf3");
+
+    // kill -9 of the wrapper: the kernel sends the emulator SIGTERM, which it handles as
+    // Ctrl-C (iperf3 stopped, namespaces removed) before it exits.
+    wrapper.kill().unwrap();
+    wrapper.wait().unwrap();
+    if !wait_for(Duration::from_secs(10), || emu.gone().is_some()) {
+        unsafe { libc::kill(emu.pid, libc::SIGTERM) };
+        panic!("westwood-emu outlived its killed wrapper");
+    }
+    assert!(namespaces_of(emu_pid).is_empty(), "left by the emulator: {:?}", namespaces_of(emu_pid));
+    assert!(iperf3.iter().all(|p| p.gone().is_some()), "iperf3 left running: {iperf3:?}");
 }
 
 #[test]
