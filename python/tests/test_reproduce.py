@@ -126,6 +126,15 @@ def test_failing_run_reports_error_and_keeps_finished_runs(tmp_path: Path):
     assert not (out / "fig9.csv").exists()
 
 
+@pytest.mark.parametrize("kwargs", [{"seeds": True}, {"seeds": "2"}, {"jobs": True}])
+def test_api_counts_reject_bools_and_strings(tmp_path: Path, kwargs):
+    """``seeds=True`` would silently be 1 seed; ``seeds="2"`` failed with a bare TypeError."""
+    name = next(iter(kwargs))
+    with pytest.raises(TypeError, match=f"{name} must be an integer"):
+        reproduce([tiny_fig9()], tmp_path / "r", quick=True, **kwargs)
+    assert not (tmp_path / "r" / "runs").exists()
+
+
 def test_aggregate_and_markdown_table():
     exp = tiny_fig9()
     rows = [

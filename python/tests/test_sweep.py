@@ -17,6 +17,7 @@ import pytest
 
 from conftest import SHORT, assert_clean_error, cli
 from westwood import runner, sweeps
+from westwood.errors import UsageError
 from westwood.executors import LocalExecutor, make_executor
 from westwood.progress import Progress
 
@@ -103,6 +104,38 @@ def test_vary_syntax_is_validated(tmp_path: Path, args, needle):
     out = tmp_path / "s"
     proc = cli("sweep", "wireless", *args, "--out", str(out))
     assert_clean_error(proc, needle)
+    assert not (out / "runs").exists()
+
+
+def test_api_vary_string_is_one_axis():
+    """A string is one ``--vary``, not an axis per character; a lone value is a one-value axis."""
+    assert sweeps._axes("loss=0%,1%") == [sweeps.Axis("loss", ("0%", "1%"))]
+    assert sweeps._axes(["loss=0%,1%", ("cc", "reno,westwood")]) == [
+        sweeps.Axis("loss", ("0%", "1%")),
+        sweeps.Axis("cc", ("reno", "westwood")),
+    ]
+    assert sweeps._axes({"flows": 4}) == [sweeps.Axis("flows", ("4",))]
+    with pytest.raises(UsageError, match="expected a .key, values. pair"):
+        sweeps._axes([("loss",)])
+    with pytest.raises(TypeError, match="vary must be"):
+        sweeps._axes(5)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, needle",
+    [
+        ({"seeds": True}, TypeError, "seeds must be an integer, not bool"),
+        ({"seeds": "2"}, TypeError, "seeds must be an integer, not str"),
+        ({"seeds": 0}, UsageError, "seeds must be at least 1"),
+        ({"jobs": True}, TypeError, "jobs must be an integer, not bool"),
+        ({"jobs": "2"}, TypeError, "jobs must be an integer, not str"),
+        ({"overrides": 5}, TypeError, "overrides must be"),
+    ],
+)
+def test_api_arguments_are_checked_before_anything_runs(tmp_path: Path, kwargs, error, needle):
+    out = tmp_path / "s"
+    with pytest.raises(error, match=needle):
+        sweeps.sweep("wireless", {"loss": ["0%"]}, out=out, **kwargs)
     assert not (out / "runs").exists()
 
 

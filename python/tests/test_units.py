@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from westwood import experiments, runner, stats
+from westwood import checks, experiments, runner, stats
 from westwood.errors import UsageError
 from westwood.files import staged_directory
 from westwood.overrides import OverrideError, merge, normalize, parse_assignment
@@ -67,6 +67,29 @@ def test_normalize_and_merge():
     with pytest.raises(OverrideError):
         normalize(["abc"])
     assert merge({"a": 1, "b": 2}, [("a", 3)]) == [("a", "3"), ("b", "2")]
+
+
+def test_normalize_takes_a_string_as_one_assignment():
+    """Iterating a string yields characters: "loss=1%" must not become override 'l', nor a
+    two-character string a (key, value) pair."""
+    assert normalize("loss=1%") == [("loss", "1%")]
+    assert normalize(["loss=1%", ("cc", "reno")]) == [("loss", "1%"), ("cc", "reno")]
+    for bad in ("loss", ["ab"], [("a", "b", "c")], [5]):
+        with pytest.raises(OverrideError, match="override"):
+            normalize(bad)
+    for bad in (5, b"loss=1%"):
+        with pytest.raises(TypeError, match="overrides must be"):
+            normalize(bad)
+
+
+def test_counts_reject_bools_and_strings():
+    assert checks.count(3, "seeds") == 3
+    for bad in (True, "2", 2.0):
+        with pytest.raises(TypeError, match="seeds must be an integer"):
+            checks.count(bad, "seeds")
+    with pytest.raises(UsageError, match="seeds must be at least 1, not 0"):
+        checks.count(0, "seeds")
+    assert "…" in checks.describe("x" * 1000) and len(checks.describe("x" * 1000)) < 80
 
 
 def test_axis_values_and_overrides():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import operator
 import os
 import tempfile
 from dataclasses import dataclass
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Union
 
 from . import _core, tables
+from .checks import integer
 from .files import PathLike, write_bytes_atomic
 from .overrides import OverridesLike, normalize
 from .paths import ScenarioLike, resolve_scenario
@@ -60,7 +60,7 @@ def run_raw(
     """Run without building DataFrames (what the CLI uses). With ``ack_trace`` (a path) the
     per-ACK trace is streamed there; the file appears only when the run succeeds."""
     if seed is not None:
-        seed = operator.index(seed)  # TypeError for non-integers; numpy integers are fine
+        seed = integer(seed, "seed")  # numpy integers are fine; bools, floats, strings are not
         if not 0 <= seed < 2**64:
             raise ValueError(f"seed must be from 0 to 2^64-1, not {seed}")
     path = resolve_scenario(scenario)
@@ -81,13 +81,16 @@ def run(
 ) -> RunResult:
     """Run a scenario (a path, or a bare name such as ``"wireless"``) and return its results.
 
-    ``overrides`` is a dict or a list of (parameter, value) pairs, values converted with str()
-    (``{"loss": "1%", "duration": "30s"}``). ``seed`` replaces the scenario's seed. With
+    ``overrides`` is a dict (``{"loss": "1%", "duration": "30s"}``), one ``"KEY=VALUE"`` string
+    as ``--set`` takes it (``"loss=1%"``), or a list of (parameter, value) pairs and
+    ``"KEY=VALUE"`` strings; values are converted with str(). ``seed`` (an integer from 0 to
+    2^64-1; a bool is rejected, not taken as 0 or 1) replaces the scenario's seed. With
     ``record`` the time series are collected. ``ack_trace=True`` adds the per-ACK trace
     (docs/ack-trace.md) as ``result.ack_trace``, read from a temporary file that is removed
     afterwards; ``ack_trace=PATH`` writes it to PATH instead (CSV, left unread: it can be large),
-    only if the run succeeds. Raises ``ScenarioError`` for invalid input, ``FileNotFoundError``
-    when the scenario cannot be found and ``OSError`` when the trace cannot be written.
+    only if the run succeeds. Raises ``ScenarioError`` for invalid input, ``TypeError`` for an
+    argument of the wrong type (``seed="2"``, ``overrides=5``), ``FileNotFoundError`` when the
+    scenario cannot be found and ``OSError`` when the trace cannot be written.
     """
     import pandas as pd
 

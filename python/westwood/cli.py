@@ -38,6 +38,13 @@ def _seed(text: str) -> int:
     return value
 
 
+def _check_seeds(args: argparse.Namespace) -> None:
+    """``--seeds`` below 1 is bad input, named as the option (the API's message says
+    ``seeds``)."""
+    if args.seeds is not None and args.seeds < 1:
+        raise UsageError(f"--seeds must be at least 1, not {args.seeds}")
+
+
 def _add_executor(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs",
@@ -382,6 +389,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             mark = "*" if e.headline else " "
             print(f"{mark} {e.id:20} {e.kind:7} {e.title} ({e.paper})")
         return 0
+    _check_seeds(args)
     executor = _executor(args)
     selected = experiments.get(args.ids, quick=args.quick)
     if args.no_testbed:
@@ -439,6 +447,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 "sweep: at least one --vary KEY=V1,V2,... is required (e.g. --vary loss=0%,1%)"
             )
         fixed = parse_assignments(args.overrides)
+        _check_seeds(args)
         seeds = args.seeds if args.seeds is not None else sweeps.DEFAULT_SEEDS
         executor = _executor(args)
         try:

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from . import report
+from .checks import count
 from .claims import judge, skipped_verdict
-from .errors import UsageError
 from .experiments import AnyExperiment, Experiment, SweepResults
 from .plot import plot_experiment
 from .runner import RunSpec, default_jobs, execute, plan
@@ -52,9 +52,8 @@ def reproduce(
     experiment's own) is the number of seeds per point. ``executor`` (see ``executors.py``)
     runs what is not cached; default: ``jobs`` local processes."""
     out = Path(out_dir)
-    if seeds is not None and seeds < 1:
-        raise UsageError("--seeds must be at least 1")
-    jobs = jobs if jobs is not None else default_jobs()
+    seeds = count(seeds, "seeds") if seeds is not None else None
+    jobs = count(jobs, "jobs") if jobs is not None else default_jobs()
     extra = list(extra)
     # Testbed experiments (real TCP, run one at a time after the simulations): their own module.
     testbed = [e for e in experiments if e.kind == "testbed"]
