@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -15,8 +16,9 @@ from typing import Dict, List
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import SHORT, assert_clean_error, cli
+from conftest import ENOSPC_TEXT, SHORT, assert_clean_error, cli, fill_disk
 from westwood import runner, sweeps
+from westwood.cli import main
 from westwood.errors import UsageError
 from westwood.executors import LocalExecutor, make_executor
 from westwood.progress import Progress
@@ -484,3 +486,41 @@ def test_progress_bar_and_quiet_log():
     lines = log.getvalue().splitlines()
     assert lines[0] == "100 runs" and len(lines) <= 7
     assert lines[-1].startswith("100/100 runs")
+
+
+# --- a full disk -------------------------------------------------------------------------------
+
+TWO_RUNS = ("--vary", "loss=0%,1%", "--seeds", "1", "--set", SHORT, "--jobs", "1")
+
+
+def test_disk_full_for_parquet_names_it_and_keeps_the_old_file(tmp_path: Path, monkeypatch, capsys):
+    out = tmp_path / "s"
+    args = ["sweep", "wireless", *TWO_RUNS, "--out", str(out)]
+    assert main(args) == 0
+    before = (out / "results.parquet").read_bytes()
+
+    def write_part_then_fail(table, where, **kwargs):
+        Path(where).write_bytes(b"PAR1 and then the disk was full")
+        raise OSError(errno.ENOSPC, ENOSPC_TEXT)
+
+    monkeypatch.setattr(pq, "write_table", write_part_then_fail)
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"westwood: error: cannot write {out / 'results.parquet'}: {ENOSPC_TEXT}\n")
+    assert "Traceback" not in err
+    assert (out / "results.parquet").read_bytes() == before
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_disk_full_for_the_run_store_names_the_run_file(tmp_path: Path, monkeypatch, capsys):
+    """The workers (forked: they inherit the full disk) cannot commit a run, nor can the driver
+    record the failure: the sweep stops with the run file's path, leaving no part of one."""
+    out = tmp_path / "s"
+    fill_disk(monkeypatch, out / "runs")
+    assert main(["sweep", "wireless", *TWO_RUNS, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    last = err.splitlines()[-1]
+    assert last.startswith(f"westwood: error: cannot write {out / 'runs'}/"), err
+    assert last.endswith(f".json: {ENOSPC_TEXT}") and "Traceback" not in err
+    assert sorted(p.name for p in (out / "runs").iterdir()) == []

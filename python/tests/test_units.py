@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import math
+import os
+import pickle
 from pathlib import Path
 
 import pytest
 
-from westwood import checks, experiments, runner, stats
-from westwood.errors import UsageError
+from conftest import ENOSPC_TEXT, dir_entries, fill_disk
+from westwood import checks, experiments, files, runner, stats
+from westwood.errors import UsageError, WriteError
 from westwood.files import staged_directory
 from westwood.overrides import OverrideError, merge, normalize, parse_assignment
 from westwood.paths import resolve_scenario
@@ -193,3 +197,33 @@ def test_cache_key_changes_with_the_scenario_file(tmp_path):
     scenario.write_text("a = 2\n")
     runner._file_digest.cache_clear()
     assert runner.cache_key("fig9", [("loss", "1%")], 1, str(scenario)) != before
+
+
+def test_atomic_write_on_a_full_disk_names_the_file_and_keeps_the_old_one(
+    tmp_path: Path, monkeypatch
+):
+    target = tmp_path / "report.md"
+    target.write_text("old")
+    fill_disk(monkeypatch, tmp_path)
+    with pytest.raises(WriteError) as info:
+        files.write_text_atomic(target, "new")
+    assert str(info.value) == f"cannot write {target}: {ENOSPC_TEXT}"
+    assert isinstance(info.value, OSError) and info.value.errno == errno.ENOSPC
+    assert target.read_text() == "old" and dir_entries(tmp_path) == ["report.md"]
+
+
+def test_staged_write_error_names_the_file_in_the_output_directory(tmp_path: Path):
+    out = tmp_path / "out"
+    with pytest.raises(WriteError) as info:
+        with staged_directory(out) as stage:
+            with files.writing(stage / "flows.csv"):
+                raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+    assert str(info.value) == f"cannot write {out / 'flows.csv'}: {os.strerror(errno.EROFS)}"
+    assert dir_entries(tmp_path) == []
+
+
+def test_write_error_crosses_process_boundaries():
+    """A worker's failed commit reaches the driver pickled: it must stay a WriteError."""
+    err = WriteError(errno.ENOSPC, ENOSPC_TEXT, "/store/runs/abc.json")
+    again = pickle.loads(pickle.dumps(err))
+    assert type(again) is WriteError and str(again) == str(err) and again.errno == errno.ENOSPC

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Union
 
 from . import _core, tables
 from .checks import integer
-from .files import PathLike, write_bytes_atomic
+from .files import PathLike, write_bytes_atomic, writing
 from .overrides import OverridesLike, normalize
 from .paths import ScenarioLike, resolve_scenario
 
@@ -65,9 +66,11 @@ def run_raw(
             raise ValueError(f"seed must be from 0 to 2^64-1, not {seed}")
     path = resolve_scenario(scenario)
     trace = None if ack_trace is None else os.fspath(ack_trace)
-    summary_json, flow_series, link_series = _core.run(
-        os.fspath(path), normalize(overrides), seed, record, check_invariants, trace
-    )
+    # The core raises OSError only when it cannot write the trace: name the trace's file.
+    with writing(trace) if trace is not None else contextlib.nullcontext():
+        summary_json, flow_series, link_series = _core.run(
+            os.fspath(path), normalize(overrides), seed, record, check_invariants, trace
+        )
     return RawResult(json.loads(summary_json), flow_series, link_series)
 
 

@@ -1,8 +1,9 @@
 """The ``westwood`` command: ``run``, ``plot``, ``reproduce``, ``sweep``, ``bench``, ``replay``.
 
 Input errors (an invalid scenario or override, a missing file) are reported as
-``westwood: error: <message>`` on stderr with exit status 2 and no traceback. A sweep whose runs
-partly failed exits with status 1; an interrupt (Ctrl-C) with 130.
+``westwood: error: <message>`` on stderr with exit status 2 and no traceback; so is a result
+that cannot be written (``cannot write PATH: <reason>``, ``errors.WriteError``). A sweep whose
+runs partly failed exits with status 1; an interrupt (Ctrl-C) with 130.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from typing import Callable, List, Tuple
 
 from . import tables
 from .api import RawResult
-from .files import PathLike, staged_directory, write_columns_csv
+from .files import PathLike, staged_directory, write_columns_csv, writing
 
 RUN_FILES = ("summary.json", "flows.csv", "links.csv", "flow_series.csv", "link_series.csv")
 # Written with `westwood run --ack-trace` (docs/ack-trace.md).
@@ -16,7 +16,9 @@ ACK_TRACE_FILE = "acks.csv"
 
 
 def _write_files(stage: Path, raw: RawResult) -> None:
-    (stage / "summary.json").write_text(json.dumps(raw.summary, indent=2) + "\n", encoding="utf-8")
+    with writing(stage / "summary.json"):
+        summary = json.dumps(raw.summary, indent=2) + "\n"
+        (stage / "summary.json").write_text(summary, encoding="utf-8")
     write_columns_csv(stage / "flows.csv", tables.flow_columns(raw.summary))
     write_columns_csv(stage / "links.csv", tables.link_columns(raw.summary))
     write_columns_csv(
@@ -31,7 +33,9 @@ def _write_files(stage: Path, raw: RawResult) -> None:
 
 def _drop_stale_trace(out_dir: PathLike) -> None:
     """A trace left by an earlier run in the same directory would not match this run's files."""
-    (Path(out_dir) / ACK_TRACE_FILE).unlink(missing_ok=True)
+    trace = Path(out_dir) / ACK_TRACE_FILE
+    with writing(trace):
+        trace.unlink(missing_ok=True)
 
 
 def write_run(out_dir: PathLike, raw: RawResult) -> List[Path]:

@@ -10,6 +10,7 @@ from . import report
 from .checks import count
 from .claims import judge, skipped_verdict
 from .experiments import AnyExperiment, Experiment, SweepResults
+from .files import make_directory
 from .plot import plot_experiment
 from .runner import RunSpec, default_jobs, execute, plan
 
@@ -60,7 +61,7 @@ def reproduce(
     experiments = [e for e in experiments if e.kind != "testbed"]
     n_seeds = {e.id: seeds if seeds is not None else default_seeds(e, quick) for e in experiments}
     specs = {e.id: plan(e, quick, n_seeds[e.id], extra) for e in experiments}
-    out.mkdir(parents=True, exist_ok=True)
+    make_directory(out)
     all_specs = [s for group in specs.values() for s in group]
     summaries = (
         execute(all_specs, out / "runs", jobs, progress_stream, executor=executor)

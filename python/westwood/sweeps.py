@@ -28,7 +28,13 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, TextI
 from . import runner
 from .checks import count, describe
 from .errors import UsageError
-from .files import write_bytes_atomic, write_json_atomic, write_text_atomic
+from .files import (
+    make_directory,
+    write_bytes_atomic,
+    write_json_atomic,
+    write_text_atomic,
+    writing,
+)
 from .overrides import OverridesLike, merge, normalize
 from .paths import ScenarioLike, resolve_scenario
 from .stats import MeanCI, mean_ci
@@ -415,7 +421,7 @@ def sweep(
     plan = plan_sweep(scenario, _axes(vary), seeds, normalize(overrides))
     out = Path(out)
     command = sweep_command(plan, out)
-    out.mkdir(parents=True, exist_ok=True)
+    make_directory(out)
     write_json_atomic(out / DEFINITION, definition(plan, command, executor.describe()))
     outcome = runner.run_all(
         [r.spec for r in plan.runs], out / RUNS, executor, progress_stream, stop_on_error=False
@@ -504,7 +510,12 @@ def write_parquet(path: Path, defn: Mapping[str, Any], rows: Sequence[Mapping[st
         metadata={"westwood.sweep": json.dumps({k: v for k, v in defn.items() if k != "runs"})},
     )
     table = pa.Table.from_pydict({n: [r.get(n) for r in rows] for n in names}, schema=schema)
-    write_bytes_atomic(path, lambda tmp: pq.write_table(table, tmp))
+
+    def write(tmp: str) -> None:
+        with writing(tmp):
+            pq.write_table(table, tmp)
+
+    write_bytes_atomic(path, write)
 
 
 @dataclass
