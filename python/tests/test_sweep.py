@@ -16,11 +16,12 @@ from typing import Dict, List
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import ENOSPC_TEXT, SHORT, assert_clean_error, cli, fill_disk
+from conftest import ENOSPC_TEXT, SHORT, assert_clean_error, cli, dir_entries, fill_disk
 from westwood import runner, sweeps
 from westwood.cli import main
 from westwood.errors import UsageError
 from westwood.executors import LocalExecutor, make_executor
+from westwood.locks import LOCK_FILE, DirectoryInUse, output_lock
 from westwood.progress import Progress
 
 # Dask is an optional extra (pip install 'westwood[dask]'); `make test` installs it.
@@ -376,6 +377,64 @@ def test_sigkill_then_resume_runs_only_the_missing_runs(tmp_path: Path):
     assert len(executions) == 12
     assert_store_sound(out)
     assert len(rows_of(out)) == 12
+
+
+# --- one writer per --out ----------------------------------------------------------------------
+
+
+def test_a_locked_out_is_refused_at_once_naming_the_holder(tmp_path: Path):
+    """Two sweeps (or a sweep and a reproduce) on one --out would both compute every run."""
+    out = tmp_path / "s"
+    with output_lock(out):
+        for args in (("sweep", "wireless", *GRID), ("reproduce", "fig9", "--quick")):
+            proc = cli(*args, "--out", str(out))
+            assert_clean_error(proc, f"{out} is in use", f"(pid {os.getpid()})", "--wait")
+            assert proc.stderr.count("\n") == 1
+        with pytest.raises(DirectoryInUse, match=f"pid {os.getpid()}"):
+            sweeps.sweep("wireless", {"loss": ["0%"]}, out=out, seeds=1, overrides=SHORT)
+        assert dir_entries(out) == [LOCK_FILE]  # nothing planned, run or written
+    proc = cli("sweep", "wireless", *GRID, "--out", str(out))  # released: the sweep proceeds
+    assert proc.returncode == 0, proc.stderr
+    assert len(rows_of(out)) == 8
+
+
+def test_wait_runs_once_the_holder_is_done(tmp_path: Path):
+    out = tmp_path / "s"
+    log = tmp_path / "stderr.txt"
+    with output_lock(out), open(log, "w") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "westwood", "sweep", "wireless", *GRID, "--out", str(out)]
+            + ["--wait"],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        deadline = time.monotonic() + 60
+        while f"waiting for pid {os.getpid()} to finish with {out}" not in log.read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        time.sleep(0.2)
+        assert proc.poll() is None and dir_entries(out) == [LOCK_FILE]
+    assert proc.wait(timeout=120) == 0, log.read_text()
+    assert len(rows_of(out)) == 8
+
+
+@needs_proc
+def test_a_running_sweep_holds_out_until_killed(tmp_path: Path):
+    """The lock is the kernel's (flock): a sweep killed with SIGKILL leaves none behind."""
+    out = tmp_path / "s"
+    first = start_sweep(out)
+    wait_for_runs(out, 1, first)
+    second = cli("sweep", "dumbbell", *SLOW, "--out", str(out))
+    assert_clean_error(second, f"{out} is in use", f"(pid {first.pid})")
+    workers = children(first.pid)
+    os.kill(first.pid, signal.SIGKILL)
+    first.communicate(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    again = cli("sweep", "dumbbell", *SLOW, "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert "12 runs: 12 ok" in again.stdout
 
 
 @needs_proc

@@ -66,6 +66,15 @@ def _add_executor(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_wait(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--wait",
+        action="store_true",
+        help="if another sweep or reproduce is writing --out DIR, wait for it to finish and then "
+        "reuse its runs (default: exit with status 2 at once, naming its pid)",
+    )
+
+
 def _executor(args: argparse.Namespace):
     from .executors import make_executor
 
@@ -144,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "--out", metavar="DIR", default="results", help="output directory (default results/)"
     )
+    _add_wait(rep)
     _add_set(rep, "extra override applied to every run (repeatable)")
     rep.set_defaults(func=cmd_reproduce)
 
@@ -172,6 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--seeds", type=int, help="seeds per grid point, 1..N (default 3)")
     _add_executor(sw)
     sw.add_argument("--out", metavar="DIR", help="the sweep's store and reports (required)")
+    _add_wait(sw)
     sw.add_argument(
         "--rebuild",
         action="store_true",
@@ -406,6 +417,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         extra=extra,
         executor=executor,
+        wait=args.wait,
     )
     index = next((p for p in written if p.name == "index.html"), None)
     print(f"wrote {len(written)} files; index: {index}")
@@ -437,8 +449,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             if value
         ]
         if given:
-            raise UsageError(f"sweep --rebuild takes only --out DIR, not {', '.join(given)}")
-        result = sweeps.rebuild(args.out)
+            raise UsageError(
+                f"sweep --rebuild takes only --out DIR and --wait, not {', '.join(given)}"
+            )
+        result = sweeps.rebuild(args.out, wait=args.wait)
     else:
         if not args.scenario:
             raise UsageError("sweep: a SCENARIO is required (a file, or a name such as wireless)")
@@ -453,7 +467,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         executor = _executor(args)
         try:
             result = sweeps.sweep(
-                args.scenario, axes, out=args.out, seeds=seeds, overrides=fixed, executor=executor
+                args.scenario,
+                axes,
+                out=args.out,
+                seeds=seeds,
+                overrides=fixed,
+                executor=executor,
+                wait=args.wait,
             )
         except KeyboardInterrupt:
             print(

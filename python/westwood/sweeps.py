@@ -29,12 +29,12 @@ from . import runner
 from .checks import count, describe
 from .errors import UsageError
 from .files import (
-    make_directory,
     write_bytes_atomic,
     write_json_atomic,
     write_text_atomic,
     writing,
 )
+from .locks import output_lock
 from .overrides import OverridesLike, merge, normalize
 from .paths import ScenarioLike, resolve_scenario
 from .stats import MeanCI, mean_ci
@@ -400,6 +400,7 @@ def sweep(
     executor: Union[str, Any] = "local",
     scheduler: Optional[str] = None,
     progress_stream: Optional[TextIO] = None,
+    wait: bool = False,
 ) -> SweepResult:
     """Run ``scenario`` for every combination of the ``vary`` axes and ``seeds`` seeds (1..N),
     with ``overrides`` fixed, skipping the runs already in ``out``'s store; then write
@@ -411,6 +412,11 @@ def sweep(
     ``overrides``: as ``westwood.run`` takes them. ``executor``: "local" (``jobs`` processes,
     default every core), "dask" (the scheduler at ``scheduler``, or a local cluster of ``jobs``
     workers), or an executor object.
+
+    ``out`` is locked while the sweep runs (``locks.output_lock``): a second sweep on the same
+    directory would compute the same runs again. If another sweep or reproduction holds it,
+    ``DirectoryInUse`` is raised before anything runs, or with ``wait`` this waits for it to
+    finish (and then reuses its runs).
     """
     from .executors import make_executor
 
@@ -421,12 +427,12 @@ def sweep(
     plan = plan_sweep(scenario, _axes(vary), seeds, normalize(overrides))
     out = Path(out)
     command = sweep_command(plan, out)
-    make_directory(out)
-    write_json_atomic(out / DEFINITION, definition(plan, command, executor.describe()))
-    outcome = runner.run_all(
-        [r.spec for r in plan.runs], out / RUNS, executor, progress_stream, stop_on_error=False
-    )
-    result = rebuild(out)
+    with output_lock(out, wait, progress_stream):
+        write_json_atomic(out / DEFINITION, definition(plan, command, executor.describe()))
+        outcome = runner.run_all(
+            [r.spec for r in plan.runs], out / RUNS, executor, progress_stream, stop_on_error=False
+        )
+        result = _rebuild(out)
     result.cached, result.ran = outcome.cached, outcome.ran
     return result
 
@@ -690,9 +696,16 @@ def plot_sweep(defn: Mapping[str, Any], cells: Sequence[Cell], out_stem: Path) -
         return _save_both(fig, out_stem)
 
 
-def rebuild(out) -> SweepResult:
+def rebuild(out, *, wait: bool = False) -> SweepResult:
     """Write ``results.parquet``, ``summary.csv``, ``summary.md`` and the plot from
-    ``sweep.json`` and the run files (nothing is run)."""
+    ``sweep.json`` and the run files (nothing is run), holding ``out``'s lock as ``sweep``
+    does: a running sweep would overwrite them when it ends."""
+    load_definition(out)  # not a sweep directory: say so before the lock creates anything
+    with output_lock(out, wait):
+        return _rebuild(out)
+
+
+def _rebuild(out) -> SweepResult:
     out = Path(out)
     defn = load_definition(out)
     rows, missing = collect_rows(out, defn)
