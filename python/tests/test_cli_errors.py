@@ -143,3 +143,33 @@ def test_disk_full_names_the_file_and_leaves_no_part(
     captured = capsys.readouterr()
     assert captured.err == f"westwood: error: cannot write {out / 'flows.csv'}: {ENOSPC_TEXT}\n"
     assert dir_entries(tmp_path) == ["good.toml"]  # neither out nor its staging directory
+
+
+# --- huge inputs -------------------------------------------------------------------------------
+
+HUGE = "x" * 100_000  # one argument may be up to 128 KiB on Linux
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "wireless", "--set", f"loss={HUGE}"],  # quoted back by the core
+        ["run", "wireless", "--set", f"{HUGE}=1"],  # unquoted, twice, by the core
+        ["run", "wireless", "--set", HUGE],  # not KEY=VALUE: Python's message
+        ["run", "wireless", "--seed", HUGE],  # argparse's message
+        ["reproduce", HUGE],
+    ],
+)
+def test_huge_inputs_are_not_echoed_whole(args):
+    proc = cli(*args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "… (100000 bytes)" in proc.stderr
+    assert len(proc.stderr) < 1500, proc.stderr[:2000]
+
+
+def test_huge_values_of_failed_sweep_runs_are_clipped(tmp_path: Path):
+    out = tmp_path / "s"
+    proc = cli("sweep", "wireless", "--vary", f"loss={HUGE}", "--seeds", "1", "--out", str(out))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "westwood: 1 of 1 runs failed:" in proc.stderr
+    assert len(proc.stderr) < 1500, proc.stderr[:2000]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ENOSPC_TEXT, dir_entries, fill_disk
-from westwood import checks, experiments, files, runner, stats
+from westwood import checks, experiments, files, messages, runner, stats
 from westwood.errors import UsageError, WriteError
 from westwood.files import staged_directory
 from westwood.overrides import OverrideError, merge, normalize, parse_assignment
@@ -227,3 +227,22 @@ def test_write_error_crosses_process_boundaries():
     err = WriteError(errno.ENOSPC, ENOSPC_TEXT, "/store/runs/abc.json")
     again = pickle.loads(pickle.dumps(err))
     assert type(again) is WriteError and str(again) == str(err) and again.errno == errno.ENOSPC
+
+
+def test_clip_long_values_shortens_values_not_messages():
+    big = "x" * 100_000
+    clipped = "x" * messages.KEEP + "… (100000 bytes)"
+    assert messages.clip_long_values(f'rate: "{big}" is not a rate') == (
+        f'rate: "{clipped}" is not a rate'
+    )
+    assert messages.clip_long_values(f"--set '{big}': expected KEY=VALUE") == (
+        f"--set '{clipped}': expected KEY=VALUE"
+    )
+    assert messages.clip_long_values(f"--set {big}: unknown parameter") == (
+        f"--set {clipped}: unknown parameter"
+    )
+    prose = "it's a message of many words, none of them long, that goes on " * 5
+    assert messages.clip_long_values(prose) == prose
+    many = messages.clip_long_values("a b " * 100_000)
+    assert len(many) < messages.MAX_MESSAGE + 30 and many.endswith("(400000 bytes)")
+    assert messages.clip("é" * 300, 2) == "éé… (600 bytes)"

@@ -3,7 +3,8 @@
 Input errors (an invalid scenario or override, a missing file) are reported as
 ``westwood: error: <message>`` on stderr with exit status 2 and no traceback; so is a result
 that cannot be written (``cannot write PATH: <reason>``, ``errors.WriteError``). A sweep whose
-runs partly failed exits with status 1; an interrupt (Ctrl-C) with 130.
+runs partly failed exits with status 1; an interrupt (Ctrl-C) with 130. Messages quote long
+values (over 200 characters) only in part, with their size (``messages.clip_long_values``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import List, Optional, Sequence
 
 from ._core import ScenarioError
 from .errors import UsageError
+from .messages import clip_long_values
 from .overrides import parse_assignments
 from .runner import RunFailed
 
@@ -82,10 +84,24 @@ def _executor(args: argparse.Namespace):
     return make_executor(kind, args.jobs, args.scheduler)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with its error messages (which quote the bad argument) clipped like
+    every other error of the command (``messages.clip_long_values``). Subcommand parsers are
+    of the same class."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {clip_long_values(message)}\n")
+
+
+def _say(kind: str, text: str) -> None:
+    """``westwood: KIND: TEXT`` on stderr, long values in ``text`` clipped: a message that
+    echoes a 100 KB input whole hides what it says."""
+    print(f"westwood: {kind}: {clip_long_values(text)}", file=sys.stderr)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="westwood", description="Deterministic packet-level TCP simulator."
-    )
+    parser = _Parser(prog="westwood", description="Deterministic packet-level TCP simulator.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run one scenario", description="Run one scenario.")
@@ -382,7 +398,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     size = parse_size(args.segment_size) if args.segment_size is not None else None
     result = plot_run(args.run_dir, args.out, args.flows, size)
     for note in result.notes:
-        print(f"westwood: note: {note}", file=sys.stderr)
+        _say("note", note)
     if not result.paths:
         print("westwood: note: nothing to plot (the run has no TCP flow series)", file=sys.stderr)
     for path in result.paths:
@@ -497,7 +513,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         axes = [a["key"] for a in sweeps.load_definition(args.out)["axes"]]
         for row in failed[:MAX_LISTED_FAILURES]:
             point = ", ".join(f"{a}={row[a]}" for a in axes)
-            print(f"  {point}, seed {row['seed']}: {row['error']}", file=sys.stderr)
+            line = f"  {point}, seed {row['seed']}: {row['error']}"
+            print(clip_long_values(line), file=sys.stderr)
         if len(failed) > MAX_LISTED_FAILURES:
             print(
                 f"  ... and {len(failed) - MAX_LISTED_FAILURES} more (see "
@@ -565,10 +582,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 1
     except (ScenarioError, UsageError, OSError) as err:
-        print(f"westwood: error: {err}", file=sys.stderr)
+        _say("error", str(err))
         return EXIT_USAGE
     except RunFailed as err:
-        print(f"westwood: error: a run failed: {err}", file=sys.stderr)
+        _say("error", f"a run failed: {err}")
         return 1
     except KeyboardInterrupt:
         print("westwood: interrupted", file=sys.stderr)
