@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -100,3 +101,44 @@ def without_wall(summary: dict) -> dict:
 
 def dir_entries(path: Path) -> List[str]:
     return sorted(p.name for p in path.iterdir()) if path.exists() else []
+
+
+ENOSPC_TEXT = os.strerror(errno.ENOSPC)
+
+
+class _FullDiskFile:
+    """A file opened for writing on a full disk: opening works, every write fails (ENOSPC)."""
+
+    def __init__(self, file) -> None:
+        self._file = file
+
+    def write(self, data) -> int:
+        raise OSError(errno.ENOSPC, ENOSPC_TEXT)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._file.close()
+
+    def __getattr__(self, name):
+        return getattr(self._file, name)
+
+
+def fill_disk(monkeypatch, directory: Path) -> None:
+    """Make writes of westwood's files under ``directory`` fail as on a full disk: files opened
+    for writing by ``westwood.files`` (every atomic write and the run files) accept no byte.
+    Forked sweep workers inherit it."""
+    import builtins
+
+    from westwood import files
+
+    real_open = builtins.open
+    root = directory.resolve()
+
+    def full_open(file, mode="r", *args, **kwargs):
+        handle = real_open(file, mode, *args, **kwargs)
+        inside = root == Path(file).resolve() or root in Path(file).resolve().parents
+        return _FullDiskFile(handle) if inside and set(mode) & set("wax+") else handle
+
+    monkeypatch.setattr(files, "open", full_open, raising=False)

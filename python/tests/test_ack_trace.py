@@ -14,6 +14,8 @@ import pytest
 import westwood
 from conftest import GOOD_SCENARIO, REPO, assert_clean_error, cli, dir_entries, write_scenario
 from westwood.ack_trace import ACK_TRACE_COLUMNS, read_ack_trace
+from westwood.api import run_raw
+from westwood.errors import WriteError
 from westwood.output import ACK_TRACE_FILE, RUN_FILES
 
 TRACED = {"duration": "10s", "cc": "westwood", "loss": "2%"}
@@ -131,3 +133,10 @@ def test_reading_something_else_names_the_file(tmp_path: Path):
     bad.write_text(",".join(ACK_TRACE_COLUMNS) + "\n" + ",".join(["x"] * 17) + "\n")
     with pytest.raises(ValueError, match="bad.csv: not a valid per-ACK trace"):
         read_ack_trace(bad)
+
+
+def test_api_trace_that_cannot_be_written_names_the_file(good_scenario: Path, tmp_path: Path):
+    """The core's OSError names neither the trace's file nor errno; the API names the file."""
+    where = tmp_path / "missing" / "acks.csv"
+    with pytest.raises(WriteError, match=f"^cannot write {re.escape(str(where))}: No such file"):
+        run_raw(good_scenario, ack_trace=where)

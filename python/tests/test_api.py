@@ -11,6 +11,7 @@ import pytest
 import westwood
 from conftest import GOOD_SCENARIO, SHORT, write_scenario
 from westwood import tables
+from westwood.overrides import OverrideError
 
 SHORT_OVERRIDES = dict([SHORT.split("=", 1)])
 
@@ -94,3 +95,26 @@ def test_seed_validation(good_scenario: Path):
         westwood.run(good_scenario, seed=-1)
     with pytest.raises(TypeError):
         westwood.run(good_scenario, seed=1.5)
+
+
+@pytest.mark.parametrize("seed", [True, False, "2", 1.0])
+def test_seed_must_be_an_integer_not_a_bool_or_string(good_scenario: Path, seed):
+    """``True`` is an int to Python; as a seed it would silently run seed 1."""
+    with pytest.raises(TypeError, match=r"seed must be an integer, not (bool|str|float)"):
+        westwood.run(good_scenario, seed=seed, record=False)
+
+
+def test_overrides_as_one_key_value_string(good_scenario: Path):
+    """A string is one ``--set``-style assignment, not a sequence of one-letter overrides."""
+    as_text = westwood.run(good_scenario, overrides="loss=2%", record=False)
+    as_dict = westwood.run(good_scenario, overrides={"loss": "2%"}, record=False)
+    as_list = westwood.run(good_scenario, overrides=["loss=2%"], record=False)
+    assert as_text.summary["parameters"]["loss"] == "2%"
+    assert as_text.flows.equals(as_dict.flows) and as_text.flows.equals(as_list.flows)
+
+
+def test_malformed_overrides_are_named_whole(good_scenario: Path):
+    with pytest.raises(OverrideError, match=r"override 'loss': expected KEY=VALUE"):
+        westwood.run(good_scenario, overrides="loss", record=False)
+    with pytest.raises(TypeError, match="overrides must be a mapping"):
+        westwood.run(good_scenario, overrides=5, record=False)

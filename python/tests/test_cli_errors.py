@@ -6,7 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GOOD_SCENARIO, assert_clean_error, cli, dir_entries, write_scenario
+from conftest import (
+    ENOSPC_TEXT,
+    GOOD_SCENARIO,
+    SHORT,
+    assert_clean_error,
+    cli,
+    dir_entries,
+    fill_disk,
+    write_scenario,
+)
+from westwood.cli import EXIT_USAGE, main
 
 BAD_SCENARIOS = {
     # name: (text, words the message must contain besides the file name)
@@ -98,3 +108,68 @@ def test_unknown_experiment(tmp_path: Path):
 def test_bench_bad_set():
     proc = cli("bench", "--set", "nonsense_parameter=3")
     assert_clean_error(proc, "nonsense_parameter")
+
+
+# --- results that cannot be written ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "wireless", "--set", SHORT],
+        ["run", "wireless", "--set", SHORT, "--ack-trace"],
+        ["sweep", "wireless", "--vary", "loss=0%", "--seeds", "1", "--set", SHORT],
+        ["reproduce", "fig9", "--quick"],
+    ],
+)
+def test_out_that_cannot_be_written_is_named(tmp_path: Path, args):
+    """An OSError while writing says which path, not a bare ``[Errno 20] Not a directory``
+    (root may write anywhere, so a file in the way stands for a read-only directory)."""
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    out = blocker / "out"
+    proc = cli(*args, "--out", str(out))
+    assert_clean_error(proc, f"cannot write {out}: ")
+    assert proc.stderr.count("\n") == 1
+    assert dir_entries(tmp_path) == ["a_file"]
+
+
+def test_disk_full_names_the_file_and_leaves_no_part(
+    good_scenario: Path, tmp_path: Path, monkeypatch, capsys
+):
+    out = tmp_path / "out"
+    fill_disk(monkeypatch, tmp_path)
+    assert main(["run", str(good_scenario), "--out", str(out)]) == EXIT_USAGE
+    captured = capsys.readouterr()
+    assert captured.err == f"westwood: error: cannot write {out / 'flows.csv'}: {ENOSPC_TEXT}\n"
+    assert dir_entries(tmp_path) == ["good.toml"]  # neither out nor its staging directory
+
+
+# --- huge inputs -------------------------------------------------------------------------------
+
+HUGE = "x" * 100_000  # one argument may be up to 128 KiB on Linux
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "wireless", "--set", f"loss={HUGE}"],  # quoted back by the core
+        ["run", "wireless", "--set", f"{HUGE}=1"],  # unquoted, twice, by the core
+        ["run", "wireless", "--set", HUGE],  # not KEY=VALUE: Python's message
+        ["run", "wireless", "--seed", HUGE],  # argparse's message
+        ["reproduce", HUGE],
+    ],
+)
+def test_huge_inputs_are_not_echoed_whole(args):
+    proc = cli(*args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "… (100000 bytes)" in proc.stderr
+    assert len(proc.stderr) < 1500, proc.stderr[:2000]
+
+
+def test_huge_values_of_failed_sweep_runs_are_clipped(tmp_path: Path):
+    out = tmp_path / "s"
+    proc = cli("sweep", "wireless", "--vary", f"loss={HUGE}", "--seeds", "1", "--out", str(out))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "westwood: 1 of 1 runs failed:" in proc.stderr
+    assert len(proc.stderr) < 1500, proc.stderr[:2000]

@@ -6,6 +6,7 @@ import csv
 import dataclasses
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 import fake_emu_binary
 from conftest import SHORT, cli, dir_entries, without_wall
 from westwood import experiments, report, runner, which_tcpw
+from westwood.locks import LOCK_FILE, DirectoryInUse, output_lock
 from westwood.reproduce import reproduce
 
 
@@ -124,6 +126,24 @@ def test_failing_run_reports_error_and_keeps_finished_runs(tmp_path: Path):
     assert "Traceback" not in proc.stderr
     assert "nosuchcc" in proc.stderr
     assert not (out / "fig9.csv").exists()
+
+
+@pytest.mark.parametrize("kwargs", [{"seeds": True}, {"seeds": "2"}, {"jobs": True}])
+def test_api_counts_reject_bools_and_strings(tmp_path: Path, kwargs):
+    """``seeds=True`` would silently be 1 seed; ``seeds="2"`` failed with a bare TypeError."""
+    name = next(iter(kwargs))
+    with pytest.raises(TypeError, match=f"{name} must be an integer"):
+        reproduce([tiny_fig9()], tmp_path / "r", quick=True, **kwargs)
+    assert not (tmp_path / "r" / "runs").exists()
+
+
+def test_locked_out_is_refused_before_anything_runs(tmp_path: Path):
+    """reproduce shares the run store and the lock of sweep (docs/sweeps.md)."""
+    out = tmp_path / "r"
+    with output_lock(out):
+        with pytest.raises(DirectoryInUse, match=f"{out} is in use .*pid {os.getpid()}"):
+            reproduce([tiny_fig9()], out, quick=True, seeds=1, progress_stream=io.StringIO())
+        assert dir_entries(out) == [LOCK_FILE]
 
 
 def test_aggregate_and_markdown_table():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -15,9 +16,12 @@ from typing import Dict, List
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import SHORT, assert_clean_error, cli
+from conftest import ENOSPC_TEXT, SHORT, assert_clean_error, cli, dir_entries, fill_disk
 from westwood import runner, sweeps
+from westwood.cli import main
+from westwood.errors import UsageError
 from westwood.executors import LocalExecutor, make_executor
+from westwood.locks import LOCK_FILE, DirectoryInUse, output_lock
 from westwood.progress import Progress
 
 # Dask is an optional extra (pip install 'westwood[dask]'); `make test` installs it.
@@ -103,6 +107,38 @@ def test_vary_syntax_is_validated(tmp_path: Path, args, needle):
     out = tmp_path / "s"
     proc = cli("sweep", "wireless", *args, "--out", str(out))
     assert_clean_error(proc, needle)
+    assert not (out / "runs").exists()
+
+
+def test_api_vary_string_is_one_axis():
+    """A string is one ``--vary``, not an axis per character; a lone value is a one-value axis."""
+    assert sweeps._axes("loss=0%,1%") == [sweeps.Axis("loss", ("0%", "1%"))]
+    assert sweeps._axes(["loss=0%,1%", ("cc", "reno,westwood")]) == [
+        sweeps.Axis("loss", ("0%", "1%")),
+        sweeps.Axis("cc", ("reno", "westwood")),
+    ]
+    assert sweeps._axes({"flows": 4}) == [sweeps.Axis("flows", ("4",))]
+    with pytest.raises(UsageError, match="expected a .key, values. pair"):
+        sweeps._axes([("loss",)])
+    with pytest.raises(TypeError, match="vary must be"):
+        sweeps._axes(5)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, needle",
+    [
+        ({"seeds": True}, TypeError, "seeds must be an integer, not bool"),
+        ({"seeds": "2"}, TypeError, "seeds must be an integer, not str"),
+        ({"seeds": 0}, UsageError, "seeds must be at least 1"),
+        ({"jobs": True}, TypeError, "jobs must be an integer, not bool"),
+        ({"jobs": "2"}, TypeError, "jobs must be an integer, not str"),
+        ({"overrides": 5}, TypeError, "overrides must be"),
+    ],
+)
+def test_api_arguments_are_checked_before_anything_runs(tmp_path: Path, kwargs, error, needle):
+    out = tmp_path / "s"
+    with pytest.raises(error, match=needle):
+        sweeps.sweep("wireless", {"loss": ["0%"]}, out=out, **kwargs)
     assert not (out / "runs").exists()
 
 
@@ -343,6 +379,64 @@ def test_sigkill_then_resume_runs_only_the_missing_runs(tmp_path: Path):
     assert len(rows_of(out)) == 12
 
 
+# --- one writer per --out ----------------------------------------------------------------------
+
+
+def test_a_locked_out_is_refused_at_once_naming_the_holder(tmp_path: Path):
+    """Two sweeps (or a sweep and a reproduce) on one --out would both compute every run."""
+    out = tmp_path / "s"
+    with output_lock(out):
+        for args in (("sweep", "wireless", *GRID), ("reproduce", "fig9", "--quick")):
+            proc = cli(*args, "--out", str(out))
+            assert_clean_error(proc, f"{out} is in use", f"(pid {os.getpid()})", "--wait")
+            assert proc.stderr.count("\n") == 1
+        with pytest.raises(DirectoryInUse, match=f"pid {os.getpid()}"):
+            sweeps.sweep("wireless", {"loss": ["0%"]}, out=out, seeds=1, overrides=SHORT)
+        assert dir_entries(out) == [LOCK_FILE]  # nothing planned, run or written
+    proc = cli("sweep", "wireless", *GRID, "--out", str(out))  # released: the sweep proceeds
+    assert proc.returncode == 0, proc.stderr
+    assert len(rows_of(out)) == 8
+
+
+def test_wait_runs_once_the_holder_is_done(tmp_path: Path):
+    out = tmp_path / "s"
+    log = tmp_path / "stderr.txt"
+    with output_lock(out), open(log, "w") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "westwood", "sweep", "wireless", *GRID, "--out", str(out)]
+            + ["--wait"],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        deadline = time.monotonic() + 60
+        while f"waiting for pid {os.getpid()} to finish with {out}" not in log.read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        time.sleep(0.2)
+        assert proc.poll() is None and dir_entries(out) == [LOCK_FILE]
+    assert proc.wait(timeout=120) == 0, log.read_text()
+    assert len(rows_of(out)) == 8
+
+
+@needs_proc
+def test_a_running_sweep_holds_out_until_killed(tmp_path: Path):
+    """The lock is the kernel's (flock): a sweep killed with SIGKILL leaves none behind."""
+    out = tmp_path / "s"
+    first = start_sweep(out)
+    wait_for_runs(out, 1, first)
+    second = cli("sweep", "dumbbell", *SLOW, "--out", str(out))
+    assert_clean_error(second, f"{out} is in use", f"(pid {first.pid})")
+    workers = children(first.pid)
+    os.kill(first.pid, signal.SIGKILL)
+    first.communicate(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    again = cli("sweep", "dumbbell", *SLOW, "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert "12 runs: 12 ok" in again.stdout
+
+
 @needs_proc
 def test_killed_worker_and_ctrl_c_lose_no_finished_run(tmp_path: Path):
     out = tmp_path / "s"
@@ -451,3 +545,41 @@ def test_progress_bar_and_quiet_log():
     lines = log.getvalue().splitlines()
     assert lines[0] == "100 runs" and len(lines) <= 7
     assert lines[-1].startswith("100/100 runs")
+
+
+# --- a full disk -------------------------------------------------------------------------------
+
+TWO_RUNS = ("--vary", "loss=0%,1%", "--seeds", "1", "--set", SHORT, "--jobs", "1")
+
+
+def test_disk_full_for_parquet_names_it_and_keeps_the_old_file(tmp_path: Path, monkeypatch, capsys):
+    out = tmp_path / "s"
+    args = ["sweep", "wireless", *TWO_RUNS, "--out", str(out)]
+    assert main(args) == 0
+    before = (out / "results.parquet").read_bytes()
+
+    def write_part_then_fail(table, where, **kwargs):
+        Path(where).write_bytes(b"PAR1 and then the disk was full")
+        raise OSError(errno.ENOSPC, ENOSPC_TEXT)
+
+    monkeypatch.setattr(pq, "write_table", write_part_then_fail)
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"westwood: error: cannot write {out / 'results.parquet'}: {ENOSPC_TEXT}\n")
+    assert "Traceback" not in err
+    assert (out / "results.parquet").read_bytes() == before
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_disk_full_for_the_run_store_names_the_run_file(tmp_path: Path, monkeypatch, capsys):
+    """The workers (forked: they inherit the full disk) cannot commit a run, nor can the driver
+    record the failure: the sweep stops with the run file's path, leaving no part of one."""
+    out = tmp_path / "s"
+    fill_disk(monkeypatch, out / "runs")
+    assert main(["sweep", "wireless", *TWO_RUNS, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    last = err.splitlines()[-1]
+    assert last.startswith(f"westwood: error: cannot write {out / 'runs'}/"), err
+    assert last.endswith(f".json: {ENOSPC_TEXT}") and "Traceback" not in err
+    assert sorted(p.name for p in (out / "runs").iterdir()) == []

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import math
+import os
+import pickle
 from pathlib import Path
 
 import pytest
 
-from westwood import experiments, runner, stats
-from westwood.errors import UsageError
+from conftest import ENOSPC_TEXT, dir_entries, fill_disk
+from westwood import checks, experiments, files, messages, runner, stats
+from westwood.errors import UsageError, WriteError
 from westwood.files import staged_directory
 from westwood.overrides import OverrideError, merge, normalize, parse_assignment
 from westwood.paths import resolve_scenario
@@ -67,6 +71,29 @@ def test_normalize_and_merge():
     with pytest.raises(OverrideError):
         normalize(["abc"])
     assert merge({"a": 1, "b": 2}, [("a", 3)]) == [("a", "3"), ("b", "2")]
+
+
+def test_normalize_takes_a_string_as_one_assignment():
+    """Iterating a string yields characters: "loss=1%" must not become override 'l', nor a
+    two-character string a (key, value) pair."""
+    assert normalize("loss=1%") == [("loss", "1%")]
+    assert normalize(["loss=1%", ("cc", "reno")]) == [("loss", "1%"), ("cc", "reno")]
+    for bad in ("loss", ["ab"], [("a", "b", "c")], [5]):
+        with pytest.raises(OverrideError, match="override"):
+            normalize(bad)
+    for bad in (5, b"loss=1%"):
+        with pytest.raises(TypeError, match="overrides must be"):
+            normalize(bad)
+
+
+def test_counts_reject_bools_and_strings():
+    assert checks.count(3, "seeds") == 3
+    for bad in (True, "2", 2.0):
+        with pytest.raises(TypeError, match="seeds must be an integer"):
+            checks.count(bad, "seeds")
+    with pytest.raises(UsageError, match="seeds must be at least 1, not 0"):
+        checks.count(0, "seeds")
+    assert "…" in checks.describe("x" * 1000) and len(checks.describe("x" * 1000)) < 80
 
 
 def test_axis_values_and_overrides():
@@ -170,3 +197,52 @@ def test_cache_key_changes_with_the_scenario_file(tmp_path):
     scenario.write_text("a = 2\n")
     runner._file_digest.cache_clear()
     assert runner.cache_key("fig9", [("loss", "1%")], 1, str(scenario)) != before
+
+
+def test_atomic_write_on_a_full_disk_names_the_file_and_keeps_the_old_one(
+    tmp_path: Path, monkeypatch
+):
+    target = tmp_path / "report.md"
+    target.write_text("old")
+    fill_disk(monkeypatch, tmp_path)
+    with pytest.raises(WriteError) as info:
+        files.write_text_atomic(target, "new")
+    assert str(info.value) == f"cannot write {target}: {ENOSPC_TEXT}"
+    assert isinstance(info.value, OSError) and info.value.errno == errno.ENOSPC
+    assert target.read_text() == "old" and dir_entries(tmp_path) == ["report.md"]
+
+
+def test_staged_write_error_names_the_file_in_the_output_directory(tmp_path: Path):
+    out = tmp_path / "out"
+    with pytest.raises(WriteError) as info:
+        with staged_directory(out) as stage:
+            with files.writing(stage / "flows.csv"):
+                raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+    assert str(info.value) == f"cannot write {out / 'flows.csv'}: {os.strerror(errno.EROFS)}"
+    assert dir_entries(tmp_path) == []
+
+
+def test_write_error_crosses_process_boundaries():
+    """A worker's failed commit reaches the driver pickled: it must stay a WriteError."""
+    err = WriteError(errno.ENOSPC, ENOSPC_TEXT, "/store/runs/abc.json")
+    again = pickle.loads(pickle.dumps(err))
+    assert type(again) is WriteError and str(again) == str(err) and again.errno == errno.ENOSPC
+
+
+def test_clip_long_values_shortens_values_not_messages():
+    big = "x" * 100_000
+    clipped = "x" * messages.KEEP + "… (100000 bytes)"
+    assert messages.clip_long_values(f'rate: "{big}" is not a rate') == (
+        f'rate: "{clipped}" is not a rate'
+    )
+    assert messages.clip_long_values(f"--set '{big}': expected KEY=VALUE") == (
+        f"--set '{clipped}': expected KEY=VALUE"
+    )
+    assert messages.clip_long_values(f"--set {big}: unknown parameter") == (
+        f"--set {clipped}: unknown parameter"
+    )
+    prose = "it's a message of many words, none of them long, that goes on " * 5
+    assert messages.clip_long_values(prose) == prose
+    many = messages.clip_long_values("a b " * 100_000)
+    assert len(many) < messages.MAX_MESSAGE + 30 and many.endswith("(400000 bytes)")
+    assert messages.clip("é" * 300, 2) == "éé… (600 bytes)"

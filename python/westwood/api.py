@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import operator
 import os
 import tempfile
 from dataclasses import dataclass
@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Union
 
 from . import _core, tables
-from .files import PathLike, write_bytes_atomic
+from .checks import integer
+from .files import PathLike, write_bytes_atomic, writing
 from .overrides import OverridesLike, normalize
 from .paths import ScenarioLike, resolve_scenario
 
@@ -62,30 +63,34 @@ def run_raw(
     """Run without building DataFrames (what the CLI uses). With ``ack_trace`` (a path) the
     per-ACK trace is streamed there; with ``series_dir`` (an existing directory) the time series
     stream into its ``flow_series.csv`` and ``link_series.csv`` as the run goes, instead of being
-    kept in memory. Files appear only when the run succeeds. ``max_memory`` (bytes, default 1 GiB)
+    kept in memory. Files appear only when the run succeeds. ``max_memory`` (bytes, default 1 GB)
     is what the run may hold: a scenario estimated to need more is refused with a
     ``ScenarioError`` saying how much and why (docs/scenarios.md, "Bounds")."""
     if seed is not None:
-        seed = operator.index(seed)  # TypeError for non-integers; numpy integers are fine
+        seed = integer(seed, "seed")  # numpy integers are fine; bools, floats, strings are not
         if not 0 <= seed < 2**64:
             raise ValueError(f"seed must be from 0 to 2^64-1, not {seed}")
     path = resolve_scenario(scenario)
     trace = None if ack_trace is None else os.fspath(ack_trace)
     series = None if series_dir is None else os.fspath(series_dir)
     if max_memory is not None:
-        max_memory = operator.index(max_memory)
+        max_memory = integer(max_memory, "max_memory")
         if max_memory <= 0:
             raise ValueError(f"max_memory must be a positive number of bytes, not {max_memory}")
-    summary_json, flow_series, link_series = _core.run(
-        os.fspath(path),
-        normalize(overrides),
-        seed,
-        record,
-        check_invariants,
-        trace,
-        series,
-        max_memory,
-    )
+    # The core raises OSError only when it cannot write an output. With the trace alone, name its
+    # file; the series' errors name their own file in the core's message.
+    only_trace = trace is not None and series is None
+    with writing(trace) if only_trace else contextlib.nullcontext():
+        summary_json, flow_series, link_series = _core.run(
+            os.fspath(path),
+            normalize(overrides),
+            seed,
+            record,
+            check_invariants,
+            trace,
+            series,
+            max_memory,
+        )
     return RawResult(json.loads(summary_json), flow_series, link_series)
 
 
@@ -96,16 +101,25 @@ def run(
     record: bool = True,
     check_invariants: bool = False,
     ack_trace: Union[bool, PathLike, None] = None,
+    max_memory: Optional[int] = None,
 ) -> RunResult:
     """Run a scenario (a path, or a bare name such as ``"wireless"``) and return its results.
 
-    ``overrides`` is a dict or a list of (parameter, value) pairs, values converted with str()
-    (``{"loss": "1%", "duration": "30s"}``). ``seed`` replaces the scenario's seed. With
+    ``overrides`` is a dict (``{"loss": "1%", "duration": "30s"}``), one ``"KEY=VALUE"`` string
+    as ``--set`` takes it (``"loss=1%"``), or a list of (parameter, value) pairs and
+    ``"KEY=VALUE"`` strings; values are converted with str(). ``seed`` (an integer from 0 to
+    2^64-1; a bool is rejected, not taken as 0 or 1) replaces the scenario's seed. With
     ``record`` the time series are collected. ``ack_trace=True`` adds the per-ACK trace
     (docs/ack-trace.md) as ``result.ack_trace``, read from a temporary file that is removed
     afterwards; ``ack_trace=PATH`` writes it to PATH instead (CSV, left unread: it can be large),
-    only if the run succeeds. Raises ``ScenarioError`` for invalid input, ``FileNotFoundError``
-    when the scenario cannot be found and ``OSError`` when the trace cannot be written.
+    only if the run succeeds. ``max_memory`` (bytes, default 1 GB) bounds what the run may hold,
+    the recorded series included: a run estimated to need more is refused with a
+    ``ScenarioError`` that says how much (pass ``record=False``, raise the scenario's
+    ``sample_interval``, or stream the series to disk with ``run_raw(series_dir=...)``).
+    Ctrl-C stops the run within milliseconds (``KeyboardInterrupt``). Raises ``ScenarioError``
+    for invalid input, ``TypeError`` for an
+    argument of the wrong type (``seed="2"``, ``overrides=5``), ``FileNotFoundError`` when the
+    scenario cannot be found and ``OSError`` when the trace cannot be written.
     """
     import pandas as pd
 
@@ -115,17 +129,29 @@ def run(
 
         with tempfile.TemporaryDirectory(prefix="westwood-acks-") as tmp:
             trace_path = Path(tmp) / "acks.csv"
-            raw = run_raw(scenario, seed, overrides, record, check_invariants, trace_path)
+            raw = run_raw(
+                scenario,
+                seed,
+                overrides,
+                record,
+                check_invariants,
+                trace_path,
+                max_memory=max_memory,
+            )
             trace_frame = read_ack_trace(trace_path)
     elif ack_trace is None or ack_trace is False:
-        raw = run_raw(scenario, seed, overrides, record, check_invariants)
+        raw = run_raw(scenario, seed, overrides, record, check_invariants, max_memory=max_memory)
     else:
         # Through a temporary file beside PATH, so that an interrupt that arrives as the run
         # ends (Ctrl-C waits for the core) leaves no file either.
         results: List[RawResult] = []
 
         def run_into(tmp: str) -> None:
-            results.append(run_raw(scenario, seed, overrides, record, check_invariants, tmp))
+            results.append(
+                run_raw(
+                    scenario, seed, overrides, record, check_invariants, tmp, max_memory=max_memory
+                )
+            )
 
         write_bytes_atomic(ack_trace, run_into)
         raw = results[0]

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .errors import UsageError
+from .messages import clip_long_values
 from .paths import ScenarioLike, resolve_scenario
 
 DEFAULT_SCENARIO = "dumbbell"
@@ -376,7 +377,7 @@ def format_report(result: Dict[str, Any]) -> str:
         if "skipped" in case:
             lines.append(f"  skipped: {case['skipped']}")
         elif "error" in case:
-            lines.append(f"  error: {case['error']}")
+            lines.append(f"  error: {clip_long_values(case['error'])}")
         else:
             lines.append(format_bench(case, "  "))
     scaling_result = result.get("scaling")

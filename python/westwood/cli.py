@@ -1,8 +1,10 @@
 """The ``westwood`` command: ``run``, ``plot``, ``reproduce``, ``sweep``, ``bench``, ``replay``.
 
 Input errors (an invalid scenario or override, a missing file) are reported as
-``westwood: error: <message>`` on stderr with exit status 2 and no traceback. A sweep whose runs
-partly failed exits with status 1; an interrupt (Ctrl-C) with 130.
+``westwood: error: <message>`` on stderr with exit status 2 and no traceback; so is a result
+that cannot be written (``cannot write PATH: <reason>``, ``errors.WriteError``). A sweep whose
+runs partly failed exits with status 1; an interrupt (Ctrl-C) with 130. Messages quote long
+values (over 200 characters) only in part, with their size (``messages.clip_long_values``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import List, Optional, Sequence
 
 from ._core import ScenarioError
 from .errors import UsageError
+from .messages import clip_long_values
 from .overrides import parse_assignments
 from .runner import RunFailed
 
@@ -39,6 +42,13 @@ def _seed(text: str) -> int:
     return value
 
 
+def _check_seeds(args: argparse.Namespace) -> None:
+    """``--seeds`` below 1 is bad input, named as the option (the API's message says
+    ``seeds``)."""
+    if args.seeds is not None and args.seeds < 1:
+        raise UsageError(f"--seeds must be at least 1, not {args.seeds}")
+
+
 def _add_executor(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs",
@@ -59,6 +69,15 @@ def _add_executor(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_wait(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--wait",
+        action="store_true",
+        help="if another sweep or reproduce is writing --out DIR, wait for it to finish and then "
+        "reuse its runs (default: exit with status 2 at once, naming its pid)",
+    )
+
+
 def _executor(args: argparse.Namespace):
     from .executors import make_executor
 
@@ -66,10 +85,24 @@ def _executor(args: argparse.Namespace):
     return make_executor(kind, args.jobs, args.scheduler)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with its error messages (which quote the bad argument) clipped like
+    every other error of the command (``messages.clip_long_values``). Subcommand parsers are
+    of the same class."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {clip_long_values(message)}\n")
+
+
+def _say(kind: str, text: str) -> None:
+    """``westwood: KIND: TEXT`` on stderr, long values in ``text`` clipped: a message that
+    echoes a 100 KB input whole hides what it says."""
+    print(f"westwood: {kind}: {clip_long_values(text)}", file=sys.stderr)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="westwood", description="Deterministic packet-level TCP simulator."
-    )
+    parser = _Parser(prog="westwood", description="Deterministic packet-level TCP simulator.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run one scenario", description="Run one scenario.")
@@ -143,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "--out", metavar="DIR", default="results", help="output directory (default results/)"
     )
+    _add_wait(rep)
     _add_set(rep, "extra override applied to every run (repeatable)")
     rep.set_defaults(func=cmd_reproduce)
 
@@ -171,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--seeds", type=int, help="seeds per grid point, 1..N (default 3)")
     _add_executor(sw)
     sw.add_argument("--out", metavar="DIR", help="the sweep's store and reports (required)")
+    _add_wait(sw)
     sw.add_argument(
         "--rebuild",
         action="store_true",
@@ -385,7 +420,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     size = parse_size(args.segment_size) if args.segment_size is not None else None
     result = plot_run(args.run_dir, args.out, args.flows, size)
     for note in result.notes:
-        print(f"westwood: note: {note}", file=sys.stderr)
+        _say("note", note)
     if not result.paths:
         print("westwood: note: nothing to plot (the run has no TCP flow series)", file=sys.stderr)
     for path in result.paths:
@@ -404,6 +439,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             mark = "*" if e.headline else " "
             print(f"{mark} {e.id:20} {e.kind:7} {e.title} ({e.paper})")
         return 0
+    _check_seeds(args)
     executor = _executor(args)
     selected = experiments.get(args.ids, quick=args.quick)
     if args.no_testbed:
@@ -419,6 +455,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         extra=extra,
         executor=executor,
+        wait=args.wait,
     )
     index = next((p for p in written if p.name == "index.html"), None)
     print(f"wrote {len(written)} files; index: {index}")
@@ -450,8 +487,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             if value
         ]
         if given:
-            raise UsageError(f"sweep --rebuild takes only --out DIR, not {', '.join(given)}")
-        result = sweeps.rebuild(args.out)
+            raise UsageError(
+                f"sweep --rebuild takes only --out DIR and --wait, not {', '.join(given)}"
+            )
+        result = sweeps.rebuild(args.out, wait=args.wait)
     else:
         if not args.scenario:
             raise UsageError("sweep: a SCENARIO is required (a file, or a name such as wireless)")
@@ -461,11 +500,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 "sweep: at least one --vary KEY=V1,V2,... is required (e.g. --vary loss=0%,1%)"
             )
         fixed = parse_assignments(args.overrides)
+        _check_seeds(args)
         seeds = args.seeds if args.seeds is not None else sweeps.DEFAULT_SEEDS
         executor = _executor(args)
         try:
             result = sweeps.sweep(
-                args.scenario, axes, out=args.out, seeds=seeds, overrides=fixed, executor=executor
+                args.scenario,
+                axes,
+                out=args.out,
+                seeds=seeds,
+                overrides=fixed,
+                executor=executor,
+                wait=args.wait,
             )
         except KeyboardInterrupt:
             print(
@@ -489,7 +535,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         axes = [a["key"] for a in sweeps.load_definition(args.out)["axes"]]
         for row in failed[:MAX_LISTED_FAILURES]:
             point = ", ".join(f"{a}={row[a]}" for a in axes)
-            print(f"  {point}, seed {row['seed']}: {row['error']}", file=sys.stderr)
+            line = f"  {point}, seed {row['seed']}: {row['error']}"
+            print(clip_long_values(line), file=sys.stderr)
         if len(failed) > MAX_LISTED_FAILURES:
             print(
                 f"  ... and {len(failed) - MAX_LISTED_FAILURES} more (see "
@@ -557,10 +604,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 1
     except (ScenarioError, UsageError, OSError) as err:
-        print(f"westwood: error: {err}", file=sys.stderr)
+        _say("error", str(err))
         return EXIT_USAGE
     except RunFailed as err:
-        print(f"westwood: error: a run failed: {err}", file=sys.stderr)
+        _say("error", f"a run failed: {err}")
         return 1
     except KeyboardInterrupt:
         print("westwood: interrupted", file=sys.stderr)

@@ -3,3 +3,14 @@
 
 class UsageError(ValueError):
     """Bad input from the user that is not a scenario problem (those are ScenarioError)."""
+
+
+class WriteError(OSError):
+    """A result file or directory could not be written (disk full, no permission, read-only
+    filesystem). It names the file the user asked for, never the temporary file beside it that
+    was being written, so that the CLI can say where: ``cannot write PATH: <reason>``.
+
+    An OSError still (``errno`` is kept), so callers that catch OSError go on working."""
+
+    def __str__(self) -> str:
+        return f"cannot write {self.filename}: {self.strerror}"

@@ -8,7 +8,7 @@ from typing import Callable, List, Optional, Tuple
 
 from . import tables
 from .api import RawResult
-from .files import PathLike, staged_directory, write_columns_csv
+from .files import PathLike, staged_directory, write_columns_csv, writing
 
 RUN_FILES = ("summary.json", "flows.csv", "links.csv", "flow_series.csv", "link_series.csv")
 # Written with `westwood run --ack-trace` (docs/ack-trace.md).
@@ -18,7 +18,9 @@ ACK_TRACE_FILE = "acks.csv"
 def _write_files(stage: Path, raw: RawResult) -> None:
     """The summary files, and the series when the run returned them (a run that streamed its
     series into ``stage`` has already written them)."""
-    (stage / "summary.json").write_text(json.dumps(raw.summary, indent=2) + "\n", encoding="utf-8")
+    with writing(stage / "summary.json"):
+        summary = json.dumps(raw.summary, indent=2) + "\n"
+        (stage / "summary.json").write_text(summary, encoding="utf-8")
     write_columns_csv(stage / "flows.csv", tables.flow_columns(raw.summary))
     write_columns_csv(stage / "links.csv", tables.link_columns(raw.summary))
     if raw.flow_series is not None:
@@ -33,12 +35,19 @@ def _write_files(stage: Path, raw: RawResult) -> None:
         )
 
 
+def _drop_stale_trace(out_dir: PathLike) -> None:
+    """A trace left by an earlier run in the same directory would not match this run's files."""
+    trace = Path(out_dir) / ACK_TRACE_FILE
+    with writing(trace):
+        trace.unlink(missing_ok=True)
+
+
 def write_run(out_dir: PathLike, raw: RawResult) -> List[Path]:
     """Write ``RUN_FILES`` of a run whose series were kept in memory into ``out_dir``, all at
     once (see ``files.staged_directory``)."""
     with staged_directory(out_dir) as stage:
         _write_files(stage, raw)
-    (Path(out_dir) / ACK_TRACE_FILE).unlink(missing_ok=True)
+    _drop_stale_trace(out_dir)
     return [Path(out_dir) / name for name in RUN_FILES]
 
 
@@ -56,5 +65,5 @@ def run_into(
         _write_files(stage, raw)
     names = RUN_FILES + ((ACK_TRACE_FILE,) if ack_trace else ())
     if not ack_trace:
-        (Path(out_dir) / ACK_TRACE_FILE).unlink(missing_ok=True)
+        _drop_stale_trace(out_dir)
     return raw, [Path(out_dir) / name for name in names]

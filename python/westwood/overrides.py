@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from typing import Iterable, List, Mapping, Optional, Tuple, Union
 
+from .checks import describe
 from .errors import UsageError
 
 Pairs = List[Tuple[str, str]]
-OverridesLike = Union[None, Mapping[str, object], Iterable[Tuple[str, object]]]
+OverridesLike = Union[None, str, Mapping[str, object], Iterable[Union[str, Tuple[str, object]]]]
 
 
 class OverrideError(UsageError):
     """A malformed ``--set`` assignment."""
 
 
-def parse_assignment(text: str) -> Tuple[str, str]:
-    """``"loss=1%"`` -> ``("loss", "1%")``; OverrideError when there is no ``=`` or no key."""
+def parse_assignment(text: str, where: str = "--set") -> Tuple[str, str]:
+    """``"loss=1%"`` -> ``("loss", "1%")``; OverrideError when there is no ``=`` or no key.
+    ``where`` names the input in the message (the CLI's ``--set``, the API's ``override``)."""
     key, sep, value = text.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise OverrideError(f"--set {text!r}: expected KEY=VALUE (for example --set loss=1%)")
+        example = "--set loss=1%" if where == "--set" else "'loss=1%'"
+        raise OverrideError(f"{where} {text!r}: expected KEY=VALUE (for example {example})")
     return key, value.strip()
 
 
@@ -28,18 +31,36 @@ def parse_assignments(texts: Optional[Iterable[str]]) -> Pairs:
 
 
 def normalize(overrides: OverridesLike) -> Pairs:
-    """A dict or an iterable of (key, value) pairs as a list of string pairs (values via str())."""
+    """Overrides as the API takes them, as a list of string pairs (values via str()): a mapping,
+    one ``"KEY=VALUE"`` string, or an iterable of (key, value) pairs and ``"KEY=VALUE"`` strings.
+
+    A string is one assignment, never a sequence: iterating ``"loss=1%"`` would yield its
+    characters (and a two-character string would even unpack as a pair)."""
     if overrides is None:
         return []
-    items = overrides.items() if isinstance(overrides, Mapping) else overrides
-    pairs: Pairs = []
-    for item in items:
-        try:
-            key, value = item
-        except (TypeError, ValueError):
-            raise OverrideError(f"override {item!r}: expected a (key, value) pair") from None
-        pairs.append((str(key), str(value)))
-    return pairs
+    if isinstance(overrides, str):
+        return [parse_assignment(overrides, "override")]
+    if isinstance(overrides, Mapping):
+        return [(str(key), str(value)) for key, value in overrides.items()]
+    if isinstance(overrides, (bytes, bytearray)) or not isinstance(overrides, Iterable):
+        raise TypeError(
+            "overrides must be a mapping, a 'KEY=VALUE' string or a list of (key, value) "
+            f"pairs, not {describe(overrides)}"
+        )
+    return [_pair(item) for item in overrides]
+
+
+def _pair(item: object) -> Tuple[str, str]:
+    """One item of a list of overrides: a ``"KEY=VALUE"`` string or a (key, value) pair."""
+    if isinstance(item, str):
+        return parse_assignment(item, "override")
+    try:
+        key, value = item  # type: ignore[misc]
+    except (TypeError, ValueError):
+        raise OverrideError(
+            f"override {describe(item)}: expected a (key, value) pair or a 'KEY=VALUE' string"
+        ) from None
+    return str(key), str(value)
 
 
 def merge(*groups: OverridesLike) -> Pairs:

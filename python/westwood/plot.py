@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import List, Mapping, Sequence, Tuple
 
 from .experiments import Experiment
-from .files import make_readable
+from .files import make_directory, write_bytes_atomic, writing
 from .stats import MeanCI
 from .traces import Step
 
@@ -18,16 +15,13 @@ MARKERS = ("o", "s", "^", "D", "v", "x", "P", "*")
 
 
 def _save_atomic(fig, path: Path, **kwargs) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        make_readable(tmp)
-        fig.savefig(tmp, format=path.suffix.lstrip("."), **kwargs)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Save ``fig`` to ``path`` whole or not at all; a failure names ``path``."""
+
+    def save(tmp: str) -> None:
+        with writing(tmp):
+            fig.savefig(tmp, format=path.suffix.lstrip("."), **kwargs)
+
+    write_bytes_atomic(path, save, suffix=path.suffix)
 
 
 def plot_experiment(
@@ -143,7 +137,7 @@ def plot_trace(
 
 
 def _save_both(fig, out_stem: Path) -> List[Path]:
-    out_stem.parent.mkdir(parents=True, exist_ok=True)
+    make_directory(out_stem.parent)
     png = out_stem.parent / f"{out_stem.name}.png"
     svg = out_stem.parent / f"{out_stem.name}.svg"
     _save_atomic(fig, png, dpi=150, metadata={"Software": None})

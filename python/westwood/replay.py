@@ -16,16 +16,17 @@ rows stream through it, so a long trace costs memory only for what is returned: 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 from . import _core
-from .errors import UsageError
-from .files import PathLike, staged_directory, write_json_atomic
+from .errors import UsageError, WriteError
+from .files import PathLike, failure_reason, staged_directory, write_json_atomic
 from .overrides import OverridesLike, normalize
 
 if TYPE_CHECKING:
@@ -147,6 +148,21 @@ def parse_ccs(values: Union[str, Iterable[str], None]) -> List[str]:
     return names
 
 
+@contextlib.contextmanager
+def _core_write_errors(csv_path: Path) -> Iterator[None]:
+    """The core reports a failed write of the rows' CSV as an OSError with only a message,
+    "cannot write CSV_PATH: ..." (its other OSErrors are about reading the trace): make that a
+    ``WriteError`` naming the file, which ``staged_directory`` then names as in ``out``."""
+    try:
+        yield
+    except WriteError:
+        raise
+    except OSError as err:
+        if not str(err).startswith(f"cannot write {csv_path}"):
+            raise
+        raise WriteError(err.errno, failure_reason(err, csv_path), os.fspath(csv_path)) from err
+
+
 def replay(
     trace: PathLike,
     cc: Union[str, Sequence[str], None] = "westwood",
@@ -200,7 +216,8 @@ def replay(
         report = json.loads(report_json)
     else:
         with staged_directory(out) as stage:
-            report_json, columns, plot = run(os.fspath(stage / CSV_FILE))
+            with _core_write_errors(stage / CSV_FILE):
+                report_json, columns, plot = run(os.fspath(stage / CSV_FILE))
             report = json.loads(report_json)
             write_json_atomic(stage / JSON_FILE, report)
             names = [CSV_FILE, JSON_FILE]

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from . import report
+from .checks import count
 from .claims import judge, skipped_verdict
-from .errors import UsageError
 from .experiments import AnyExperiment, Experiment, SweepResults
+from .locks import output_lock
 from .plot import plot_experiment
 from .runner import RunSpec, default_jobs, execute, plan
 
@@ -44,57 +45,55 @@ def reproduce(
     extra: Sequence[Tuple[str, str]] = (),
     progress_stream: Optional[TextIO] = None,
     executor=None,
+    wait: bool = False,
 ) -> List[Path]:
     """Run every experiment's runs (cached ones are reused), then write per experiment
     ``<id>.csv``, ``<id>.md``, ``<id>.png``, ``<id>.svg`` (trace experiments also
     ``<id>_trace.csv``) and the directory's index. ``extra`` overrides apply to every run (and
     are part of each run's cache key). ``seeds`` (default: 1 with ``quick``, else each
     experiment's own) is the number of seeds per point. ``executor`` (see ``executors.py``)
-    runs what is not cached; default: ``jobs`` local processes."""
+    runs what is not cached; default: ``jobs`` local processes.
+
+    ``out_dir`` is locked while this runs (``locks.output_lock``): if another sweep or
+    reproduction is writing it, ``DirectoryInUse`` is raised, or with ``wait`` this waits for
+    it to finish (and then reuses its runs)."""
     out = Path(out_dir)
-    if seeds is not None and seeds < 1:
-        raise UsageError("--seeds must be at least 1")
-    jobs = jobs if jobs is not None else default_jobs()
+    seeds = count(seeds, "seeds") if seeds is not None else None
+    jobs = count(jobs, "jobs") if jobs is not None else default_jobs()
     extra = list(extra)
     # Testbed experiments (real TCP, run one at a time after the simulations): their own module.
     testbed = [e for e in experiments if e.kind == "testbed"]
     experiments = [e for e in experiments if e.kind != "testbed"]
     n_seeds = {e.id: seeds if seeds is not None else default_seeds(e, quick) for e in experiments}
     specs = {e.id: plan(e, quick, n_seeds[e.id], extra) for e in experiments}
-    out.mkdir(parents=True, exist_ok=True)
-    all_specs = [s for group in specs.values() for s in group]
-    summaries = (
-        execute(all_specs, out / "runs", jobs, progress_stream, executor=executor)
-        if all_specs
-        else {}
-    )
-
-    written: List[Path] = []
-    entries: Dict[str, Dict[str, Any]] = {}
-    if testbed:
-        from .testbed_experiments import reproduce_testbed
-
-        tb_written, tb_entries = reproduce_testbed(
-            testbed,
-            out,
-            quick=quick,
-            seeds=seeds,
-            extra=extra,
-            stream=progress_stream,
-            command=lambda e, n: rerun_command(e.id, quick, n, extra, out),
+    # The lock creates ``out``; a bad experiment or scenario (found while planning) does not.
+    with output_lock(out, wait, progress_stream):
+        all_specs = [s for group in specs.values() for s in group]
+        summaries = (
+            execute(all_specs, out / "runs", jobs, progress_stream, executor=executor)
+            if all_specs
+            else {}
         )
-        written += tb_written
-        entries.update(tb_entries)
-    for experiment in experiments:
-        command = rerun_command(experiment.id, quick, n_seeds[experiment.id], extra, out)
-        if hasattr(experiment, "write_report"):  # kinds defined in their own modules
-            paths, entry = experiment.write_report(
-                specs[experiment.id], summaries, out, quick, n_seeds[experiment.id], command
-            )
-        elif experiment.kind == "trace":
-            from .trace_report import write_trace_experiment
 
-            paths, entry = write_trace_experiment(
+        written: List[Path] = []
+        entries: Dict[str, Dict[str, Any]] = {}
+        if testbed:
+            from .testbed_experiments import reproduce_testbed
+
+            tb_written, tb_entries = reproduce_testbed(
+                testbed,
+                out,
+                quick=quick,
+                seeds=seeds,
+                extra=extra,
+                stream=progress_stream,
+                command=lambda e, n: rerun_command(e.id, quick, n, extra, out),
+            )
+            written += tb_written
+            entries.update(tb_entries)
+        for experiment in experiments:
+            command = rerun_command(experiment.id, quick, n_seeds[experiment.id], extra, out)
+            paths, entry = _write_report(
                 experiment,
                 specs[experiment.id],
                 summaries,
@@ -103,32 +102,42 @@ def reproduce(
                 n_seeds[experiment.id],
                 command,
             )
-        else:
-            paths, entry = write_sweep(
+            written += paths
+            mode = "quick" if quick else "full"
+            runs = len(specs[experiment.id])
+            entries[experiment.id] = report.index_entry(
                 experiment,
-                specs[experiment.id],
-                summaries,
-                out,
                 quick,
                 n_seeds[experiment.id],
+                runs,
+                f"{mode}, {runs} runs, {n_seeds[experiment.id]} seed(s) per point",
                 command,
+                entry,
             )
-        written += paths
-        mode = "quick" if quick else "full"
-        runs = len(specs[experiment.id])
-        entries[experiment.id] = report.index_entry(
-            experiment,
-            quick,
-            n_seeds[experiment.id],
-            runs,
-            f"{mode}, {runs} runs, {n_seeds[experiment.id]} seed(s) per point",
-            command,
-            entry,
-        )
-    manifest = report.update_manifest(out, entries)
-    report.write_index(out, manifest)
-    written += [out / "index.md", out / "index.html"]
-    return written
+        manifest = report.update_manifest(out, entries)
+        report.write_index(out, manifest)
+        written += [out / "index.md", out / "index.html"]
+        return written
+
+
+def _write_report(
+    experiment: AnyExperiment,
+    specs: Sequence[RunSpec],
+    summaries: Mapping[str, Mapping[str, Any]],
+    out: Path,
+    quick: bool,
+    seeds: int,
+    command: str,
+) -> Tuple[List[Path], Dict[str, Any]]:
+    """The files of one simulated experiment, by its kind (kinds defined in their own modules
+    write their own)."""
+    if hasattr(experiment, "write_report"):
+        return experiment.write_report(specs, summaries, out, quick, seeds, command)
+    if experiment.kind == "trace":
+        from .trace_report import write_trace_experiment
+
+        return write_trace_experiment(experiment, specs, summaries, out, quick, seeds, command)
+    return write_sweep(experiment, specs, summaries, out, quick, seeds, command)
 
 
 def write_sweep(

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from .errors import UsageError
-from .files import write_json_atomic
+from .files import make_directory, write_json_atomic
 from .paths import resolve_scenario
 from .progress import Progress
 
@@ -416,7 +416,7 @@ def run_all(
             todo.append(spec)
     cached = len(entries)
     jobs = make_jobs(todo)
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    make_directory(cache_dir)
     title = f"{cached + len(jobs)} runs: {cached} in the store, {len(jobs)} to run"
     if jobs:
         title += f" ({executor.describe()})"

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .errors import UsageError
-from .files import PathLike
+from .files import PathLike, make_directory
 
 # An ssthresh at or above this many bytes is "unlimited" (the initial value) and not drawn.
 UNLIMITED_SSTHRESH = 2**40
@@ -143,7 +143,7 @@ def plot_run(
             )
         names = [n for n in dict.fromkeys(flows) if n in run.flow_series]
     out = Path(out_dir) if out_dir is not None else run.directory
-    out.mkdir(parents=True, exist_ok=True)
+    make_directory(out)
 
     result = PlotOutput()
     for name in names:

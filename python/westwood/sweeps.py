@@ -26,8 +26,15 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
 from . import runner
+from .checks import count, describe
 from .errors import UsageError
-from .files import write_bytes_atomic, write_json_atomic, write_text_atomic
+from .files import (
+    write_bytes_atomic,
+    write_json_atomic,
+    write_text_atomic,
+    writing,
+)
+from .locks import output_lock
 from .overrides import OverridesLike, merge, normalize
 from .paths import ScenarioLike, resolve_scenario
 from .stats import MeanCI, mean_ci
@@ -240,8 +247,7 @@ def plan_sweep(
 ) -> Sweep:
     if not axes:
         raise UsageError("a sweep needs at least one --vary KEY=V1,V2,...")
-    if seeds < 1:
-        raise UsageError("--seeds must be at least 1")
+    seeds = count(seeds, "seeds")
     keys = [a.key for a in axes]
     twice = sorted({k for k in keys if keys.count(k) > 1})
     if twice:
@@ -338,23 +344,49 @@ class SweepResult:
         return pd.read_parquet(self.out / RESULTS)
 
 
-VaryLike = Union[Mapping[str, Sequence[Any]], Iterable[Tuple[str, Sequence[Any]]], Iterable[str]]
+VaryLike = Union[
+    str, Mapping[str, Any], Iterable[Union[str, Axis, Tuple[str, Union[str, Sequence[Any]]]]]
+]
 
 
 def _axes(vary: VaryLike) -> List[Axis]:
-    items = vary.items() if isinstance(vary, Mapping) else vary
-    axes = []
-    for item in items:
-        if isinstance(item, Axis):
-            axes.append(item)
-        elif isinstance(item, str):
-            axes.append(parse_vary(item))
-        else:
-            key, values = item
-            if isinstance(values, str):
-                values = split_values(values)
-            axes.append(make_axis(str(key), values))
-    return axes
+    """The axes of ``sweep``'s ``vary``: a mapping of key to values, one ``--vary`` string, or an
+    iterable of ``--vary`` strings, (key, values) pairs and ``Axis``. A string is one axis,
+    never a sequence of axes (iterating it would yield its characters)."""
+    if isinstance(vary, str):
+        return [parse_vary(vary)]
+    if isinstance(vary, Mapping):
+        return [_axis(key, values) for key, values in vary.items()]
+    if isinstance(vary, (bytes, bytearray)) or not isinstance(vary, Iterable):
+        raise TypeError(
+            "vary must be a mapping of key to values, a 'KEY=V1,V2,...' string or a list of "
+            f"them, not {describe(vary)}"
+        )
+    return [_axis_item(item) for item in vary]
+
+
+def _axis_item(item: Any) -> Axis:
+    if isinstance(item, Axis):
+        return item
+    if isinstance(item, str):
+        return parse_vary(item)
+    try:
+        key, values = item
+    except (TypeError, ValueError):
+        raise UsageError(
+            f"axis {describe(item)}: expected a (key, values) pair or a 'KEY=V1,V2,...' string"
+        ) from None
+    return _axis(key, values)
+
+
+def _axis(key: Any, values: Any) -> Axis:
+    """One axis from its key and values: a list of values, a comma-separated string (as
+    ``--vary`` takes it), or a single value that is neither (a number)."""
+    if isinstance(values, str):
+        values = split_values(values)
+    elif isinstance(values, (bytes, bytearray)) or not isinstance(values, Iterable):
+        values = [values]
+    return make_axis(str(key), values)
 
 
 def sweep(
@@ -368,28 +400,39 @@ def sweep(
     executor: Union[str, Any] = "local",
     scheduler: Optional[str] = None,
     progress_stream: Optional[TextIO] = None,
+    wait: bool = False,
 ) -> SweepResult:
     """Run ``scenario`` for every combination of the ``vary`` axes and ``seeds`` seeds (1..N),
     with ``overrides`` fixed, skipping the runs already in ``out``'s store; then write
     ``results.parquet``, the summary and the plot. Failed runs are recorded, not raised.
 
     ``vary``: ``{"loss": ["0%", "1%"], "cc": ["reno", "westwood"]}``, pairs, or ``--vary``
-    strings. ``executor``: "local" (``jobs`` processes, default every core), "dask" (the
-    scheduler at ``scheduler``, or a local cluster of ``jobs`` workers), or an executor object.
+    strings (a single string is one axis; a single value that is not a list is a one-value
+    axis). ``seeds`` and ``jobs``: positive integers (a bool or a string is a TypeError).
+    ``overrides``: as ``westwood.run`` takes them. ``executor``: "local" (``jobs`` processes,
+    default every core), "dask" (the scheduler at ``scheduler``, or a local cluster of ``jobs``
+    workers), or an executor object.
+
+    ``out`` is locked while the sweep runs (``locks.output_lock``): a second sweep on the same
+    directory would compute the same runs again. If another sweep or reproduction holds it,
+    ``DirectoryInUse`` is raised before anything runs, or with ``wait`` this waits for it to
+    finish (and then reuses its runs).
     """
     from .executors import make_executor
 
+    if jobs is not None:
+        jobs = count(jobs, "jobs")
     if isinstance(executor, str):
         executor = make_executor(executor, jobs, scheduler)
     plan = plan_sweep(scenario, _axes(vary), seeds, normalize(overrides))
     out = Path(out)
     command = sweep_command(plan, out)
-    out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / DEFINITION, definition(plan, command, executor.describe()))
-    outcome = runner.run_all(
-        [r.spec for r in plan.runs], out / RUNS, executor, progress_stream, stop_on_error=False
-    )
-    result = rebuild(out)
+    with output_lock(out, wait, progress_stream):
+        write_json_atomic(out / DEFINITION, definition(plan, command, executor.describe()))
+        outcome = runner.run_all(
+            [r.spec for r in plan.runs], out / RUNS, executor, progress_stream, stop_on_error=False
+        )
+        result = _rebuild(out)
     result.cached, result.ran = outcome.cached, outcome.ran
     return result
 
@@ -473,7 +516,12 @@ def write_parquet(path: Path, defn: Mapping[str, Any], rows: Sequence[Mapping[st
         metadata={"westwood.sweep": json.dumps({k: v for k, v in defn.items() if k != "runs"})},
     )
     table = pa.Table.from_pydict({n: [r.get(n) for r in rows] for n in names}, schema=schema)
-    write_bytes_atomic(path, lambda tmp: pq.write_table(table, tmp))
+
+    def write(tmp: str) -> None:
+        with writing(tmp):
+            pq.write_table(table, tmp)
+
+    write_bytes_atomic(path, write)
 
 
 @dataclass
@@ -648,9 +696,16 @@ def plot_sweep(defn: Mapping[str, Any], cells: Sequence[Cell], out_stem: Path) -
         return _save_both(fig, out_stem)
 
 
-def rebuild(out) -> SweepResult:
+def rebuild(out, *, wait: bool = False) -> SweepResult:
     """Write ``results.parquet``, ``summary.csv``, ``summary.md`` and the plot from
-    ``sweep.json`` and the run files (nothing is run)."""
+    ``sweep.json`` and the run files (nothing is run), holding ``out``'s lock as ``sweep``
+    does: a running sweep would overwrite them when it ends."""
+    load_definition(out)  # not a sweep directory: say so before the lock creates anything
+    with output_lock(out, wait):
+        return _rebuild(out)
+
+
+def _rebuild(out) -> SweepResult:
     out = Path(out)
     defn = load_definition(out)
     rows, missing = collect_rows(out, defn)

@@ -55,7 +55,7 @@ from typing import (
 
 from .binaries import parent_death_signal
 from .claims import Claim, ClaimUnavailable, Measurement
-from .files import write_json_atomic, write_text_atomic
+from .files import make_directory, write_json_atomic, write_text_atomic, writing
 from .paths import resolve_scenario
 from .progress import format_duration
 from .runner import STATUS_FAILED, STATUS_OK, file_digest, read_entry, scenario_digest
@@ -323,7 +323,8 @@ def run_one(run: TestbedRun, binary: Path, store: Path) -> Dict[str, Any]:
             else:
                 write_text_atomic(partial / "testbed.log", proc.stdout + proc.stderr)
                 shutil.rmtree(run_dir, ignore_errors=True)
-                partial.rename(run_dir)
+                with writing(run_dir):
+                    partial.rename(run_dir)
                 entry = {
                     **run.identity(),
                     "status": STATUS_OK,
@@ -347,7 +348,7 @@ def execute(
 ) -> Dict[str, Dict[str, Any]]:
     """Every run not yet done, one after the other, a progress line each; entries by key."""
     stream = stream if stream is not None else sys.stderr
-    store.mkdir(parents=True, exist_ok=True)
+    make_directory(store)
     unique: Dict[str, TestbedRun] = {}
     for run in runs:
         unique.setdefault(run.key, run)
