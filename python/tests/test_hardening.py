@@ -1,0 +1,85 @@
+"""The fault campaign's reproducers through the CLI and the API: Ctrl-C ends a run at once,
+oversized runs are refused with the number, ``--out`` streams its series, goodput stays within
+the links."""
+
+from __future__ import annotations
+
+import csv
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from westwood._core import ScenarioError
+
+from conftest import assert_clean_error, cli, cli_json
+from westwood import run
+from westwood.api import run_raw
+from westwood.output import write_run
+
+
+def test_ctrl_c_ends_a_long_run_within_a_second_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["run", "wireless", "--set", "duration=100000s", "--out", str(out)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "westwood", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    time.sleep(2.0)  # well into the simulation (a 100 000 s run takes about 40 s)
+    assert proc.poll() is None, proc.communicate()
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 1.0
+    assert proc.returncode == 130, stderr
+    assert b"Traceback" not in stderr
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".run.")], "no staging left"
+
+
+def test_a_run_too_large_for_memory_is_refused_with_the_estimate() -> None:
+    proc = cli("run", "dumbbell", "--set", "flows=1000", "--set", "duration=60s", "--json")
+    # Without --out the series are not recorded, so this fits...
+    assert proc.returncode == 0, proc.stderr
+    # ...but the API keeps them in memory by default: 6 million rows, refused up front.
+    with pytest.raises(ScenarioError, match=r"3\.6 GB.*limit is 1\.0 GB"):
+        run("dumbbell", overrides={"flows": 1000})
+    # A lower --max-memory refuses even the summary-only run, naming the limit.
+    proc = cli("run", "dumbbell", "--set", "flows=1000", "--max-memory", "1MB")
+    assert_clean_error(proc, "limit is 1.0 MB", "--max-memory")
+    assert_clean_error(cli("run", "wireless", "--max-memory", "lots"), "--max-memory", "4GB")
+
+
+def test_out_streams_the_same_series_the_api_records(tmp_path: Path) -> None:
+    overrides = {"duration": "5s", "loss": "1%"}
+    streamed = tmp_path / "streamed"
+    proc = cli(
+        "run", "wireless", "--set", "duration=5s", "--set", "loss=1%", "--out", str(streamed)
+    )
+    assert proc.returncode == 0, proc.stderr
+    kept = tmp_path / "kept"
+    write_run(kept, run_raw("wireless", overrides=overrides, record=True))
+    for name in ("flow_series.csv", "link_series.csv"):
+        with open(streamed / name, newline="") as a, open(kept / name, newline="") as b:
+            rows_a, rows_b = list(csv.reader(a)), list(csv.reader(b))
+        assert rows_a[0] == rows_b[0]
+        assert len(rows_a) == len(rows_b) > 100
+        for x, y in zip(rows_a[1:], rows_b[1:]):
+            assert [float(v) if i != 1 else v for i, v in enumerate(x)] == pytest.approx(
+                [float(v) if i != 1 else v for i, v in enumerate(y)], nan_ok=True
+            )
+
+
+@pytest.mark.parametrize("stop", ["0.001s", "0.5s"])
+def test_goodput_of_a_flow_stopped_early_stays_within_the_link(stop: str) -> None:
+    summary = cli_json(
+        "run", "wireless", "--set", f"flows.ftp.stop={stop}", "--set", "duration=20s"
+    )
+    flow = summary["flows"][0]
+    assert flow["goodput_bps"] <= flow["throughput_bps"] <= 2e6, flow
+
+
+def test_the_wrapping_delay_is_refused() -> None:
+    proc = cli("run", "wireless", "--set", "wired_delay=18446744073s", "--set", "duration=10s")
+    assert_clean_error(proc, "wired", "at most 1000000s")
