@@ -433,6 +433,86 @@ fn count_expansion() {
     fails(&text, "flows.f.2", &["\"f.2\" is used twice"]);
 }
 
+/// 100 000 flows (the most one table may make) with their names, endpoints and routes.
+///
+/// Set-up once checked every new flow's name against all the earlier ones, which took over 20 s
+/// for this many flows in release (and would take many minutes here, in a debug build). The test
+/// checks what the indexed version must still do: distinct names in order, endpoints paired
+/// group member by group member, every flow routed (the `bdp` queue sized from its round trip),
+/// and a clash found even at the far end of the list, with the message unchanged.
+#[test]
+fn the_largest_flow_table_builds_with_distinct_names_and_routes() {
+    let text = r#"
+[scenario]
+duration = "10s"
+[topology]
+nodes = ["s1", "s2", "left", "right", "r1", "r2"]
+groups = { senders = ["s1", "s2"], receivers = ["r1", "r2"] }
+[links.in1]
+from = "s1"
+to = "left"
+rate = "1Gbps"
+delay = "1ms"
+[links.in2]
+from = "s2"
+to = "left"
+rate = "1Gbps"
+delay = "1ms"
+[links.bottleneck]
+from = "left"
+to = "right"
+rate = "10Mbps"
+delay = "10ms"
+queue = "bdp"
+[links.out1]
+from = "right"
+to = "r1"
+rate = "1Gbps"
+delay = "1ms"
+[links.out2]
+from = "right"
+to = "r2"
+rate = "1Gbps"
+delay = "1ms"
+[flows.bulk]
+from = "senders"
+to = "receivers"
+count = 50000
+[sources.cbr]
+kind = "cbr"
+from = "s1"
+to = "r1"
+rate = "1Mbps"
+"#;
+    let s = load(text).unwrap();
+    assert_eq!(s.flows.len(), 100_000);
+    let names: std::collections::HashSet<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names.len(), s.flows.len(), "flow names must be distinct");
+    for (i, f) in s.flows.iter().enumerate() {
+        assert_eq!(f.name, format!("bulk.{}", i + 1));
+        // The first 50 000 run s1 -> r1, the rest s2 -> r2.
+        let expected = if i < 50_000 { (0, 4) } else { (1, 5) };
+        assert_eq!((f.src, f.dst), expected, "{}", f.name);
+    }
+    // Every flow has a route both ways, and the bottleneck's `bdp` queue is sized from the
+    // flows' round trip: 10 Mbps * 2 * (1 + 10 + 1) ms / 8 = 30 000 bytes of 1040-byte packets.
+    let links = crate::sim::build_links(&s).unwrap();
+    let bottleneck = s.links.iter().position(|l| l.name == "bottleneck").unwrap();
+    assert_eq!(links[bottleneck].capacity, crate::network::link::Capacity::Packets(29));
+
+    // A name clash with the last flows is still found, with the same message as ever.
+    let e = load(&format!("{text}[flows.\"bulk.99999\"]\nfrom = \"s1\"\nto = \"r1\"\n")).unwrap_err();
+    assert_eq!(e.field, "flows.bulk.99999");
+    assert_eq!(
+        e.message,
+        "flow name \"bulk.99999\" is used twice (a table with count = N > 1 makes flows NAME.1 .. NAME.N)"
+    );
+    // So is a source named like a flow.
+    let e = load(&text.replace("[sources.cbr]", "[sources.\"bulk.70000\"]")).unwrap_err();
+    assert_eq!(e.field, "sources.bulk.70000");
+    assert!(e.message.contains("already used by a flow"), "{e}");
+}
+
 #[test]
 fn congestion_control_and_recovery() {
     fails(
