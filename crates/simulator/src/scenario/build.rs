@@ -11,7 +11,7 @@ use super::links;
 use super::sources;
 use super::traffic;
 use super::units::format_duration;
-use super::{FieldError, Res};
+use super::{echo, echo_list, FieldError, Res};
 use crate::model::{
     DelayedAckSpec, FlowSpec, LinkSpec, NodeSpec, PartialAckTimer, RecoveryPacing, RtoSpec, Scenario,
     TcpSpec, TimeoutThreshold,
@@ -168,7 +168,7 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
         if flow_names.contains(&source.name) || arrivals.iter().any(|a| a.name == source.name) {
             return Err(FieldError::new(
                 join("sources", &source.name),
-                format!("the name {:?} is already used by a flow; names must be unique", source.name),
+                format!("the name {} is already used by a flow; names must be unique", echo(&source.name)),
             ));
         }
     }
@@ -207,7 +207,7 @@ fn nodes(topology: Section) -> Res<Vec<NodeSpec>> {
             return Err(FieldError::new(field, "a node name must not be empty"));
         }
         if !seen.insert(name) {
-            return Err(FieldError::new(field, format!("duplicate node name {name:?}")));
+            return Err(FieldError::new(field, format!("duplicate node name {name}", name = echo(name))));
         }
         nodes.push(NodeSpec { name: name.to_string() });
     }
@@ -221,8 +221,9 @@ pub(crate) fn node_index(nodes: &[NodeSpec], v: &Value, field: &str) -> Res<usiz
         FieldError::new(
             field,
             format!(
-                "unknown node {name:?}; topology.nodes defines: {}",
-                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                "unknown node {name}; topology.nodes defines: {}",
+                if known.is_empty() { "none".to_string() } else { echo_list(known) },
+                name = echo(name)
             ),
         )
     })
@@ -239,7 +240,10 @@ fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSp
     if from == to {
         return Err(FieldError::new(
             f,
-            format!("a link must connect two different nodes (from and to are both {:?})", nodes[to].name),
+            format!(
+                "a link must connect two different nodes (from and to are both {})",
+                echo(&nodes[to].name)
+            ),
         ));
     }
     let (v, f) = section.required("rate", "a positive rate like \"10Mbps\"")?;
@@ -263,9 +267,9 @@ fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSp
             return Err(FieldError::new(
                 section.path,
                 format!(
-                    "link name {:?} is used twice (the reverse half of a duplex link \"x\" is \
+                    "link name {} is used twice (the reverse half of a duplex link \"x\" is \
                      named \"x.reverse\")",
-                    link.name
+                    echo(&link.name)
                 ),
             ));
         }
@@ -304,9 +308,9 @@ impl BulkFlows {
             return Err(FieldError::new(
                 table,
                 format!(
-                    "flow name {:?} is used twice (a table with count = N > 1 makes flows NAME.1 .. \
+                    "flow name {} is used twice (a table with count = N > 1 makes flows NAME.1 .. \
                      NAME.N)",
-                    flow.name
+                    echo(&flow.name)
                 ),
             ));
         }

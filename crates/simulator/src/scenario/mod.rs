@@ -67,6 +67,75 @@ impl FieldError {
 
 pub(crate) type Res<T> = Result<T, FieldError>;
 
+/// Longest piece of the user's text (in characters, as shown) an error message repeats whole.
+/// A message quotes what it rejects, and that can be anything: a 100 KB string from a generated
+/// file or a `--set` would bury the rest of the message (and the fix) in a terminal or a log.
+const ECHO_LIMIT: usize = 120;
+/// How many characters of a longer text it keeps, before "… (N bytes)".
+const ECHO_KEEP: usize = 100;
+
+/// Where to cut `text` so it shows in at most [`ECHO_KEEP`] columns, or `None` when all of it
+/// fits in [`ECHO_LIMIT`]; `width` is how many columns a character takes when shown.
+fn echo_cut(text: &str, width: impl Fn(char) -> usize) -> Option<usize> {
+    let mut shown = 0;
+    let mut cut = None;
+    for (i, c) in text.char_indices() {
+        shown += width(c);
+        if cut.is_none() && shown > ECHO_KEEP {
+            cut = Some(i);
+        }
+        if shown > ECHO_LIMIT {
+            return cut;
+        }
+    }
+    None
+}
+
+/// The user's `text` quoted for an error message (`"10 Mbit"`, like `{:?}`), its start and its
+/// length in bytes when it is long: `"xxxx…"… (100000 bytes)`. Every message that repeats a
+/// value, key or name from the scenario or a `--set` goes through this (or [`shorten`]).
+pub(crate) fn echo(text: &str) -> String {
+    match echo_cut(text, |c| c.escape_debug().len()) {
+        None => format!("{text:?}"),
+        Some(cut) => format!("{:?}… ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
+/// [`echo`] without the quotes, for names in lists and field paths.
+pub(crate) fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match echo_cut(text, |_| 1) {
+        None => text.into(),
+        Some(cut) => format!("{}… ({} bytes)", &text[..cut], text.len()).into(),
+    }
+}
+
+/// A field path (`links.NAME.rate`, `--set KEY`) with each dotted segment [`shorten`]ed: the
+/// segments are the user's table names and keys.
+fn shorten_path(field: &str) -> String {
+    if field.len() <= ECHO_LIMIT {
+        return field.to_string();
+    }
+    field.split('.').map(shorten).collect::<Vec<_>>().join(".")
+}
+
+/// Names from the scenario for an error message ("the nodes are: a, b, c"): each [`shorten`]ed,
+/// and at most 20 of them, since a generated topology or a large flow table has thousands.
+pub(crate) fn echo_list<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
+    const MOST: usize = 20;
+    let mut shown: Vec<String> = Vec::new();
+    let mut count = 0;
+    for name in names {
+        if count < MOST {
+            shown.push(shorten(name.as_ref()).into_owned());
+        }
+        count += 1;
+    }
+    if count > MOST {
+        shown.push(format!("… ({count} in all)"));
+    }
+    shown.join(", ")
+}
+
 /// Reads and loads a scenario file. The file's path (as given) names it in errors; its stem is
 /// the default scenario name.
 pub fn load_file(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
@@ -82,12 +151,15 @@ pub fn load_file(path: &Path, overrides: &[(String, String)]) -> Result<Scenario
 /// Loads a scenario from TOML text. `origin` names it in errors (usually the file name); the
 /// stem of `origin` is the default scenario name.
 pub fn load_str(text: &str, origin: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
-    let attach =
-        |e: FieldError| ScenarioError { file: origin.to_string(), field: e.field, message: e.message };
+    let attach = |e: FieldError| ScenarioError {
+        file: origin.to_string(),
+        field: shorten_path(&e.field),
+        message: e.message,
+    };
     let mut doc: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError {
         file: origin.to_string(),
         field: e.span().map(|span| location(text, span.start)).unwrap_or_default(),
-        message: format!("invalid TOML: {}", e.message().trim_end().replace('\n', "; ")),
+        message: format!("invalid TOML: {}", parser_reason(e.message())),
     })?;
     overrides::apply(&mut doc, overrides).map_err(attach)?;
     let parameters = params::declared(&doc).map_err(attach)?;
@@ -102,6 +174,19 @@ pub fn load_str(text: &str, origin: &str, overrides: &[(String, String)]) -> Res
     let mut scenario = build::build(&doc, resolved, &default_name).map_err(attach)?;
     scenario.source = origin.to_string();
     Ok(scenario)
+}
+
+/// The TOML parser's message on one line. It quotes keys in backticks ("duplicate key `k` in
+/// table `t`"): each quoted part is [`shorten`]ed, so a huge key leaves the rest readable.
+fn parser_reason(message: &str) -> String {
+    let parts: Vec<String> = message
+        .trim()
+        .replace('\n', "; ")
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| if i % 2 == 1 { shorten(part).into_owned() } else { part.to_string() })
+        .collect();
+    parts.join("`")
 }
 
 /// `line L, column C` (1-based) of a byte offset in `text`.

@@ -128,6 +128,40 @@ fn invalid_toml_and_unreadable_file() {
 }
 
 #[test]
+fn long_values_are_echoed_shortened() {
+    let huge = "x".repeat(100_000);
+    let short = |e: &ScenarioError| {
+        let shown = e.to_string();
+        assert!(shown.len() < 400, "{} bytes: {}", shown.len(), &shown[..400]);
+        assert!(shown.contains("… (100000 bytes)"), "{shown}");
+        shown
+    };
+    // A value in the file, and the same through an override.
+    let e = load(&edit("duration = \"10s\"", &format!("duration = \"{huge}\""))).unwrap_err();
+    assert_eq!(e.field, "scenario.duration");
+    let shown = short(&e);
+    assert!(shown.ends_with("is not a valid duration: expected a non-negative duration like \"10ms\""));
+    short(&load_with(BASE, &[("cc", &huge)]).unwrap_err());
+    short(&load_with(BASE, &[("links.ab.rate", &huge)]).unwrap_err());
+    // A key: both the field path and the message.
+    let e = load(&edit("[links.ab]", &format!("[links.ab]\n{huge} = 1"))).unwrap_err();
+    assert!(e.field.starts_with("links.ab.xxx") && e.field.len() < 150, "{}", e.field.len());
+    short(&e);
+    short(&load_with(BASE, &[(huge.as_str(), "1")]).unwrap_err());
+    // A key the parser rejects.
+    short(&load(&format!("[scenario]\n{huge} = 1\n{huge} = 2\n")).unwrap_err());
+    // Short values are quoted whole, as before.
+    assert_eq!(echo("10 Mbit"), "\"10 Mbit\"");
+    assert_eq!(echo(&"y".repeat(120)), format!("{:?}", "y".repeat(120)));
+    // Escapes count as shown: 100 KB of NULs is cut after a few of them.
+    assert!(echo(&"\0".repeat(100_000)).len() < 130);
+    // Lists of names stop at 20.
+    let names: Vec<String> = (1..=30).map(|i| format!("n{i}")).collect();
+    assert_eq!(echo_list(&names[..3]), "n1, n2, n3");
+    assert!(echo_list(&names).ends_with("n19, n20, … (30 in all)"));
+}
+
+#[test]
 fn load_file_uses_stem_as_name() {
     let dir = std::env::temp_dir().join(format!("westwood-scenario-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
