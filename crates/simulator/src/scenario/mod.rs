@@ -156,10 +156,13 @@ pub fn load_str(text: &str, origin: &str, overrides: &[(String, String)]) -> Res
         field: shorten_path(&e.field),
         message: e.message,
     };
-    let mut doc: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError {
-        file: origin.to_string(),
-        field: e.span().map(|span| location(text, span.start)).unwrap_or_default(),
-        message: format!("invalid TOML: {}", parser_reason(e.message())),
+    let mut doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        let (at, reason) = syntax_error(text, e.span(), e.message());
+        ScenarioError {
+            file: origin.to_string(),
+            field: at.map(|offset| location(text, offset)).unwrap_or_default(),
+            message: format!("invalid TOML: {reason}"),
+        }
     })?;
     overrides::apply(&mut doc, overrides).map_err(attach)?;
     let parameters = params::declared(&doc).map_err(attach)?;
@@ -176,6 +179,40 @@ pub fn load_str(text: &str, origin: &str, overrides: &[(String, String)]) -> Res
     Ok(scenario)
 }
 
+/// Where a TOML syntax error is (a byte offset, when known) and a reason that is never empty.
+///
+/// The parser reports a control character (NUL, a lone CR, ...) poorly: often as an empty
+/// message, or as "invalid key" for a character the user cannot see. TOML allows none of them
+/// except tab and line breaks, so a parser that stops at (or inside a construct holding) the
+/// first one stopped because of it: that is what the user is told, at the character itself.
+fn syntax_error(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> (Option<usize>, String) {
+    let reason = parser_reason(message);
+    let control = first_control_character(text);
+    match (span, control) {
+        (Some(span), Some((at, byte))) if at <= span.end => (Some(at), control_character(byte)),
+        (None, Some((at, byte))) => (Some(at), control_character(byte)),
+        (span, control) => {
+            let start = span.map(|s| s.start);
+            let mut reason = if !reason.is_empty() {
+                reason
+            } else {
+                match start.and_then(|s| text.get(s..)).and_then(|rest| rest.chars().next()) {
+                    None => "unexpected end of the file (a value or a closing bracket or quote is \
+                             missing)"
+                        .to_string(),
+                    Some('\n') => "unexpected end of the line (a value is missing)".to_string(),
+                    Some(c) => format!("unexpected character {c:?}"),
+                }
+            };
+            if let Some((at, byte)) = control {
+                // The parser stopped earlier; the control character is a second problem.
+                reason.push_str(&format!("; also at {}: {}", location(text, at), control_character(byte)));
+            }
+            (start, reason)
+        }
+    }
+}
+
 /// The TOML parser's message on one line. It quotes keys in backticks ("duplicate key `k` in
 /// table `t`"): each quoted part is [`shorten`]ed, so a huge key leaves the rest readable.
 fn parser_reason(message: &str) -> String {
@@ -187,6 +224,37 @@ fn parser_reason(message: &str) -> String {
         .map(|(i, part)| if i % 2 == 1 { shorten(part).into_owned() } else { part.to_string() })
         .collect();
     parts.join("`")
+}
+
+/// The first control character TOML forbids anywhere (all but tab, line feed, and carriage
+/// return before a line feed): its byte offset and value. All of them are ASCII, so a byte scan
+/// finds them without decoding.
+fn first_control_character(text: &str) -> Option<(usize, u8)> {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().map(|(i, &b)| (i, b)).find(|&(i, b)| match b {
+        b'\t' | b'\n' => false,
+        b'\r' => bytes.get(i + 1) != Some(&b'\n'),
+        _ => b.is_ascii_control(),
+    })
+}
+
+/// What is wrong with a control character in a TOML file, and the fix.
+fn control_character(byte: u8) -> String {
+    const NAMES: [&str; 32] = [
+        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT", "LF", "VT", "FF", "CR", "SO",
+        "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC", "FS", "GS",
+        "RS", "US",
+    ];
+    let name = NAMES.get(usize::from(byte)).copied().unwrap_or("DEL");
+    if byte == b'\r' {
+        return "control character CR (U+000D) is not allowed on its own; lines must end in LF or \
+                CR LF (convert the file's line endings)"
+            .to_string();
+    }
+    format!(
+        "control character {name} (U+{byte:04X}) is not allowed; TOML allows only tab and line breaks \
+         (remove it, or write it as \\u{byte:04X} inside a \"double-quoted\" string)"
+    )
 }
 
 /// `line L, column C` (1-based) of a byte offset in `text`.

@@ -127,6 +127,70 @@ fn invalid_toml_and_unreadable_file() {
     assert!(e.message.contains("cannot read"), "{e}");
 }
 
+/// Every "invalid TOML" error, wherever the mistake is, has a location and a reason.
+#[track_caller]
+fn syntax_error(text: &str) -> ScenarioError {
+    let e = load(text).expect_err("expected a TOML error");
+    assert!(e.message.starts_with("invalid TOML: "), "{e}");
+    assert!(e.message.len() > "invalid TOML: ".len(), "no reason: {e}");
+    assert!(e.field.starts_with("line ") && e.field.contains(", column "), "no location: {e}");
+    e
+}
+
+#[test]
+fn a_nul_byte_is_named_at_its_own_line_and_column() {
+    // In a comment the parser itself gives no reason at all.
+    let e = syntax_error("[scenario]\nduration = \"1s\" # a\0b\n");
+    assert_eq!(e.field, "line 2, column 20");
+    assert!(e.message.contains("control character NUL (U+0000) is not allowed"), "{e}");
+    // In a string, a key and a table header: the parser's own reason would not mention it.
+    for (text, field) in [
+        ("[scenario]\nname = \"a\0b\"\n", "line 2, column 10"),
+        ("[scenario]\na\0 = 1\n", "line 2, column 2"),
+        ("[sce\0nario]\n", "line 1, column 5"),
+        ("\0", "line 1, column 1"),
+    ] {
+        let e = syntax_error(text);
+        assert_eq!(e.field, field, "{text:?}: {e}");
+        assert!(e.message.contains("NUL (U+0000)"), "{text:?}: {e}");
+    }
+    let e = syntax_error("[scenario]\nname = \"a\x1bb\"\n");
+    assert!(e.message.contains("control character ESC (U+001B)"), "{e}");
+    // A CR is fine before an LF, not alone.
+    let e = load("[scenario]\r\nduration = \"1s\"\r\n").unwrap_err();
+    assert_eq!(e.field, "topology", "CR LF line ends parse: {e}");
+    let e = syntax_error("[scenario]\r\nname = \"a\"\rx = 1\r\n");
+    assert_eq!(e.field, "line 2, column 11");
+    assert!(e.message.contains("CR (U+000D) is not allowed on its own"), "{e}");
+    // An earlier, unrelated mistake comes first; the control character is mentioned too.
+    let e = syntax_error("[scenario]\nduration = \"1s\" x\n# \0\n");
+    assert_eq!(e.field, "line 2, column 17");
+    assert!(e.message.contains("also at line 3, column 3: control character NUL"), "{e}");
+}
+
+#[test]
+fn every_syntax_error_has_a_location_and_a_reason() {
+    // A NUL or a DEL at every position of a valid file, and the file cut off at every position
+    // (the parser's reason is empty for some of these, e.g. after "name =").
+    for (i, _) in BASE.char_indices() {
+        for bad in ["\0", "\x7f"] {
+            let text = format!("{}{bad}{}", &BASE[..i], &BASE[i..]);
+            let e = syntax_error(&text);
+            assert!(e.message.contains("is not allowed"), "at {i}: {e}");
+        }
+        if let Err(e) = load(&BASE[..i]) {
+            if e.message.starts_with("invalid TOML") {
+                syntax_error(&BASE[..i]);
+            }
+        }
+    }
+    let e = syntax_error("[scenario]\nduration =");
+    assert_eq!(
+        e.message,
+        "invalid TOML: unexpected end of the file (a value or a closing bracket or quote is missing)"
+    );
+}
+
 #[test]
 fn long_values_are_echoed_shortened() {
     let huge = "x".repeat(100_000);
