@@ -140,12 +140,31 @@ pub(crate) fn echo_list<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> St
 /// the default scenario name.
 pub fn load_file(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: origin.clone(),
-        field: String::new(),
-        message: format!("cannot read the scenario file: {e}"),
-    })?;
-    load_str(&text, &origin, overrides)
+    let error = |message: String| ScenarioError { file: origin.clone(), field: String::new(), message };
+    // Read bytes, not a `String`: the standard library's UTF-8 error ("stream did not contain
+    // valid UTF-8") says neither where nor which bytes, and the user has to find them.
+    let bytes = std::fs::read(path).map_err(|e| error(format!("cannot read the scenario file: {e}")))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| error(not_utf8(&bytes, &e)))?;
+    load_str(text, &origin, overrides)
+}
+
+/// Where and why `bytes` stop being UTF-8, and the fix.
+fn not_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> String {
+    let offset = e.valid_up_to();
+    // Everything before `offset` is valid, so the lossy conversion changes nothing there.
+    let before = String::from_utf8_lossy(&bytes[..offset]);
+    let bad = &bytes[offset..offset + e.error_len().unwrap_or(bytes.len() - offset)];
+    let hex: Vec<String> = bad.iter().take(4).map(|b| format!("0x{b:02X}")).collect();
+    let what = match e.error_len() {
+        Some(1) => format!("byte {} is not valid UTF-8 here", hex.join(" ")),
+        Some(_) => format!("bytes {} are not valid UTF-8", hex.join(" ")),
+        None => format!("the file ends in the middle of a character (bytes {})", hex.join(" ")),
+    };
+    format!(
+        "not UTF-8 at {} (byte offset {offset}): {what}; TOML files must be UTF-8, so re-save the \
+         file as UTF-8 (the usual cause is text saved as Latin-1 or Windows-1252)",
+        location(&before, offset)
+    )
 }
 
 /// Loads a scenario from TOML text. `origin` names it in errors (usually the file name); the

@@ -192,6 +192,25 @@ fn every_syntax_error_has_a_location_and_a_reason() {
 }
 
 #[test]
+fn a_file_that_is_not_utf8_says_where() {
+    let dir = std::env::temp_dir().join(format!("westwood-utf8-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("latin1.toml");
+    // "café" in Latin-1 on line 3: the é is byte 0xE9 at byte offset 38, the 12th character.
+    std::fs::write(&path, b"[scenario]\nduration = \"1s\"\nname = \"caf\xe9\"\n").unwrap();
+    let e = load_file(&path, &[]).unwrap_err();
+    // Cut off in the middle of "€" (E2 82 AC), after an "é" of two bytes: offset 21, column 10.
+    std::fs::write(&path, b"[scenario]\nname = \"\xc3\xa9\xe2\x82").unwrap();
+    let cut = load_file(&path, &[]).unwrap_err();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(e.file, path.display().to_string());
+    assert!(e.message.starts_with("not UTF-8 at line 3, column 12 (byte offset 38): byte 0xE9"), "{e}");
+    assert!(e.message.contains("re-save the file as UTF-8"), "{e}");
+    assert!(cut.message.starts_with("not UTF-8 at line 2, column 10 (byte offset 21)"), "{cut}");
+    assert!(cut.message.contains("ends in the middle of a character (bytes 0xE2 0x82)"), "{cut}");
+}
+
+#[test]
 fn long_values_are_echoed_shortened() {
     let huge = "x".repeat(100_000);
     let short = |e: &ScenarioError| {
