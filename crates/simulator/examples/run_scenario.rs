@@ -22,7 +22,13 @@ fn main() -> ExitCode {
         };
         overrides.push((key.to_string(), value.to_string()));
     }
-    let result = scenario::load_file(path.as_ref(), &overrides).and_then(|s| run(&s, RunOptions::default()));
+    // Loading (parse, overrides, checks, flow expansion) is timed on its own: the run's
+    // `wall_seconds` does not include it, and a slow set-up would otherwise go unseen.
+    let started = std::time::Instant::now();
+    let result = scenario::load_file(path.as_ref(), &overrides).and_then(|s| {
+        eprintln!("loaded {} flows in {:.3} s", s.flows.len(), started.elapsed().as_secs_f64());
+        run(&s, RunOptions::default())
+    });
     match result {
         Ok(result) => {
             let s = &result.summary;

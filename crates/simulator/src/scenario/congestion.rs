@@ -25,7 +25,7 @@ use westwood_algorithms::westwood::{
 use westwood_algorithms::{Recovery, WindowGrowth};
 
 use super::fields::{self, describe, Section};
-use super::{FieldError, Res};
+use super::{echo, FieldError, Res};
 use crate::model::{CcSpec, PartialAckTimer, RecoveryPacing, TimeoutThreshold};
 use crate::profile::Profile;
 
@@ -81,7 +81,11 @@ pub(crate) fn resolve<'a>(
     if !CC_NAMES.contains(&name.as_str()) {
         return Err(FieldError::new(
             field,
-            format!("unknown congestion control {name:?}; expected one of: {}", CC_NAMES.join(", ")),
+            format!(
+                "unknown congestion control {name}; expected one of: {}",
+                CC_NAMES.join(", "),
+                name = echo(&name)
+            ),
         ));
     }
     // A parameter table for another variant is a mistake worth reporting.
@@ -90,7 +94,11 @@ pub(crate) fn resolve<'a>(
             if !owners.contains(&name.as_str()) {
                 return Err(FieldError::new(
                     f,
-                    format!("parameters for cc = {:?}, but this flow's cc is {name:?}", owners.join(" or ")),
+                    format!(
+                        "parameters for cc = {:?}, but this flow's cc is {name}",
+                        owners.join(" or "),
+                        name = echo(&name)
+                    ),
                 ));
             }
         }
@@ -245,7 +253,7 @@ fn sampling(v: &Value, field: &str) -> Res<Sampling> {
     Sampling::from_name(s).ok_or_else(|| {
         FieldError::new(
             field,
-            format!("unknown sample {s:?}; expected \"trapezoid\" (the papers') or \"interval\""),
+            format!("unknown sample {s}; expected \"trapezoid\" (the papers') or \"interval\"", s = echo(s)),
         )
     })
 }
@@ -256,7 +264,11 @@ fn acked_count_rule(v: &Value, field: &str) -> Res<AckedCountRule> {
     AckedCountRule::from_name(s).ok_or_else(|| {
         FieldError::new(
             field,
-            format!("unknown AckedCount rule {s:?}; expected \"paper\" (seed 000 §2.3) or \"ucla\" (the ns-2 agent's)"),
+            format!(
+                "unknown AckedCount rule {s}; expected \"paper\" (seed 000 §2.3) or \"ucla\" (the \
+                 ns-2 agent's)",
+                s = echo(s)
+            ),
         )
     })
 }
@@ -268,7 +280,10 @@ const RECOVERY_EXPECTED: &str = "\"reno\", \"newreno\", \"sack\" or \"tahoe\"";
 pub(crate) fn recovery(v: &Value, field: &str) -> Res<Recovery> {
     let s = fields::string(v, field, RECOVERY_EXPECTED)?;
     Recovery::from_name(s).ok_or_else(|| {
-        FieldError::new(field, format!("unknown loss recovery {s:?}; expected {RECOVERY_EXPECTED}"))
+        FieldError::new(
+            field,
+            format!("unknown loss recovery {s}; expected {RECOVERY_EXPECTED}", s = echo(s)),
+        )
     })
 }
 
@@ -279,7 +294,10 @@ const WINDOW_GROWTH_EXPECTED: &str = "\"per_ack\" or \"byte_counting\"";
 pub(crate) fn window_growth(v: &Value, field: &str) -> Res<WindowGrowth> {
     let s = fields::string(v, field, WINDOW_GROWTH_EXPECTED)?;
     WindowGrowth::from_name(s).ok_or_else(|| {
-        FieldError::new(field, format!("unknown window growth rule {s:?}; expected {WINDOW_GROWTH_EXPECTED}"))
+        FieldError::new(
+            field,
+            format!("unknown window growth rule {s}; expected {WINDOW_GROWTH_EXPECTED}", s = echo(s)),
+        )
     })
 }
 
@@ -290,7 +308,7 @@ const PROFILE_EXPECTED: &str = "\"paper\", \"ns2\" or \"linux\"";
 pub(crate) fn profile(v: &Value, field: &str) -> Res<Profile> {
     let s = fields::string(v, field, PROFILE_EXPECTED)?;
     Profile::from_name(s).ok_or_else(|| {
-        FieldError::new(field, format!("unknown TCP profile {s:?}; expected {PROFILE_EXPECTED}"))
+        FieldError::new(field, format!("unknown TCP profile {s}; expected {PROFILE_EXPECTED}", s = echo(s)))
     })
 }
 
@@ -303,7 +321,10 @@ pub(crate) fn partial_ack_timer(v: &Value, field: &str) -> Res<PartialAckTimer> 
     PartialAckTimer::from_name(s).ok_or_else(|| {
         FieldError::new(
             field,
-            format!("unknown partial-ACK timer policy {s:?}; expected {PARTIAL_ACK_TIMER_EXPECTED}"),
+            format!(
+                "unknown partial-ACK timer policy {s}; expected {PARTIAL_ACK_TIMER_EXPECTED}",
+                s = echo(s)
+            ),
         )
     })
 }
@@ -317,7 +338,7 @@ pub(crate) fn timeout_threshold(v: &Value, field: &str) -> Res<TimeoutThreshold>
     TimeoutThreshold::from_name(s).ok_or_else(|| {
         FieldError::new(
             field,
-            format!("unknown timeout-threshold rule {s:?}; expected {TIMEOUT_THRESHOLD_EXPECTED}"),
+            format!("unknown timeout-threshold rule {s}; expected {TIMEOUT_THRESHOLD_EXPECTED}", s = echo(s)),
         )
     })
 }
@@ -329,7 +350,10 @@ const RECOVERY_PACING_EXPECTED: &str = "\"inflation\" or \"prr\"";
 pub(crate) fn recovery_pacing(v: &Value, field: &str) -> Res<RecoveryPacing> {
     let s = fields::string(v, field, RECOVERY_PACING_EXPECTED)?;
     RecoveryPacing::from_name(s).ok_or_else(|| {
-        FieldError::new(field, format!("unknown recovery pacing {s:?}; expected {RECOVERY_PACING_EXPECTED}"))
+        FieldError::new(
+            field,
+            format!("unknown recovery pacing {s}; expected {RECOVERY_PACING_EXPECTED}", s = echo(s)),
+        )
     })
 }
 

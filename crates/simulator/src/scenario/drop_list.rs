@@ -14,7 +14,7 @@
 use toml::Value;
 
 use super::fields::{self, describe, Section};
-use super::{FieldError, Res};
+use super::{echo, echo_list, FieldError, Res};
 use crate::model::{DropListSpec, ErrorSpec, FlowSpec, LinkSpec};
 
 /// The keys of a `drop-list` table.
@@ -54,10 +54,13 @@ fn resolve_spec(spec: &mut ErrorSpec, field: &str, flows: &[FlowSpec]) -> Res<()
         ErrorSpec::Any(parts) => parts.iter_mut().try_for_each(|p| resolve_spec(p, field, flows)),
         ErrorSpec::DropList(list) => {
             let Some(index) = flows.iter().position(|f| f.name == list.flow_name) else {
-                let names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
                 return Err(FieldError::new(
                     fields::join(field, "flow"),
-                    format!("no flow named {:?}; the flows are: {}", list.flow_name, names.join(", ")),
+                    format!(
+                        "no flow named {}; the flows are: {}",
+                        echo(&list.flow_name),
+                        echo_list(flows.iter().map(|f| &f.name))
+                    ),
                 ));
             };
             list.flow = index;

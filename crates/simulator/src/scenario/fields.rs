@@ -3,7 +3,7 @@
 use toml::{Table, Value};
 
 use super::units;
-use super::{FieldError, Res};
+use super::{echo, FieldError, Res};
 
 /// `parent.key`, or `key` at the top level.
 pub(crate) fn join(parent: &str, key: &str) -> String {
@@ -17,7 +17,7 @@ pub(crate) fn join(parent: &str, key: &str) -> String {
 /// "an integer (5)", "a string (\"x\")", "a table", ... for error messages.
 pub(crate) fn describe(v: &Value) -> String {
     match v {
-        Value::String(s) => format!("the string {s:?}"),
+        Value::String(s) => format!("the string {s}", s = echo(s)),
         Value::Integer(i) => format!("the integer {i}"),
         Value::Float(f) => format!("the float {f}"),
         Value::Boolean(b) => format!("the boolean {b}"),
@@ -44,7 +44,7 @@ impl<'a> Section<'a> {
         if let Some(key) = table.keys().find(|k| !allowed.contains(&k.as_str())) {
             return Err(FieldError::new(
                 join(path, key),
-                format!("unknown key {key:?}; allowed keys here: {}", allowed.join(", ")),
+                format!("unknown key {key}; allowed keys here: {}", allowed.join(", "), key = echo(key)),
             ));
         }
         Ok(Section { path, table })
@@ -87,10 +87,9 @@ pub(crate) fn uint(v: &Value, field: &str) -> Res<u64> {
     match v {
         Value::Integer(i) if *i >= 0 => Ok(*i as u64),
         Value::Integer(i) => Err(FieldError::new(field, format!("{i} is negative; expected {EXPECTED}"))),
-        Value::String(s) => s
-            .trim()
-            .parse::<u64>()
-            .map_err(|_| FieldError::new(field, format!("{s:?} is not an integer; expected {EXPECTED}"))),
+        Value::String(s) => s.trim().parse::<u64>().map_err(|_| {
+            FieldError::new(field, format!("{s} is not an integer; expected {EXPECTED}", s = echo(s)))
+        }),
         other => Err(wrong_type(field, EXPECTED, other)),
     }
 }
@@ -219,12 +218,12 @@ pub(crate) fn packet_count(v: &Value) -> Option<Result<u64, String>> {
                 .unwrap_or(t);
             if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
                 return if number.len() < t.len() {
-                    Some(Err(format!("{s:?} is not a whole number of packets")))
+                    Some(Err(format!("{s} is not a whole number of packets", s = echo(s))))
                 } else {
                     None
                 };
             }
-            Some(number.parse::<u64>().map_err(|_| format!("{s:?} is too large")))
+            Some(number.parse::<u64>().map_err(|_| format!("{s} is too large", s = echo(s))))
         }
         _ => None,
     }

@@ -4,7 +4,7 @@ use toml::{Table, Value};
 
 use super::fields::{self, describe, Section};
 use super::units::{self, format_duration};
-use super::{FieldError, Res};
+use super::{echo, FieldError, Res};
 use crate::model::{ErrorSpec, GilbertElliottSpec, OutageSpec, QueueLimit, QueueSpec, RedSpec};
 
 const QUEUE_KEYS: &[&str] =
@@ -35,7 +35,10 @@ pub(crate) fn queue(v: &Value, field: &str) -> Res<QueueSpec> {
                 _ => {
                     return Err(FieldError::new(
                         f,
-                        format!("unknown queue type {kind:?}; expected \"droptail\" or \"red\""),
+                        format!(
+                            "unknown queue type {kind}; expected \"droptail\" or \"red\"",
+                            kind = echo(kind)
+                        ),
                     ))
                 }
             }
@@ -139,7 +142,10 @@ fn queue_limit(v: &Value, field: &str) -> Res<QueueLimit> {
     }
     match v {
         Value::String(s) => units::parse_size(s).map(QueueLimit::Bytes).map_err(|_| {
-            FieldError::new(field, format!("{s:?} is not a valid queue limit: {QUEUE_LIMIT_EXPECTED}"))
+            FieldError::new(
+                field,
+                format!("{s} is not a valid queue limit: {QUEUE_LIMIT_EXPECTED}", s = echo(s)),
+            )
         }),
         other => Err(FieldError::new(
             field,
@@ -156,10 +162,9 @@ fn number(v: &Value, field: &str, expected: &str) -> Res<f64> {
     let x = match v {
         Value::Integer(i) => *i as f64,
         Value::Float(x) => *x,
-        Value::String(s) => s
-            .trim()
-            .parse::<f64>()
-            .map_err(|_| FieldError::new(field, format!("{s:?} is not a number; expected {expected}")))?,
+        Value::String(s) => s.trim().parse::<f64>().map_err(|_| {
+            FieldError::new(field, format!("{s} is not a number; expected {expected}", s = echo(s)))
+        })?,
         other => {
             return Err(FieldError::new(field, format!("expected {expected}, found {}", describe(other))))
         }
@@ -181,7 +186,10 @@ fn packets(v: &Value, field: &str) -> Res<f64> {
                 .find_map(|suffix| t.strip_suffix(suffix))
                 .map_or(t, str::trim_end);
             number.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| {
-                FieldError::new(field, format!("{s:?} is not a number of packets; expected {EXPECTED}"))
+                FieldError::new(
+                    field,
+                    format!("{s} is not a number of packets; expected {EXPECTED}", s = echo(s)),
+                )
             })?
         }
         _ => number(v, field, EXPECTED)?,
@@ -305,7 +313,10 @@ fn error_model(t: &Table, field: &str) -> Res<(Option<ErrorSpec>, Direction)> {
     let (v, f) = section.required("model", MODELS)?;
     let name = fields::string(v, &f, MODELS)?;
     let Some(model) = model else {
-        return Err(FieldError::new(f, format!("unknown error model {name:?}; expected {MODELS}")));
+        return Err(FieldError::new(
+            f,
+            format!("unknown error model {name}; expected {MODELS}", name = echo(name)),
+        ));
     };
     let spec = match model {
         Model::Bernoulli => {
@@ -332,7 +343,7 @@ fn error_model(t: &Table, field: &str) -> Res<(Option<ErrorSpec>, Direction)> {
                 "reverse" => Direction::Reverse,
                 "both" => Direction::Both,
                 _ => {
-                    let message = format!("unknown direction {d:?}; expected {DIRECTIONS}");
+                    let message = format!("unknown direction {d}; expected {DIRECTIONS}", d = echo(d));
                     return Err(FieldError::new(f, message));
                 }
             }
@@ -373,7 +384,12 @@ fn gilbert_elliott(section: Section) -> Res<Option<ErrorSpec>> {
             match s.trim().to_ascii_lowercase().as_str() {
                 "good" => false,
                 "stationary" => true,
-                _ => return Err(FieldError::new(f, format!("unknown start state {s:?}; expected {STARTS}"))),
+                _ => {
+                    return Err(FieldError::new(
+                        f,
+                        format!("unknown start state {s}; expected {STARTS}", s = echo(s)),
+                    ))
+                }
             }
         }
     };

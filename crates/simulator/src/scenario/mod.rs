@@ -67,27 +67,121 @@ impl FieldError {
 
 pub(crate) type Res<T> = Result<T, FieldError>;
 
+/// Longest piece of the user's text (in characters, as shown) an error message repeats whole.
+/// A message quotes what it rejects, and that can be anything: a 100 KB string from a generated
+/// file or a `--set` would bury the rest of the message (and the fix) in a terminal or a log.
+const ECHO_LIMIT: usize = 120;
+/// How many characters of a longer text it keeps, before "… (N bytes)".
+const ECHO_KEEP: usize = 100;
+
+/// Where to cut `text` so it shows in at most [`ECHO_KEEP`] columns, or `None` when all of it
+/// fits in [`ECHO_LIMIT`]; `width` is how many columns a character takes when shown.
+fn echo_cut(text: &str, width: impl Fn(char) -> usize) -> Option<usize> {
+    let mut shown = 0;
+    let mut cut = None;
+    for (i, c) in text.char_indices() {
+        shown += width(c);
+        if cut.is_none() && shown > ECHO_KEEP {
+            cut = Some(i);
+        }
+        if shown > ECHO_LIMIT {
+            return cut;
+        }
+    }
+    None
+}
+
+/// The user's `text` quoted for an error message (`"10 Mbit"`, like `{:?}`), its start and its
+/// length in bytes when it is long: `"xxxx…"… (100000 bytes)`. Every message that repeats a
+/// value, key or name from the scenario or a `--set` goes through this (or [`shorten`]).
+pub(crate) fn echo(text: &str) -> String {
+    match echo_cut(text, |c| c.escape_debug().len()) {
+        None => format!("{text:?}"),
+        Some(cut) => format!("{:?}… ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
+/// [`echo`] without the quotes, for names in lists and field paths.
+pub(crate) fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match echo_cut(text, |_| 1) {
+        None => text.into(),
+        Some(cut) => format!("{}… ({} bytes)", &text[..cut], text.len()).into(),
+    }
+}
+
+/// A field path (`links.NAME.rate`, `--set KEY`) with each dotted segment [`shorten`]ed: the
+/// segments are the user's table names and keys.
+fn shorten_path(field: &str) -> String {
+    if field.len() <= ECHO_LIMIT {
+        return field.to_string();
+    }
+    field.split('.').map(shorten).collect::<Vec<_>>().join(".")
+}
+
+/// Names from the scenario for an error message ("the nodes are: a, b, c"): each [`shorten`]ed,
+/// and at most 20 of them, since a generated topology or a large flow table has thousands.
+pub(crate) fn echo_list<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
+    const MOST: usize = 20;
+    let mut shown: Vec<String> = Vec::new();
+    let mut count = 0;
+    for name in names {
+        if count < MOST {
+            shown.push(shorten(name.as_ref()).into_owned());
+        }
+        count += 1;
+    }
+    if count > MOST {
+        shown.push(format!("… ({count} in all)"));
+    }
+    shown.join(", ")
+}
+
 /// Reads and loads a scenario file. The file's path (as given) names it in errors; its stem is
 /// the default scenario name.
 pub fn load_file(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: origin.clone(),
-        field: String::new(),
-        message: format!("cannot read the scenario file: {e}"),
-    })?;
-    load_str(&text, &origin, overrides)
+    let error = |message: String| ScenarioError { file: origin.clone(), field: String::new(), message };
+    // Read bytes, not a `String`: the standard library's UTF-8 error ("stream did not contain
+    // valid UTF-8") says neither where nor which bytes, and the user has to find them.
+    let bytes = std::fs::read(path).map_err(|e| error(format!("cannot read the scenario file: {e}")))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| error(not_utf8(&bytes, &e)))?;
+    load_str(text, &origin, overrides)
+}
+
+/// Where and why `bytes` stop being UTF-8, and the fix.
+fn not_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> String {
+    let offset = e.valid_up_to();
+    // Everything before `offset` is valid, so the lossy conversion changes nothing there.
+    let before = String::from_utf8_lossy(&bytes[..offset]);
+    let bad = &bytes[offset..offset + e.error_len().unwrap_or(bytes.len() - offset)];
+    let hex: Vec<String> = bad.iter().take(4).map(|b| format!("0x{b:02X}")).collect();
+    let what = match e.error_len() {
+        Some(1) => format!("byte {} is not valid UTF-8 here", hex.join(" ")),
+        Some(_) => format!("bytes {} are not valid UTF-8", hex.join(" ")),
+        None => format!("the file ends in the middle of a character (bytes {})", hex.join(" ")),
+    };
+    format!(
+        "not UTF-8 at {} (byte offset {offset}): {what}; TOML files must be UTF-8, so re-save the \
+         file as UTF-8 (the usual cause is text saved as Latin-1 or Windows-1252)",
+        location(&before, offset)
+    )
 }
 
 /// Loads a scenario from TOML text. `origin` names it in errors (usually the file name); the
 /// stem of `origin` is the default scenario name.
 pub fn load_str(text: &str, origin: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
-    let attach =
-        |e: FieldError| ScenarioError { file: origin.to_string(), field: e.field, message: e.message };
-    let mut doc: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError {
+    let attach = |e: FieldError| ScenarioError {
         file: origin.to_string(),
-        field: e.span().map(|span| location(text, span.start)).unwrap_or_default(),
-        message: format!("invalid TOML: {}", e.message().trim_end().replace('\n', "; ")),
+        field: shorten_path(&e.field),
+        message: e.message,
+    };
+    let mut doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        let (at, reason) = syntax_error(text, e.span(), e.message());
+        ScenarioError {
+            file: origin.to_string(),
+            field: at.map(|offset| location(text, offset)).unwrap_or_default(),
+            message: format!("invalid TOML: {reason}"),
+        }
     })?;
     overrides::apply(&mut doc, overrides).map_err(attach)?;
     let parameters = params::declared(&doc).map_err(attach)?;
@@ -102,6 +196,84 @@ pub fn load_str(text: &str, origin: &str, overrides: &[(String, String)]) -> Res
     let mut scenario = build::build(&doc, resolved, &default_name).map_err(attach)?;
     scenario.source = origin.to_string();
     Ok(scenario)
+}
+
+/// Where a TOML syntax error is (a byte offset, when known) and a reason that is never empty.
+///
+/// The parser reports a control character (NUL, a lone CR, ...) poorly: often as an empty
+/// message, or as "invalid key" for a character the user cannot see. TOML allows none of them
+/// except tab and line breaks, so a parser that stops at (or inside a construct holding) the
+/// first one stopped because of it: that is what the user is told, at the character itself.
+fn syntax_error(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> (Option<usize>, String) {
+    let reason = parser_reason(message);
+    let control = first_control_character(text);
+    match (span, control) {
+        (Some(span), Some((at, byte))) if at <= span.end => (Some(at), control_character(byte)),
+        (None, Some((at, byte))) => (Some(at), control_character(byte)),
+        (span, control) => {
+            let start = span.map(|s| s.start);
+            let mut reason = if !reason.is_empty() {
+                reason
+            } else {
+                match start.and_then(|s| text.get(s..)).and_then(|rest| rest.chars().next()) {
+                    None => "unexpected end of the file (a value or a closing bracket or quote is \
+                             missing)"
+                        .to_string(),
+                    Some('\n') => "unexpected end of the line (a value is missing)".to_string(),
+                    Some(c) => format!("unexpected character {c:?}"),
+                }
+            };
+            if let Some((at, byte)) = control {
+                // The parser stopped earlier; the control character is a second problem.
+                reason.push_str(&format!("; also at {}: {}", location(text, at), control_character(byte)));
+            }
+            (start, reason)
+        }
+    }
+}
+
+/// The TOML parser's message on one line. It quotes keys in backticks ("duplicate key `k` in
+/// table `t`"): each quoted part is [`shorten`]ed, so a huge key leaves the rest readable.
+fn parser_reason(message: &str) -> String {
+    let parts: Vec<String> = message
+        .trim()
+        .replace('\n', "; ")
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| if i % 2 == 1 { shorten(part).into_owned() } else { part.to_string() })
+        .collect();
+    parts.join("`")
+}
+
+/// The first control character TOML forbids anywhere (all but tab, line feed, and carriage
+/// return before a line feed): its byte offset and value. All of them are ASCII, so a byte scan
+/// finds them without decoding.
+fn first_control_character(text: &str) -> Option<(usize, u8)> {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().map(|(i, &b)| (i, b)).find(|&(i, b)| match b {
+        b'\t' | b'\n' => false,
+        b'\r' => bytes.get(i + 1) != Some(&b'\n'),
+        _ => b.is_ascii_control(),
+    })
+}
+
+/// What is wrong with a control character in a TOML file, and the fix.
+fn control_character(byte: u8) -> String {
+    const NAMES: [&str; 32] = [
+        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT", "LF", "VT", "FF", "CR", "SO",
+        "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC", "FS", "GS",
+        "RS", "US",
+    ];
+    let name = NAMES.get(usize::from(byte)).copied().unwrap_or("DEL");
+    if byte == b'\r' {
+        return "control character CR (U+000D) is not allowed on its own; lines must end in LF or \
+                CR LF (convert the file's line endings)"
+            .to_string();
+    }
+    format!(
+        "control character {name} (U+{byte:04X}) is not allowed; TOML allows only tab and line breaks \
+         (remove it, or write it as \\u{byte:04X} inside a \"double-quoted\" string)"
+    )
 }
 
 /// `line L, column C` (1-based) of a byte offset in `text`.

@@ -12,7 +12,7 @@ use toml::{Table, Value};
 
 use super::fields::describe;
 use super::params::declared_list;
-use super::{FieldError, Res};
+use super::{echo, echo_list, shorten, FieldError, Res};
 
 /// Applies `overrides` in order (a later one wins).
 pub(crate) fn apply(doc: &mut Table, overrides: &[(String, String)]) -> Res<()> {
@@ -56,8 +56,9 @@ fn apply_one(doc: &mut Table, key: &str, text: &str) -> Res<()> {
         FieldError::new(
             &field,
             format!(
-                "{key:?} is not a valid key; expected a parameter name like \"loss\" or a dotted \
-                 field path like \"links.wired.delay\""
+                "{key} is not a valid key; expected a parameter name like \"loss\" or a dotted \
+                 field path like \"links.wired.delay\"",
+                key = echo(key)
             ),
         )
     })?;
@@ -73,7 +74,11 @@ fn apply_one(doc: &mut Table, key: &str, text: &str) -> Res<()> {
             _ => {
                 return Err(FieldError::new(
                     &field,
-                    format!("unknown parameter {name:?}; {}", declared_list(std::iter::empty::<&str>())),
+                    format!(
+                        "unknown parameter {name}; {}",
+                        declared_list(std::iter::empty::<&str>()),
+                        name = echo(name)
+                    ),
                 ))
             }
         };
@@ -84,35 +89,46 @@ fn apply_one(doc: &mut Table, key: &str, text: &str) -> Res<()> {
             }
             None => Err(FieldError::new(
                 &field,
-                format!("unknown parameter {name:?}; {}", declared_list(declared.keys())),
+                format!("unknown parameter {name}; {}", declared_list(declared.keys()), name = echo(name)),
             )),
         };
     }
     let (leaf, parents) = segments.split_last().expect("at least two segments");
     let mut table = doc;
     for (depth, segment) in parents.iter().enumerate() {
-        let path = parents[..=depth].join(".");
+        // Shortened once here: every message below repeats it.
+        let path = shorten(&parents[..=depth].join(".")).into_owned();
         let available: Vec<String> = table.keys().cloned().collect();
         table = match table.get_mut(segment.as_str()) {
             Some(Value::Table(t)) => t,
             Some(other) => {
                 return Err(FieldError::new(
                     &field,
-                    format!("cannot set {leaf:?} in {path}: it is {}, not a table", describe(other)),
+                    format!(
+                        "cannot set {leaf} in {path}: it is {}, not a table",
+                        describe(other),
+                        leaf = echo(leaf)
+                    ),
                 ))
             }
             None => {
                 let existing = if available.is_empty() {
                     "it has none".to_string()
                 } else {
-                    format!("existing: {}", available.join(", "))
+                    format!("existing: {}", echo_list(&available))
                 };
-                let at = if depth == 0 { "the top level".to_string() } else { parents[..depth].join(".") };
+                let at = if depth == 0 {
+                    "the top level".to_string()
+                } else {
+                    shorten(&parents[..depth].join(".")).into_owned()
+                };
                 return Err(FieldError::new(
                     &field,
                     format!(
-                        "there is no table {path} to set {leaf:?} in ({at} has no {segment:?}; \
-                         {existing})"
+                        "there is no table {path} to set {leaf} in ({at} has no {segment}; \
+                         {existing})",
+                        leaf = echo(leaf),
+                        segment = echo(segment)
                     ),
                 ));
             }

@@ -8,7 +8,7 @@
 use toml::{Table, Value};
 
 use super::fields::{describe, join};
-use super::{FieldError, Res};
+use super::{echo, echo_list, FieldError, Res};
 
 /// The declared parameters (after overrides), in declaration order.
 pub(crate) fn declared(doc: &Table) -> Res<Vec<(String, Value)>> {
@@ -37,11 +37,11 @@ pub(crate) fn declared(doc: &Table) -> Res<Vec<(String, Value)>> {
 
 /// Names of the declared parameters, for error messages.
 pub(crate) fn declared_list(names: impl Iterator<Item = impl AsRef<str>>) -> String {
-    let names: Vec<String> = names.map(|n| n.as_ref().to_string()).collect();
+    let names = echo_list(names);
     if names.is_empty() {
         "the scenario declares no [parameters]".to_string()
     } else {
-        format!("declared parameters: {}", names.join(", "))
+        format!("declared parameters: {names}")
     }
 }
 
@@ -95,8 +95,10 @@ fn lookup<'a>(name: &str, text: &str, field: &str, params: &'a [(String, Value)]
         FieldError::new(
             field,
             format!(
-                "unknown parameter {name:?} in {text:?}; {}",
-                declared_list(params.iter().map(|(n, _)| n))
+                "unknown parameter {name} in {text}; {}",
+                declared_list(params.iter().map(|(n, _)| n)),
+                name = echo(name),
+                text = echo(text)
             ),
         )
     })
@@ -128,14 +130,14 @@ fn substitute_str(s: &str, field: &str, params: &[(String, Value)]) -> Res<Optio
         let Some(end) = after.find('}') else {
             return Err(FieldError::new(
                 field,
-                format!("unterminated parameter reference in {s:?}; write \"${{name}}\""),
+                format!("unterminated parameter reference in {s}; write \"${{name}}\"", s = echo(s)),
             ));
         };
         let name = &after[..end];
         if name.is_empty() {
             return Err(FieldError::new(
                 field,
-                format!("empty parameter reference \"${{}}\" in {s:?}; write \"${{name}}\""),
+                format!("empty parameter reference \"${{}}\" in {s}; write \"${{name}}\"", s = echo(s)),
             ));
         }
         out.push_str(&value_text(lookup(name, s, field, params)?));

@@ -17,7 +17,7 @@ use toml::Value;
 use super::build::node_index;
 use super::fields::{self, describe, Section};
 use super::units::format_duration;
-use super::{FieldError, Res};
+use super::{echo, FieldError, Res};
 use crate::engine::rng::RngStream;
 use crate::model::{Nanos, NodeSpec, SourceKind, SourceSpec};
 
@@ -33,7 +33,10 @@ pub(crate) fn source(
     let (v, f) = section.required("kind", "the kind of source: \"cbr\"")?;
     let kind = fields::string(v, &f, "the kind of source: \"cbr\"")?;
     if !kind.trim().eq_ignore_ascii_case("cbr") {
-        return Err(FieldError::new(f, format!("unknown source kind {kind:?}; expected \"cbr\"")));
+        return Err(FieldError::new(
+            f,
+            format!("unknown source kind {kind}; expected \"cbr\"", kind = echo(kind)),
+        ));
     }
     let (v, f) = section.required("from", "the name of the sending node")?;
     let src = node_index(nodes, v, &f)?;

@@ -127,6 +127,123 @@ fn invalid_toml_and_unreadable_file() {
     assert!(e.message.contains("cannot read"), "{e}");
 }
 
+/// Every "invalid TOML" error, wherever the mistake is, has a location and a reason.
+#[track_caller]
+fn syntax_error(text: &str) -> ScenarioError {
+    let e = load(text).expect_err("expected a TOML error");
+    assert!(e.message.starts_with("invalid TOML: "), "{e}");
+    assert!(e.message.len() > "invalid TOML: ".len(), "no reason: {e}");
+    assert!(e.field.starts_with("line ") && e.field.contains(", column "), "no location: {e}");
+    e
+}
+
+#[test]
+fn a_nul_byte_is_named_at_its_own_line_and_column() {
+    // In a comment the parser itself gives no reason at all.
+    let e = syntax_error("[scenario]\nduration = \"1s\" # a\0b\n");
+    assert_eq!(e.field, "line 2, column 20");
+    assert!(e.message.contains("control character NUL (U+0000) is not allowed"), "{e}");
+    // In a string, a key and a table header: the parser's own reason would not mention it.
+    for (text, field) in [
+        ("[scenario]\nname = \"a\0b\"\n", "line 2, column 10"),
+        ("[scenario]\na\0 = 1\n", "line 2, column 2"),
+        ("[sce\0nario]\n", "line 1, column 5"),
+        ("\0", "line 1, column 1"),
+    ] {
+        let e = syntax_error(text);
+        assert_eq!(e.field, field, "{text:?}: {e}");
+        assert!(e.message.contains("NUL (U+0000)"), "{text:?}: {e}");
+    }
+    let e = syntax_error("[scenario]\nname = \"a\x1bb\"\n");
+    assert!(e.message.contains("control character ESC (U+001B)"), "{e}");
+    // A CR is fine before an LF, not alone.
+    let e = load("[scenario]\r\nduration = \"1s\"\r\n").unwrap_err();
+    assert_eq!(e.field, "topology", "CR LF line ends parse: {e}");
+    let e = syntax_error("[scenario]\r\nname = \"a\"\rx = 1\r\n");
+    assert_eq!(e.field, "line 2, column 11");
+    assert!(e.message.contains("CR (U+000D) is not allowed on its own"), "{e}");
+    // An earlier, unrelated mistake comes first; the control character is mentioned too.
+    let e = syntax_error("[scenario]\nduration = \"1s\" x\n# \0\n");
+    assert_eq!(e.field, "line 2, column 17");
+    assert!(e.message.contains("also at line 3, column 3: control character NUL"), "{e}");
+}
+
+#[test]
+fn every_syntax_error_has_a_location_and_a_reason() {
+    // A NUL or a DEL at every position of a valid file, and the file cut off at every position
+    // (the parser's reason is empty for some of these, e.g. after "name =").
+    for (i, _) in BASE.char_indices() {
+        for bad in ["\0", "\x7f"] {
+            let text = format!("{}{bad}{}", &BASE[..i], &BASE[i..]);
+            let e = syntax_error(&text);
+            assert!(e.message.contains("is not allowed"), "at {i}: {e}");
+        }
+        if let Err(e) = load(&BASE[..i]) {
+            if e.message.starts_with("invalid TOML") {
+                syntax_error(&BASE[..i]);
+            }
+        }
+    }
+    let e = syntax_error("[scenario]\nduration =");
+    assert_eq!(
+        e.message,
+        "invalid TOML: unexpected end of the file (a value or a closing bracket or quote is missing)"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_utf8_says_where() {
+    let dir = std::env::temp_dir().join(format!("westwood-utf8-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("latin1.toml");
+    // "café" in Latin-1 on line 3: the é is byte 0xE9 at byte offset 38, the 12th character.
+    std::fs::write(&path, b"[scenario]\nduration = \"1s\"\nname = \"caf\xe9\"\n").unwrap();
+    let e = load_file(&path, &[]).unwrap_err();
+    // Cut off in the middle of "€" (E2 82 AC), after an "é" of two bytes: offset 21, column 10.
+    std::fs::write(&path, b"[scenario]\nname = \"\xc3\xa9\xe2\x82").unwrap();
+    let cut = load_file(&path, &[]).unwrap_err();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(e.file, path.display().to_string());
+    assert!(e.message.starts_with("not UTF-8 at line 3, column 12 (byte offset 38): byte 0xE9"), "{e}");
+    assert!(e.message.contains("re-save the file as UTF-8"), "{e}");
+    assert!(cut.message.starts_with("not UTF-8 at line 2, column 10 (byte offset 21)"), "{cut}");
+    assert!(cut.message.contains("ends in the middle of a character (bytes 0xE2 0x82)"), "{cut}");
+}
+
+#[test]
+fn long_values_are_echoed_shortened() {
+    let huge = "x".repeat(100_000);
+    let short = |e: &ScenarioError| {
+        let shown = e.to_string();
+        assert!(shown.len() < 400, "{} bytes: {}", shown.len(), &shown[..400]);
+        assert!(shown.contains("… (100000 bytes)"), "{shown}");
+        shown
+    };
+    // A value in the file, and the same through an override.
+    let e = load(&edit("duration = \"10s\"", &format!("duration = \"{huge}\""))).unwrap_err();
+    assert_eq!(e.field, "scenario.duration");
+    let shown = short(&e);
+    assert!(shown.ends_with("is not a valid duration: expected a non-negative duration like \"10ms\""));
+    short(&load_with(BASE, &[("cc", &huge)]).unwrap_err());
+    short(&load_with(BASE, &[("links.ab.rate", &huge)]).unwrap_err());
+    // A key: both the field path and the message.
+    let e = load(&edit("[links.ab]", &format!("[links.ab]\n{huge} = 1"))).unwrap_err();
+    assert!(e.field.starts_with("links.ab.xxx") && e.field.len() < 150, "{}", e.field.len());
+    short(&e);
+    short(&load_with(BASE, &[(huge.as_str(), "1")]).unwrap_err());
+    // A key the parser rejects.
+    short(&load(&format!("[scenario]\n{huge} = 1\n{huge} = 2\n")).unwrap_err());
+    // Short values are quoted whole, as before.
+    assert_eq!(echo("10 Mbit"), "\"10 Mbit\"");
+    assert_eq!(echo(&"y".repeat(120)), format!("{:?}", "y".repeat(120)));
+    // Escapes count as shown: 100 KB of NULs is cut after a few of them.
+    assert!(echo(&"\0".repeat(100_000)).len() < 130);
+    // Lists of names stop at 20.
+    let names: Vec<String> = (1..=30).map(|i| format!("n{i}")).collect();
+    assert_eq!(echo_list(&names[..3]), "n1, n2, n3");
+    assert!(echo_list(&names).ends_with("n19, n20, … (30 in all)"));
+}
+
 #[test]
 fn load_file_uses_stem_as_name() {
     let dir = std::env::temp_dir().join(format!("westwood-scenario-test-{}", std::process::id()));
@@ -431,6 +548,86 @@ fn count_expansion() {
     let text =
         format!("{}\n[flows.\"f.2\"]\nfrom = \"a\"\nto = \"b\"\n", edit("count = \"${flows}\"", "count = 2"));
     fails(&text, "flows.f.2", &["\"f.2\" is used twice"]);
+}
+
+/// 100 000 flows (the most one table may make) with their names, endpoints and routes.
+///
+/// Set-up once checked every new flow's name against all the earlier ones, which took over 20 s
+/// for this many flows in release (and would take many minutes here, in a debug build). The test
+/// checks what the indexed version must still do: distinct names in order, endpoints paired
+/// group member by group member, every flow routed (the `bdp` queue sized from its round trip),
+/// and a clash found even at the far end of the list, with the message unchanged.
+#[test]
+fn the_largest_flow_table_builds_with_distinct_names_and_routes() {
+    let text = r#"
+[scenario]
+duration = "10s"
+[topology]
+nodes = ["s1", "s2", "left", "right", "r1", "r2"]
+groups = { senders = ["s1", "s2"], receivers = ["r1", "r2"] }
+[links.in1]
+from = "s1"
+to = "left"
+rate = "1Gbps"
+delay = "1ms"
+[links.in2]
+from = "s2"
+to = "left"
+rate = "1Gbps"
+delay = "1ms"
+[links.bottleneck]
+from = "left"
+to = "right"
+rate = "10Mbps"
+delay = "10ms"
+queue = "bdp"
+[links.out1]
+from = "right"
+to = "r1"
+rate = "1Gbps"
+delay = "1ms"
+[links.out2]
+from = "right"
+to = "r2"
+rate = "1Gbps"
+delay = "1ms"
+[flows.bulk]
+from = "senders"
+to = "receivers"
+count = 50000
+[sources.cbr]
+kind = "cbr"
+from = "s1"
+to = "r1"
+rate = "1Mbps"
+"#;
+    let s = load(text).unwrap();
+    assert_eq!(s.flows.len(), 100_000);
+    let names: std::collections::HashSet<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names.len(), s.flows.len(), "flow names must be distinct");
+    for (i, f) in s.flows.iter().enumerate() {
+        assert_eq!(f.name, format!("bulk.{}", i + 1));
+        // The first 50 000 run s1 -> r1, the rest s2 -> r2.
+        let expected = if i < 50_000 { (0, 4) } else { (1, 5) };
+        assert_eq!((f.src, f.dst), expected, "{}", f.name);
+    }
+    // Every flow has a route both ways, and the bottleneck's `bdp` queue is sized from the
+    // flows' round trip: 10 Mbps * 2 * (1 + 10 + 1) ms / 8 = 30 000 bytes of 1040-byte packets.
+    let links = crate::sim::build_links(&s).unwrap();
+    let bottleneck = s.links.iter().position(|l| l.name == "bottleneck").unwrap();
+    assert_eq!(links[bottleneck].capacity, crate::network::link::Capacity::Packets(29));
+
+    // A name clash with the last flows is still found, with the same message as ever.
+    let e = load(&format!("{text}[flows.\"bulk.99999\"]\nfrom = \"s1\"\nto = \"r1\"\n")).unwrap_err();
+    assert_eq!(e.field, "flows.bulk.99999");
+    assert_eq!(
+        e.message,
+        "flow name \"bulk.99999\" is used twice (a table with count = N > 1 makes flows NAME.1 .. NAME.N)"
+    );
+    // So is a source named like a flow.
+    let e = load(&text.replace("[sources.cbr]", "[sources.\"bulk.70000\"]")).unwrap_err();
+    assert_eq!(e.field, "sources.bulk.70000");
+    assert!(e.message.contains("already used by a flow"), "{e}");
 }
 
 #[test]

@@ -25,7 +25,7 @@
 use toml::{Table, Value};
 
 use super::fields::{self, describe, Section};
-use super::{FieldError, Res};
+use super::{echo, FieldError, Res};
 
 /// The generators: name, keys besides `generator`/`nodes`/`groups`, builder.
 type Builder = fn(&Section) -> Res<Generated>;
@@ -124,7 +124,11 @@ fn expand_generator(doc: &mut Table) -> Res<()> {
     else {
         return Err(FieldError::new(
             "topology.generator",
-            format!("unknown topology generator {name:?}; expected one of: {}", names.join(", ")),
+            format!(
+                "unknown topology generator {name}; expected one of: {}",
+                names.join(", "),
+                name = echo(name)
+            ),
         ));
     };
     let mut allowed: Vec<&str> = vec!["generator", "nodes", "groups"];
@@ -153,7 +157,7 @@ fn expand_generator(doc: &mut Table) -> Res<()> {
             if groups.contains_key(group) {
                 return Err(FieldError::new(
                     format!("{f}.{group}"),
-                    format!("the {name} generator already defines a group {group:?}"),
+                    format!("the {name} generator already defines a group {group}", group = echo(group)),
                 ));
             }
             groups.insert(group.clone(), members.clone());
@@ -185,7 +189,10 @@ fn expand_generator(doc: &mut Table) -> Res<()> {
         if links.contains_key(&link) {
             return Err(FieldError::new(
                 format!("links.{link}"),
-                format!("the {name} generator already creates a link {link:?}; choose another name"),
+                format!(
+                    "the {name} generator already creates a link {link}; choose another name",
+                    link = echo(&link)
+                ),
             ));
         }
         links.insert(link, table);
@@ -207,7 +214,11 @@ fn expand_presets(doc: &mut Table) -> Res<()> {
             let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
             return Err(FieldError::new(
                 field,
-                format!("unknown link preset {name:?}; expected one of: {}", names.join(", ")),
+                format!(
+                    "unknown link preset {name}; expected one of: {}",
+                    names.join(", "),
+                    name = echo(name)
+                ),
             ));
         };
         let values: Table = values.parse().expect("presets are valid TOML");
@@ -390,7 +401,11 @@ fn wired_wireless(s: &Section) -> Res<Generated> {
             other => {
                 return Err(FieldError::new(
                     f,
-                    format!("unknown role {other:?}; expected \"client\" (the mobile receives) or \"server\" (it sends)"),
+                    format!(
+                        "unknown role {other}; expected \"client\" (the mobile receives) or \
+                         \"server\" (it sends)",
+                        other = echo(other)
+                    ),
                 ))
             }
         },

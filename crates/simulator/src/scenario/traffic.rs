@@ -23,7 +23,7 @@ use toml::Value;
 use super::build::{node_index, resolve_tcp};
 use super::fields::{self, describe, Section};
 use super::units::format_duration;
-use super::{FieldError, Res};
+use super::{echo, echo_list, FieldError, Res};
 use crate::model::{
     ArrivalEndpoints, ArrivalsSpec, MultipathMode, MultipathSpec, Nanos, NodeSpec, PathSelection,
 };
@@ -61,7 +61,7 @@ pub(crate) fn groups(topology: Section, nodes: &[NodeSpec]) -> Res<Vec<(String, 
         if nodes.iter().any(|n| &n.name == name) {
             return Err(FieldError::new(
                 field,
-                format!("{name:?} is already a node name; a group needs a name of its own"),
+                format!("{name} is already a node name; a group needs a name of its own", name = echo(name)),
             ));
         }
         let Value::Array(items) = members else {
@@ -79,7 +79,7 @@ pub(crate) fn groups(topology: Section, nodes: &[NodeSpec]) -> Res<Vec<(String, 
             if indices.contains(&index) {
                 return Err(FieldError::new(
                     format!("{field}[{i}]"),
-                    format!("node {:?} is listed twice", nodes[index].name),
+                    format!("node {} is listed twice", echo(&nodes[index].name)),
                 ));
             }
             indices.push(index);
@@ -100,8 +100,8 @@ fn members(v: &Value, field: &str, nodes: &[NodeSpec], groups: &[(String, Vec<us
         if groups.is_empty() {
             e
         } else {
-            let names: Vec<&str> = groups.iter().map(|(g, _)| g.as_str()).collect();
-            FieldError::new(e.field, format!("{}; groups: {}", e.message, names.join(", ")))
+            let names = echo_list(groups.iter().map(|(g, _)| g));
+            FieldError::new(e.field, format!("{}; groups: {names}", e.message))
         }
     })
 }
@@ -139,7 +139,7 @@ pub(crate) fn endpoints(section: Section, nodes: &[NodeSpec], ctx: &FlowContext)
         if src == dst {
             return Err(FieldError::new(
                 to_field,
-                format!("a flow needs two different nodes (from and to are both {:?})", nodes[src].name),
+                format!("a flow needs two different nodes (from and to are both {})", echo(&nodes[src].name)),
             ));
         }
     }
@@ -195,8 +195,9 @@ pub(crate) fn multipath(v: &Value, field: &str) -> Res<Option<MultipathSpec>> {
                     return Err(FieldError::new(
                         f,
                         format!(
-                            "unknown multipath mode {s:?}; expected \"full\" (data and ACKs over the \
-                             paths) or \"simple\" (data only; ACKs take the shortest path)"
+                            "unknown multipath mode {s}; expected \"full\" (data and ACKs over the \
+                             paths) or \"simple\" (data only; ACKs take the shortest path)",
+                            s = echo(s)
                         ),
                     ))
                 }
@@ -214,8 +215,9 @@ pub(crate) fn multipath(v: &Value, field: &str) -> Res<Option<MultipathSpec>> {
                     return Err(FieldError::new(
                         f,
                         format!(
-                            "unknown path selection {s:?}; expected \"disjoint\" (edge-disjoint \
-                             paths) or \"shortest\" (the k shortest loop-free paths)"
+                            "unknown path selection {s}; expected \"disjoint\" (edge-disjoint \
+                             paths) or \"shortest\" (the k shortest loop-free paths)",
+                            s = echo(s)
                         ),
                     ))
                 }
@@ -280,7 +282,10 @@ pub(crate) fn arrivals(
             if src == dst {
                 return Err(FieldError::new(
                     tf,
-                    format!("a flow needs two different nodes (from and to are both {:?})", nodes[src].name),
+                    format!(
+                        "a flow needs two different nodes (from and to are both {})",
+                        echo(&nodes[src].name)
+                    ),
                 ));
             }
             ArrivalEndpoints::Fixed { src, dst }

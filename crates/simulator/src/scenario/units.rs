@@ -7,6 +7,8 @@
 //! Every error message starts with the offending text in quotes and says what was expected, e.g.
 //! `"-10Mbps" is not a valid rate: expected a positive rate like "10Mbps"`.
 
+use super::echo;
+
 /// Largest number of significant mantissa digits accepted (keeps every product within `u128`).
 const MAX_DIGITS: usize = 24;
 
@@ -138,7 +140,7 @@ pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
 pub fn parse_rate(text: &str) -> Result<u64, String> {
     const EXPECTED: &str = "expected a positive rate like \"10Mbps\"";
     let s = text.trim();
-    let fail = |why: &str| format!("{text:?} is not a valid rate: {why}");
+    let fail = |why: &str| format!("{} is not a valid rate: {why}", echo(text));
     let Some((number, unit)) = split_number(s) else {
         return Err(fail(EXPECTED));
     };
@@ -160,8 +162,9 @@ pub fn parse_rate(text: &str) -> Result<u64, String> {
     };
     let Some(factor) = factor else {
         return Err(fail(&format!(
-            "unknown unit {unit:?}; expected bps, kbps, Mbps, Gbps or Tbps (bits per second; \
-             \"Mb/s\" also works)"
+            "unknown unit {}; expected bps, kbps, Mbps, Gbps or Tbps (bits per second; \
+             \"Mb/s\" also works)",
+            echo(unit)
         )));
     };
     match number.scaled(factor) {
@@ -177,7 +180,7 @@ pub fn parse_rate(text: &str) -> Result<u64, String> {
 pub fn parse_duration(text: &str) -> Result<u64, String> {
     const EXPECTED: &str = "expected a non-negative duration like \"10ms\"";
     let s = text.trim();
-    let fail = |why: &str| format!("{text:?} is not a valid duration: {why}");
+    let fail = |why: &str| format!("{} is not a valid duration: {why}", echo(text));
     let Some((number, unit)) = split_number(s) else {
         return Err(fail(EXPECTED));
     };
@@ -192,7 +195,7 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
         "ms" => 1_000_000,
         "s" => 1_000_000_000,
         "min" => 60_000_000_000,
-        other => return Err(fail(&format!("unknown unit {other:?}; expected ns, us, ms, s or min"))),
+        other => return Err(fail(&format!("unknown unit {}; expected ns, us, ms, s or min", echo(other)))),
     };
     match number.scaled(factor) {
         Some(ns) if ns <= MAX_DURATION_NS => Ok(ns),
@@ -205,7 +208,7 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
 pub fn parse_size(text: &str) -> Result<u64, String> {
     const EXPECTED: &str = "expected a non-negative size like \"1000B\" or \"64KB\"";
     let s = text.trim();
-    let fail = |why: &str| format!("{text:?} is not a valid size: {why}");
+    let fail = |why: &str| format!("{} is not a valid size: {why}", echo(text));
     let Some((number, unit)) = split_number(s) else {
         return Err(fail(EXPECTED));
     };
@@ -223,11 +226,15 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "GiB" => 1 << 30,
         other if other.ends_with('b') || other.ends_with("bit") || other.ends_with("bits") => {
             return Err(fail(&format!(
-                "unknown unit {other:?} (sizes are in bytes: B, KB, KiB, MB, MiB, GB, GiB)"
+                "unknown unit {} (sizes are in bytes: B, KB, KiB, MB, MiB, GB, GiB)",
+                echo(other)
             )))
         }
         other => {
-            return Err(fail(&format!("unknown unit {other:?}; expected B, KB, KiB, MB, MiB, GB or GiB")))
+            return Err(fail(&format!(
+                "unknown unit {}; expected B, KB, KiB, MB, MiB, GB or GiB",
+                echo(other)
+            )))
         }
     };
     match number.scaled(factor) {
@@ -241,8 +248,9 @@ pub fn parse_probability(text: &str) -> Result<f64, String> {
     let s = text.trim();
     let fail = || {
         format!(
-            "{text:?} is not a valid probability: expected a number in [0, 1] or a percentage \
-             like \"0.5%\""
+            "{text} is not a valid probability: expected a number in [0, 1] or a percentage \
+             like \"0.5%\"",
+            text = echo(text)
         )
     };
     let (body, extra_exp) = match s.strip_suffix('%') {
@@ -272,15 +280,17 @@ pub fn parse_bit_error_rate(text: &str) -> Result<f64, String> {
     let Some((count_text, size_text)) = s.split_once(" in ") else {
         return parse_probability(text).map_err(|_| {
             format!(
-                "{text:?} is not a valid bit error rate: expected a probability in [0, 1], a \
-                 percentage like \"0.001%\" or a ratio like \"1 bit in 64KB\""
+                "{text} is not a valid bit error rate: expected a probability in [0, 1], a \
+                 percentage like \"0.001%\" or a ratio like \"1 bit in 64KB\"",
+                text = echo(text)
             )
         });
     };
     let fail = || {
         format!(
-            "{text:?} is not a valid bit error rate: expected a ratio like \"1 bit in 64KB\", a \
-             probability in [0, 1] or a percentage"
+            "{text} is not a valid bit error rate: expected a ratio like \"1 bit in 64KB\", a \
+             probability in [0, 1] or a percentage",
+            text = echo(text)
         )
     };
     let count_text = count_text.trim();
