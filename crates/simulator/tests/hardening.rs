@@ -103,7 +103,7 @@ fn series_beyond_the_row_limit_are_refused_up_front() {
 }
 
 /// The 1000 × 1000 grid the docs allowed aborted in the allocator; a grid whose routing tables
-/// alone exceed the limit (200 × 200: 40 000 nodes, 12.8 GB) is refused with the memory it
+/// alone exceed the limit (150 × 150: 22 500 nodes, 4 GB) is refused with the memory it
 /// would need, before anything is built.
 #[test]
 fn a_grid_too_large_for_memory_is_refused_with_the_estimate() {
@@ -111,12 +111,16 @@ fn a_grid_too_large_for_memory_is_refused_with_the_estimate() {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/multipath_grid.toml"),
     )
     .unwrap()
-    .replacen("rows = 8", "rows = 200", 1)
-    .replacen("cols = 8", "cols = 200", 1);
+    .replacen("rows = 8", "rows = 150", 1)
+    .replacen("cols = 8", "cols = 150", 1);
     let sets = [("duration".to_string(), "1s".to_string())];
     let s = westwood_simulator::scenario::load_str(&text, "grid.toml", &sets)
-        .expect("the generator accepts 200 x 200");
+        .expect("the generator accepts 150 x 150");
     let e = run(&s, RunOptions::default()).unwrap_err();
     assert!(e.message.contains("memory") && e.message.contains("routing"), "{e}");
     assert!(e.message.contains(&human_bytes(DEFAULT_MAX_MEMORY_BYTES)), "{e}");
+    // The 1000 x 1000 grid itself is refused by the generator, before it builds 4 million links.
+    let text = text.replacen("rows = 150", "rows = 1000", 1).replacen("cols = 150", "cols = 1000", 1);
+    let e = westwood_simulator::scenario::load_str(&text, "grid.toml", &sets).unwrap_err();
+    assert!(e.field == "topology.rows" && e.message.contains("1000000 nodes; at most 32768"), "{e}");
 }

@@ -1,6 +1,6 @@
 //! Checks every field of a substituted scenario document and builds the typed model.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use toml::{Table, Value};
 use westwood_algorithms::{WindowConfig, WindowGrowth};
@@ -115,11 +115,13 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
 
     // [links.NAME]
     let mut links: Vec<LinkSpec> = Vec::new();
+    // Names taken so far: a set, as a scan per link is quadratic in generated topologies.
+    let mut link_names: HashSet<String> = HashSet::new();
     if let Some((v, f)) = top.get("links") {
         for (link_name, lv) in fields::table(v, &f)? {
             let path = join("links", link_name);
             let section = Section::new(&path, fields::table(lv, &path)?, LINK_KEYS)?;
-            link(section, link_name, &nodes, &mut links)?;
+            link(section, link_name, &nodes, &mut links, &mut link_names)?;
         }
     }
 
@@ -185,7 +187,7 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
         duration,
         seed,
         parameters,
-        nodes,
+        nodes: nodes.into_specs(),
         links,
         flows,
         sources: traffic_sources,
@@ -194,7 +196,32 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
     })
 }
 
-fn nodes(topology: Section) -> Res<Vec<NodeSpec>> {
+/// The scenario's nodes with an index by name, so that resolving the endpoints of links, flows
+/// and groups is one lookup each (a scan per endpoint made a 90 000-node grid take minutes).
+pub(crate) struct Nodes {
+    specs: Vec<NodeSpec>,
+    by_name: HashMap<String, usize>,
+}
+
+impl Nodes {
+    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    fn into_specs(self) -> Vec<NodeSpec> {
+        self.specs
+    }
+}
+
+impl std::ops::Deref for Nodes {
+    type Target = [NodeSpec];
+
+    fn deref(&self) -> &[NodeSpec] {
+        &self.specs
+    }
+}
+
+fn nodes(topology: Section) -> Res<Nodes> {
     let (v, f) = topology.required("nodes", "an array of node names like [\"src\", \"dst\"]")?;
     let Value::Array(items) = v else {
         return Err(FieldError::new(
@@ -216,12 +243,13 @@ fn nodes(topology: Section) -> Res<Vec<NodeSpec>> {
         }
         nodes.push(NodeSpec { name: name.to_string() });
     }
-    Ok(nodes)
+    let by_name = nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i)).collect();
+    Ok(Nodes { specs: nodes, by_name })
 }
 
-pub(crate) fn node_index(nodes: &[NodeSpec], v: &Value, field: &str) -> Res<usize> {
+pub(crate) fn node_index(nodes: &Nodes, v: &Value, field: &str) -> Res<usize> {
     let name = fields::string(v, field, "a node name string")?;
-    nodes.iter().position(|n| n.name == name).ok_or_else(|| {
+    nodes.index_of(name).ok_or_else(|| {
         let known: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
         FieldError::new(
             field,
@@ -234,7 +262,13 @@ pub(crate) fn node_index(nodes: &[NodeSpec], v: &Value, field: &str) -> Res<usiz
     })
 }
 
-fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSpec>) -> Res<()> {
+fn link(
+    section: Section,
+    name: &str,
+    nodes: &Nodes,
+    links: &mut Vec<LinkSpec>,
+    names: &mut HashSet<String>,
+) -> Res<()> {
     if name.trim().is_empty() {
         return Err(FieldError::new(section.path, "a link name must not be empty"));
     }
@@ -268,7 +302,7 @@ fn link(section: Section, name: &str, nodes: &[NodeSpec], links: &mut Vec<LinkSp
         None => (None, None),
     };
     let mut push = |link: LinkSpec| {
-        if links.iter().any(|l| l.name == link.name) {
+        if !names.insert(link.name.clone()) {
             return Err(FieldError::new(
                 section.path,
                 format!(
@@ -328,7 +362,7 @@ fn flow(
     section: Section,
     name: &str,
     tcp_section: Option<Section>,
-    nodes: &[NodeSpec],
+    nodes: &Nodes,
     ctx: &traffic::FlowContext,
     duration: u64,
     flows: &mut BulkFlows,

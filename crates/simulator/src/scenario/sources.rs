@@ -14,19 +14,19 @@
 
 use toml::Value;
 
-use super::build::node_index;
+use super::build::{node_index, Nodes};
 use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{echo, FieldError, Res};
 use crate::engine::rng::RngStream;
-use crate::model::{Nanos, NodeSpec, SourceKind, SourceSpec};
+use crate::model::{Nanos, SourceKind, SourceSpec};
 
 pub(crate) const SOURCE_KEYS: &[&str] = &["kind", "from", "to", "rate", "packet_size", "on"];
 
 pub(crate) fn source(
     section: Section,
     name: &str,
-    nodes: &[NodeSpec],
+    nodes: &Nodes,
     duration: Nanos,
     seed: u64,
 ) -> Res<SourceSpec> {

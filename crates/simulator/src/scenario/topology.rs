@@ -499,11 +499,27 @@ fn parallel_paths(s: &Section) -> Res<Generated> {
 /// right neighbour by `h{r}_{c}` and to the one below by `v{r}_{c}`. Group `inner`: the nodes at
 /// least `margin` (default 1) away from the border — the 6×6 sources and destinations of the
 /// paper's 8×8 grid; group `all`: every node.
+/// Most nodes a generated grid may have: its routing tables (nodes² entries) then take 8 GB, far
+/// beyond the default memory limit, which refuses the run with the estimate. Larger grids are
+/// refused before they are generated, which would itself take GBs and tens of seconds.
+const MAX_GRID_NODES: usize = 32_768;
+
 fn grid(s: &Section) -> Res<Generated> {
     let rows = int(s, "rows", 8, 1, 1000)? as usize;
     let cols = int(s, "cols", 8, 1, 1000)? as usize;
     if rows * cols < 2 {
         return Err(FieldError::new(s.field("rows"), "a grid needs at least two nodes"));
+    }
+    if rows * cols > MAX_GRID_NODES {
+        return Err(FieldError::new(
+            s.field("rows"),
+            format!(
+                "a {rows}x{cols} grid has {} nodes; at most {MAX_GRID_NODES}: the shortest-path tables \
+                 alone grow with the square of the nodes ({} for {MAX_GRID_NODES})",
+                rows * cols,
+                crate::budget::human_bytes(crate::network::Routes::bytes_for(MAX_GRID_NODES)),
+            ),
+        ));
     }
     let margin = int(s, "margin", 1, 0, 500)? as usize;
     let rate = rate(s, "rate", Some("1.5Mbps"))?;

@@ -20,13 +20,11 @@
 
 use toml::Value;
 
-use super::build::{node_index, resolve_tcp};
+use super::build::{node_index, resolve_tcp, Nodes};
 use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{echo, echo_list, FieldError, Res};
-use crate::model::{
-    ArrivalEndpoints, ArrivalsSpec, MultipathMode, MultipathSpec, Nanos, NodeSpec, PathSelection,
-};
+use crate::model::{ArrivalEndpoints, ArrivalsSpec, MultipathMode, MultipathSpec, Nanos, PathSelection};
 
 pub(crate) const ROUTING_KEYS: &[&str] = &["multipath"];
 /// Keys a `[flows.NAME]` table accepts besides the bulk-flow and `[tcp]` keys.
@@ -50,7 +48,7 @@ pub(crate) struct FlowContext {
 
 /// `[topology] groups = { name = ["a", "b"] }`: named node lists flows can refer to. A group
 /// name must not also be a node name.
-pub(crate) fn groups(topology: Section, nodes: &[NodeSpec]) -> Res<Vec<(String, Vec<usize>)>> {
+pub(crate) fn groups(topology: Section, nodes: &Nodes) -> Res<Vec<(String, Vec<usize>)>> {
     let Some((v, f)) = topology.get("groups") else {
         return Ok(Vec::new());
     };
@@ -58,7 +56,7 @@ pub(crate) fn groups(topology: Section, nodes: &[NodeSpec]) -> Res<Vec<(String, 
     let mut out: Vec<(String, Vec<usize>)> = Vec::with_capacity(table.len());
     for (name, members) in table {
         let field = format!("{f}.{name}");
-        if nodes.iter().any(|n| &n.name == name) {
+        if nodes.index_of(name).is_some() {
             return Err(FieldError::new(
                 field,
                 format!("{name} is already a node name; a group needs a name of its own", name = echo(name)),
@@ -74,9 +72,10 @@ pub(crate) fn groups(topology: Section, nodes: &[NodeSpec]) -> Res<Vec<(String, 
             return Err(FieldError::new(field, "a group needs at least one node"));
         }
         let mut indices = Vec::with_capacity(items.len());
+        let mut listed = std::collections::HashSet::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
             let index = node_index(nodes, item, &format!("{field}[{i}]"))?;
-            if indices.contains(&index) {
+            if !listed.insert(index) {
                 return Err(FieldError::new(
                     format!("{field}[{i}]"),
                     format!("node {} is listed twice", echo(&nodes[index].name)),
@@ -90,7 +89,7 @@ pub(crate) fn groups(topology: Section, nodes: &[NodeSpec]) -> Res<Vec<(String, 
 }
 
 /// A node name or a group name: the node indices it stands for.
-fn members(v: &Value, field: &str, nodes: &[NodeSpec], groups: &[(String, Vec<usize>)]) -> Res<Vec<usize>> {
+fn members(v: &Value, field: &str, nodes: &Nodes, groups: &[(String, Vec<usize>)]) -> Res<Vec<usize>> {
     if let Value::String(name) = v {
         if let Some((_, indices)) = groups.iter().find(|(g, _)| g == name) {
             return Ok(indices.clone());
@@ -109,7 +108,7 @@ fn members(v: &Value, field: &str, nodes: &[NodeSpec], groups: &[(String, Vec<us
 /// The (sender, receiver) pairs of a bulk flow table. `from` and `to` each name a node or a
 /// group: two groups of the same size pair up member by member; a single node pairs with every
 /// member of the other side.
-pub(crate) fn endpoints(section: Section, nodes: &[NodeSpec], ctx: &FlowContext) -> Res<Vec<(usize, usize)>> {
+pub(crate) fn endpoints(section: Section, nodes: &Nodes, ctx: &FlowContext) -> Res<Vec<(usize, usize)>> {
     if let Some((_, f)) = section.get("among") {
         return Err(FieldError::new(
             f,
@@ -247,7 +246,7 @@ pub(crate) fn arrivals(
     section: Section,
     name: &str,
     tcp_section: Option<Section>,
-    nodes: &[NodeSpec],
+    nodes: &Nodes,
     ctx: &FlowContext,
     duration: Nanos,
 ) -> Res<ArrivalsSpec> {
