@@ -42,28 +42,8 @@ pub const LINK_COLUMNS: &[&str] = &[
     "drops_red",
     "drops_outage",
 ];
-pub const FLOW_SERIES_COLUMNS: &[&str] = &[
-    "time_seconds",
-    "flow",
-    "cwnd_bytes",
-    "ssthresh_bytes",
-    "srtt_seconds",
-    "bwe_bps",
-    "bytes_delivered",
-    "snd_max",
-    "snd_una",
-];
-pub const LINK_SERIES_COLUMNS: &[&str] = &[
-    "time_seconds",
-    "link",
-    "queue_packets",
-    "queue_bytes",
-    "queue_avg_packets",
-    "drops_overflow",
-    "drops_red",
-    "drops_error",
-    "drops_outage",
-];
+/// The series files' columns, as the simulator streams them (one definition for both).
+pub use westwood_simulator::series::{float_text, FLOW_SERIES_COLUMNS, LINK_SERIES_COLUMNS};
 
 /// One CSV cell.
 #[derive(Debug, Clone, PartialEq)]
@@ -92,23 +72,6 @@ impl From<&str> for Cell {
 impl From<String> for Cell {
     fn from(v: String) -> Self {
         Cell::Text(v)
-    }
-}
-
-/// Python's `str(float)` closely enough for a CSV reader: `1.0`, `0.25`, `nan`, `inf`.
-pub fn float_text(v: f64) -> String {
-    if v.is_nan() {
-        "nan".into()
-    } else if v.is_infinite() {
-        if v > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        }
-    } else if v == v.trunc() && v.abs() < 1e16 {
-        format!("{v:.1}")
-    } else {
-        format!("{v}")
     }
 }
 

@@ -64,7 +64,7 @@ impl AckSink for AckTraceFile {
 }
 
 /// The same error, its message starting with the file it is about.
-fn with_path(path: &Path, e: io::Error) -> io::Error {
+pub(crate) fn with_path(path: &Path, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 

@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 use westwood_trace::AtomicFile;
 
+use crate::ack_trace::with_path;
+
 use crate::results::{FlowSeries, LinkSeries};
 
 /// One sample of one TCP flow.
@@ -216,10 +218,6 @@ fn push_text(out: &mut String, s: &str) {
     } else {
         out.push_str(s);
     }
-}
-
-fn with_path(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]
