@@ -438,7 +438,17 @@ def run_all(
                     _raise_failure(job, entry)
     finally:
         progress.close()
+        _remove_partial_runs(cache_dir)
     return Outcome(entries=entries, cached=cached, ran=len(jobs), failed=failed)
+
+
+def _remove_partial_runs(cache_dir: Path) -> None:
+    """Delete run files that workers stopped part-way (a failure or Ctrl-C kills the pool, and a
+    killed worker cannot remove its temporary file). Safe: the caller holds the directory's lock
+    (``locks.py``) or is its only user, so no other writer has a temporary file there."""
+    for partial in cache_dir.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            partial.unlink()
 
 
 def _raise_failure(job: Job, entry: Mapping[str, Any]) -> None:
