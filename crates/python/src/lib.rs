@@ -469,5 +469,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    // `git describe` of the source this module was compiled from (see build.rs).
+    m.add("__build__", env!("WESTWOOD_BUILD"))?;
     Ok(())
 }
