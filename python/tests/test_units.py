@@ -16,7 +16,7 @@ from westwood import checks, experiments, files, messages, runner, stats
 from westwood.errors import UsageError, WriteError
 from westwood.files import staged_directory
 from westwood.overrides import OverrideError, merge, normalize, parse_assignment
-from westwood.paths import resolve_scenario
+from westwood.paths import PACKAGE_SCENARIOS, resolve_scenario
 from westwood.progress import Progress, format_duration
 
 
@@ -163,6 +163,26 @@ def test_resolve_scenario(tmp_path: Path, monkeypatch):
         resolve_scenario("beta")
     with pytest.raises(FileNotFoundError):
         resolve_scenario(str(tmp_path / "sub" / "alpha.toml"))
+
+
+def test_resolve_scenario_order(tmp_path: Path, monkeypatch):
+    """$WESTWOOD_SCENARIOS beats ./scenarios, which beats the package's own files."""
+    env, cwd = tmp_path / "env", tmp_path / "cwd"
+    (cwd / "scenarios").mkdir(parents=True)
+    env.mkdir()
+    (cwd / "scenarios" / "wireless.toml").write_text("")
+    monkeypatch.chdir(cwd)
+    monkeypatch.delenv("WESTWOOD_SCENARIOS", raising=False)
+    assert resolve_scenario("wireless") == cwd / "scenarios" / "wireless.toml"
+    (env / "wireless.toml").write_text("")
+    monkeypatch.setenv("WESTWOOD_SCENARIOS", str(env))
+    assert resolve_scenario("wireless") == env / "wireless.toml"
+    assert resolve_scenario("dumbbell") == PACKAGE_SCENARIOS / "dumbbell.toml"
+
+
+def test_resolve_scenario_suggests_close_names():
+    with pytest.raises(FileNotFoundError, match="did you mean wireless"):
+        resolve_scenario("wirless")
 
 
 def test_staged_directory(tmp_path: Path):

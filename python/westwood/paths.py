@@ -1,36 +1,77 @@
 """Finding scenario files: a path as given, or a bare name such as ``wireless``.
 
-A bare name ``NAME`` (no directory part) resolves to ``NAME.toml`` in, in order: the directories
-listed in ``$WESTWOOD_SCENARIOS`` (``os.pathsep``-separated), the repository's ``scenarios/``
-directory (found by walking up from this package), and ``./scenarios``.
+A scenario argument resolves, in order, to:
+
+1. the path as given, if it is an existing file;
+2. for a bare name ``NAME`` (no directory part, ``.toml`` optional), ``NAME.toml`` in the
+   directories listed in ``$WESTWOOD_SCENARIOS`` (``os.pathsep``-separated), then in
+   ``./scenarios`` (the current directory's), then in the scenarios shipped inside this package
+   (``westwood/scenarios``).
+
+The package's scenarios are what makes a bare name work from an installed wheel, anywhere. In a
+clone, the repository's ``scenarios/`` is a symlink to them, so it is the same files. Earlier
+directories win, so a scenario of the same name in ``./scenarios`` or ``$WESTWOOD_SCENARIOS``
+overrides the shipped one (``westwood scenarios copy NAME`` writes one out to edit). A name
+found nowhere is refused with the closest known names suggested.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
-from typing import List, Union
+from typing import Dict, List, Tuple, Union
 
 ScenarioLike = Union[str, "os.PathLike[str]"]
+
+PACKAGE_SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+"""The scenarios shipped in the package (and, through the root symlink, the repository's)."""
+
+
+def scenario_sources() -> List[Tuple[Path, str]]:
+    """Directories searched for bare names, in order, each with where it comes from (``env``,
+    ``cwd``, ``package``) so a listing can say which file a name would use and why."""
+    sources: List[Tuple[Path, str]] = []
+    for entry in os.environ.get("WESTWOOD_SCENARIOS", "").split(os.pathsep):
+        if entry:
+            sources.append((Path(entry), "env"))
+    sources.append((Path.cwd() / "scenarios", "cwd"))
+    sources.append((PACKAGE_SCENARIOS, "package"))
+    unique: List[Tuple[Path, str]] = []
+    seen = set()
+    for directory, origin in sources:
+        key = _same_file_key(directory)
+        if key not in seen:  # ./scenarios in a clone *is* the package's: list it once
+            seen.add(key)
+            unique.append((directory, origin))
+    return unique
+
+
+def _same_file_key(directory: Path) -> str:
+    """A key equal for two spellings of one directory (symlinks resolved), so the clone's
+    ``scenarios`` symlink and the package directory count once."""
+    try:
+        return str(directory.resolve())
+    except OSError:
+        return str(directory)
 
 
 def scenario_dirs() -> List[Path]:
     """Directories searched for bare scenario names, in order."""
-    dirs: List[Path] = []
-    for entry in os.environ.get("WESTWOOD_SCENARIOS", "").split(os.pathsep):
-        if entry:
-            dirs.append(Path(entry))
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "scenarios"
-        if candidate.is_dir():
-            dirs.append(candidate)
-            break
-    dirs.append(Path.cwd() / "scenarios")
-    unique: List[Path] = []
-    for d in dirs:
-        if d not in unique:
-            unique.append(d)
-    return unique
+    return [directory for directory, _ in scenario_sources()]
+
+
+def known_scenarios() -> Dict[str, Tuple[Path, str]]:
+    """Every bare name that resolves, mapped to its file and that file's origin: the first
+    directory holding ``NAME.toml`` wins, as in ``resolve_scenario``."""
+    found: Dict[str, Tuple[Path, str]] = {}
+    for directory, origin in scenario_sources():
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.glob("*.toml")):
+            if path.is_file():
+                found.setdefault(path.stem, (path, origin))
+    return dict(sorted(found.items()))
 
 
 def resolve_scenario(scenario: ScenarioLike) -> Path:
@@ -40,16 +81,23 @@ def resolve_scenario(scenario: ScenarioLike) -> Path:
         return path
     text = os.fspath(scenario)
     is_bare = path.name == text and text not in ("", ".", "..")
-    if is_bare:
-        stem = text[: -len(".toml")] if text.endswith(".toml") else text
-        dirs = scenario_dirs()
-        for d in dirs:
-            candidate = d / f"{stem}.toml"
-            if candidate.is_file():
-                return candidate
-        looked = ", ".join(str(d) for d in dirs)
-        raise FileNotFoundError(
-            f"{text}: scenario not found (no such file, and no {stem}.toml in {looked}; "
-            "set WESTWOOD_SCENARIOS to add directories)"
-        )
-    raise FileNotFoundError(f"{text}: scenario file not found")
+    if not is_bare:
+        raise FileNotFoundError(f"{text}: scenario file not found")
+    stem = text[: -len(".toml")] if text.endswith(".toml") else text
+    dirs = scenario_dirs()
+    for d in dirs:
+        candidate = d / f"{stem}.toml"
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(_not_found_message(text, stem, dirs))
+
+
+def _not_found_message(text: str, stem: str, dirs: List[Path]) -> str:
+    """One line: the likely typo first (``did you mean wireless?``), then where we looked."""
+    close = difflib.get_close_matches(stem, list(known_scenarios()), n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    looked = ", ".join(str(d) for d in dirs)
+    return (
+        f"{text}: scenario not found ({hint}no such file, and no {stem}.toml in {looked}; "
+        "`westwood scenarios` lists the names, WESTWOOD_SCENARIOS adds directories)"
+    )
