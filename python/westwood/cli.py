@@ -1,4 +1,5 @@
-"""The ``westwood`` command: ``run``, ``plot``, ``reproduce``, ``sweep``, ``bench``, ``replay``.
+"""The ``westwood`` command: ``run``, ``plot``, ``reproduce``, ``sweep``, ``bench``, ``replay``,
+``scenarios``.
 
 Input errors (an invalid scenario or override, a missing file) are reported as
 ``westwood: error: <message>`` on stderr with exit status 2 and no traceback; so is a result
@@ -286,6 +287,24 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--json", action="store_true", help="print the report as one JSON object")
     rp.set_defaults(func=cmd_replay)
 
+    sc = sub.add_parser(
+        "scenarios",
+        help="list the scenarios a bare name finds; copy one out to edit",
+        description="List the scenarios a bare name resolves to (name, where from, description, "
+        "parameters with defaults), or copy one out to edit. Lookup order: $WESTWOOD_SCENARIOS, "
+        "./scenarios, the scenarios shipped in the package (docs/scenarios.md).",
+    )
+    sc.set_defaults(func=cmd_scenarios, action=None)
+    sc_sub = sc.add_subparsers(dest="action", metavar="ACTION")
+    copy = sc_sub.add_parser(
+        "copy",
+        help="write scenario NAME to DIR (default ./scenarios) to edit; never overwrites",
+        description="Write scenario NAME to DIR/NAME.toml (default ./scenarios, where a bare "
+        "name finds it first). Refuses (exit 2) if that file exists.",
+    )
+    copy.add_argument("name", metavar="NAME", help="a scenario name, e.g. wireless")
+    copy.add_argument("directory", metavar="DIR", nargs="?", help="default: ./scenarios")
+
     # `westwood linux ...` is forwarded whole to the westwood-linux binary (see linux.py); it is
     # listed here so that `westwood --help` shows it.
     sub.add_parser(
@@ -570,6 +589,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return main(args)
 
 
+# --- scenarios ---------------------------------------------------------------------------------
+
+
+def cmd_scenarios(args: argparse.Namespace) -> int:
+    from .catalog import main
+
+    return main(args)
+
+
 # --- entry point -------------------------------------------------------------------------------
 
 
@@ -593,7 +621,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_usage(sys.stderr)
         print(
             "westwood: error: a command is required "
-            "(run, plot, reproduce, sweep, bench, replay, linux, testbed, emu)",
+            "(run, plot, reproduce, sweep, bench, replay, scenarios, linux, testbed, emu)",
             file=sys.stderr,
         )
         return EXIT_USAGE
