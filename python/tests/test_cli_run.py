@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,12 @@ def test_python_dash_m_and_help():
     assert proc.returncode == 0
     for command in ("run", "reproduce", "bench"):
         assert command in proc.stdout
+
+
+def test_version_names_package_and_engine_build():
+    """``--version``: the package version and the engine's ``git describe`` (or "unknown")."""
+    from westwood import __version__
+
+    proc = cli("--version")
+    assert proc.returncode == 0, proc.stderr
+    assert re.fullmatch(rf"westwood {re.escape(__version__)} \(engine \S+\)\n", proc.stdout)

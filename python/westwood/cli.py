@@ -102,8 +102,19 @@ def _say(kind: str, text: str) -> None:
     print(f"westwood: {kind}: {clip_long_values(text)}", file=sys.stderr)
 
 
+def version_text() -> str:
+    """``westwood VERSION (engine BUILD)``: the package version, and the ``git describe`` of the
+    source the Rust engine was compiled from (``_core.__build__``, recorded by its build.rs), so
+    a bug report from an installed wheel says which code ran. "unknown" for an engine built
+    without git or before the engine recorded it."""
+    from . import __version__, _core
+
+    return f"westwood {__version__} (engine {getattr(_core, '__build__', 'unknown')})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="westwood", description="Deterministic packet-level TCP simulator.")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run one scenario", description="Run one scenario.")
