@@ -1,0 +1,91 @@
+"""The wheel works installed anywhere (issue #18): build it with maturin, install it into a fresh
+venv outside the clone, and run the CLI from there, with no PYTHONPATH and no ./scenarios, so
+that bare scenario names can only come from the package data.
+
+Slow (a release build and a pip install of numpy/pandas/matplotlib/pyarrow: minutes), so the
+whole module shares one build and one venv. Skipped only when maturin is not installed;
+``-m "not install"`` deselects it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+
+pytestmark = [
+    pytest.mark.install,
+    pytest.mark.skipif(
+        importlib.util.find_spec("maturin") is None, reason="maturin is not installed"
+    ),
+]
+
+
+def _check(cmd, **kwargs) -> subprocess.CompletedProcess:
+    """Run ``cmd``; on failure, fail the test with its output (a bare CalledProcessError hides
+    why a build or install broke)."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    if proc.returncode != 0:
+        pytest.fail(f"{cmd} exited {proc.returncode}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> dict:
+    """A fresh venv (no system site-packages) holding the freshly built wheel, and a working
+    directory outside the clone: the paths the tests run ``westwood`` with."""
+    root = tmp_path_factory.mktemp("install")
+    assert REPO not in root.parents, "the install must happen outside the clone"
+    wheels = root / "wheels"
+    _check(
+        [sys.executable, "-m", "maturin", "build", "--release", "-o", str(wheels)],
+        cwd=REPO,
+        timeout=3600,
+    )
+    (wheel,) = wheels.glob("westwood-*.whl")
+    venv = root / "venv"
+    _check([sys.executable, "-m", "venv", str(venv)], timeout=600)
+    python = venv / "bin" / "python"
+    _check([str(python), "-m", "pip", "install", "--quiet", str(wheel)], timeout=3600)
+    work = root / "elsewhere"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WESTWOOD_SCENARIOS")}
+    return {"westwood": str(venv / "bin" / "westwood"), "cwd": work, "env": env, "venv": venv}
+
+
+def _westwood(installed: dict, *args: str) -> subprocess.CompletedProcess:
+    return _check(
+        [installed["westwood"], *args], cwd=installed["cwd"], env=installed["env"], timeout=1800
+    )
+
+
+def test_run_by_name(installed):
+    proc = _westwood(installed, "run", "wireless", "--set", "duration=5s", "--json")
+    summary = json.loads(proc.stdout)
+    assert summary["scenario"] == "wireless"
+    assert summary["sim_seconds"] == 5.0
+
+
+def test_scenarios_come_from_the_installed_package(installed):
+    proc = _westwood(installed, "scenarios")
+    venv = str(installed["venv"].resolve())
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("wireless  "))
+    assert "[package: " in line and venv in line, line
+
+
+def test_version_names_the_engine_build(installed):
+    proc = _westwood(installed, "--version")
+    assert proc.stdout.startswith("westwood "), proc.stdout
+    assert "(engine " in proc.stdout
+
+
+def test_reproduce_quick(installed):
+    out = installed["cwd"] / "fig3"
+    _westwood(installed, "reproduce", "fig3", "--quick", "--out", str(out))
+    assert out.is_dir() and any(out.iterdir())
