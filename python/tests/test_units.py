@@ -266,3 +266,20 @@ def test_clip_long_values_shortens_values_not_messages():
     many = messages.clip_long_values("a b " * 100_000)
     assert len(many) < messages.MAX_MESSAGE + 30 and many.endswith("(400000 bytes)")
     assert messages.clip("é" * 300, 2) == "éé… (600 bytes)"
+
+
+def test_a_missing_linux_tool_in_an_installed_package_says_how_to_get_it(monkeypatch):
+    """From a wheel there is no repository: the message gives the one build command and where
+    to put the result, never a bare "not found"."""
+    from westwood.binaries import BinaryNotFound, RustBinary
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("WESTWOOD_TEST_BIN", raising=False)
+    monkeypatch.delenv("CARGO_TARGET_DIR", raising=False)
+    hint = "cargo build --release -p x"
+    tool = RustBinary("westwood-nothing", "WESTWOOD_TEST_BIN", hint, "clang")
+    with pytest.raises(BinaryNotFound) as caught:
+        tool.find(None)
+    message = str(caught.value)
+    assert "not part of the installed westwood package" in message
+    assert "`cargo build --release -p x`" in message and "WESTWOOD_TEST_BIN" in message

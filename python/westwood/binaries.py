@@ -61,7 +61,15 @@ class RustBinary:
         on_path = shutil.which(self.name)
         if on_path:
             return Path(on_path)
-        looked = ", ".join(str(p) for p in self.candidates(repo)) or "(no repository found)"
+        if repo is None:
+            # An installed package: the wheel carries the simulator, not the Linux tools (they
+            # need clang and libbpf where they are built, and root where they run).
+            raise BinaryNotFound(
+                f"{self.name} is not part of the installed westwood package and is not on PATH: "
+                f"in a clone of the westwood sources run `{self.build_hint}` ({self.needs}), "
+                f"then put target/release/{self.name} on PATH or set {self.env_var} to it"
+            )
+        looked = ", ".join(str(p) for p in self.candidates(repo))
         raise BinaryNotFound(
             f"the {self.name} binary was not found (looked at {looked} and on PATH): build it "
             f"with `{self.build_hint}` in the repository ({self.needs}), or set {self.env_var}"
