@@ -15,24 +15,13 @@ RUN_FILES = ("summary.json", "flows.csv", "links.csv", "flow_series.csv", "link_
 ACK_TRACE_FILE = "acks.csv"
 
 
-def _write_files(stage: Path, raw: RawResult) -> None:
-    """The summary files, and the series when the run returned them (a run that streamed its
-    series into ``stage`` has already written them)."""
+def _write_summary_files(stage: Path, raw: RawResult) -> None:
+    """summary.json, flows.csv and links.csv; the run streamed the series into ``stage``."""
     with writing(stage / "summary.json"):
         summary = json.dumps(raw.summary, indent=2) + "\n"
         (stage / "summary.json").write_text(summary, encoding="utf-8")
     write_columns_csv(stage / "flows.csv", tables.flow_columns(raw.summary))
     write_columns_csv(stage / "links.csv", tables.link_columns(raw.summary))
-    if raw.flow_series is not None:
-        write_columns_csv(
-            stage / "flow_series.csv",
-            tables.series_columns(raw.flow_series, tables.FLOW_SERIES_COLUMNS),
-        )
-    if raw.link_series is not None:
-        write_columns_csv(
-            stage / "link_series.csv",
-            tables.series_columns(raw.link_series, tables.LINK_SERIES_COLUMNS),
-        )
 
 
 def _drop_stale_trace(out_dir: PathLike) -> None:
@@ -40,15 +29,6 @@ def _drop_stale_trace(out_dir: PathLike) -> None:
     trace = Path(out_dir) / ACK_TRACE_FILE
     with writing(trace):
         trace.unlink(missing_ok=True)
-
-
-def write_run(out_dir: PathLike, raw: RawResult) -> List[Path]:
-    """Write ``RUN_FILES`` of a run whose series were kept in memory into ``out_dir``, all at
-    once (see ``files.staged_directory``)."""
-    with staged_directory(out_dir) as stage:
-        _write_files(stage, raw)
-    _drop_stale_trace(out_dir)
-    return [Path(out_dir) / name for name in RUN_FILES]
 
 
 def run_into(
@@ -62,7 +42,7 @@ def run_into(
     it would not match this run's files."""
     with staged_directory(out_dir) as stage:
         raw = run(stage, stage / ACK_TRACE_FILE if ack_trace else None)
-        _write_files(stage, raw)
+        _write_summary_files(stage, raw)
     names = RUN_FILES + ((ACK_TRACE_FILE,) if ack_trace else ())
     if not ack_trace:
         _drop_stale_trace(out_dir)
