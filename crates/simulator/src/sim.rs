@@ -287,15 +287,20 @@ pub fn run_with(
     options: RunOptions,
     control: RunControl<'_>,
 ) -> Result<RunResult, RunError> {
-    let recording = match (&control.series_sink, options.record_series) {
-        (Some(_), _) => Recording::Streamed,
-        (None, true) => Recording::Memory,
-        (None, false) => Recording::Off,
+    let series = match control.series_sink {
+        Some(sink) => Series::Sink(sink),
+        None if options.record_series => Series::Memory(Box::default()),
+        None => Series::Off,
+    };
+    let recording = match series {
+        Series::Off => Recording::Off,
+        Series::Memory(_) => Recording::Memory,
+        Series::Sink(_) => Recording::Streamed,
     };
     budget::check(scenario, recording, control.max_memory_bytes)?;
     let started = std::time::Instant::now();
     let interrupted = control.interrupted;
-    let mut sim = Simulation::build(scenario, options, control.ack_sink, control.series_sink)?;
+    let mut sim = Simulation::build(scenario, options, control.ack_sink, series)?;
     sim.run(interrupted);
     let wall_seconds = started.elapsed().as_secs_f64();
     if sim.interrupted {
@@ -353,7 +358,7 @@ pub fn link_summaries(scenario: &Scenario, links: &[Link], over_seconds: f64) ->
 /// queues resolved, RED and the channel error models seeded from the scenario's seed. The
 /// testbed's link emulator (`crates/emulator`) drives these in wall-clock time.
 pub fn build_links(scenario: &Scenario) -> Result<Vec<Link>, ScenarioError> {
-    Ok(Simulation::build(scenario, RunOptions::default(), None, None)?.links)
+    Ok(Simulation::build(scenario, RunOptions::default(), None, Series::Off)?.links)
 }
 
 /// `'a`: the scenario; `'s`: the trace sink.
@@ -397,7 +402,7 @@ impl<'a, 's> Simulation<'a, 's> {
         scenario: &'a Scenario,
         options: RunOptions,
         ack_sink: Option<&'s mut dyn AckSink>,
-        series_sink: Option<&'s mut dyn SeriesSink>,
+        series: Series<'s>,
     ) -> Result<Self, ScenarioError> {
         let error =
             |field: String, message: String| ScenarioError { file: scenario.source.clone(), field, message };
@@ -585,11 +590,6 @@ impl<'a, 's> Simulation<'a, 's> {
                 queue.schedule(at, Event::FlowArrival { table: i as u32 });
             }
         }
-        let series = match series_sink {
-            Some(sink) => Series::Sink(sink),
-            None if options.record_series => Series::Memory(Box::default()),
-            None => Series::Off,
-        };
         if !matches!(series, Series::Off) {
             queue.schedule(0, Event::Sample);
         }
