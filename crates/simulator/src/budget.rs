@@ -100,9 +100,8 @@ pub fn estimate(scenario: &Scenario, recording: Recording) -> Estimate {
     let series_rows = match recording {
         Recording::Off => 0,
         Recording::Memory | Recording::Streamed => {
-            let samples = scenario.duration / scenario.sample_interval.max(1) + 1;
             let per_sample = (scenario.flows.len() + scenario.links.len()) as u64;
-            samples.saturating_mul(per_sample)
+            samples(scenario).saturating_mul(per_sample)
         }
     };
     if recording == Recording::Memory {
@@ -113,6 +112,11 @@ pub fn estimate(scenario: &Scenario, recording: Recording) -> Estimate {
         });
     }
     Estimate { parts, series_rows }
+}
+
+/// Samples of a recorded run: one at 0 and one every `sample_interval` up to the end.
+fn samples(scenario: &Scenario) -> u64 {
+    scenario.duration / scenario.sample_interval.max(1) + 1
 }
 
 /// A high-probability bound on the flows an arrival table starts (Poisson: mean plus six standard
@@ -143,7 +147,7 @@ pub fn check(scenario: &Scenario, recording: Recording, max_memory_bytes: u64) -
                 "the time series would have {} rows ({} samples of {} flows and links, one every {}); \
                  at most {MAX_SERIES_ROWS}: raise scenario.sample_interval or shorten scenario.duration",
                 estimate.series_rows,
-                scenario.duration / scenario.sample_interval.max(1) + 1,
+                samples(scenario),
                 scenario.flows.len() + scenario.links.len(),
                 crate::scenario::units::format_duration(scenario.sample_interval),
             ),
