@@ -942,8 +942,7 @@ impl<'a, 's> Simulation<'a, 's> {
             .zip(&self.flows)
             .zip(&self.paths)
             .map(|((spec, f), &paths)| {
-                let end = spec.stop.unwrap_or(scenario.duration).min(scenario.duration);
-                let active = seconds(end.saturating_sub(spec.start));
+                let active = seconds(f.end.saturating_sub(spec.start));
                 let rate = |bytes: u64| {
                     if active > 0.0 {
                         bytes as f64 * 8.0 / active
