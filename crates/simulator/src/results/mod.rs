@@ -1,7 +1,14 @@
-//! What a run produces: one summary record plus optional time series.
+//! What a run produces: one summary record plus optional time series — the result schema.
 //!
-//! The same shapes are meant to come out of the Linux testbed later, so that simulated and
-//! measured runs can be compared row by row.
+//! The testbed (crates/emulator) writes the same records, so simulated and measured runs can
+//! be compared row by row. The records' fields are the schema (serialised by `serde`, once);
+//! [`columns`] declares the column order of their tables, which the emulator's writer and the
+//! Python front end (through `westwood._core`) read from here.
+//!
+//! The metrics in the records are computed elsewhere ([`crate::metrics`]: Jain's index, the
+//! per-control shares; [`crate::traffic`]: arrivals): this module only declares them.
+
+pub mod columns;
 
 use serde::Serialize;
 
@@ -28,13 +35,63 @@ pub struct Summary {
     pub packets: u64,
     pub flows: Vec<FlowSummary>,
     /// Jain's fairness index over the goodput of every flow in `flows` (`crate::metrics`).
-    pub fairness: crate::metrics::Fairness,
+    pub fairness: Fairness,
     /// Per congestion control: flows, mean and total goodput (friendliness), fairness among them.
-    pub per_cc: std::collections::BTreeMap<String, crate::metrics::CcShare>,
+    pub per_cc: std::collections::BTreeMap<String, CcShare>,
     /// Flows created during the run by `[flows.NAME] arrivals`, aggregated per table.
-    pub arrivals: Vec<crate::traffic::ArrivalsSummary>,
+    pub arrivals: Vec<ArrivalsSummary>,
     pub sources: Vec<SourceSummary>,
     pub links: Vec<LinkSummary>,
+}
+
+/// Jain's index over named flows, on their goodput.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Fairness {
+    /// `null` when there are no flows.
+    pub index: Option<f64>,
+    /// The flows it was computed over.
+    pub flows: Vec<String>,
+}
+
+/// The share of one congestion control among the flows of a run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CcShare {
+    pub flows: usize,
+    /// Mean goodput per flow, bits/s: the friendliness comparison.
+    pub mean_goodput_bps: f64,
+    pub total_goodput_bps: f64,
+    /// Jain's index among this control's flows (`null` without flows).
+    pub fairness_index: Option<f64>,
+}
+
+/// What one arrivals table did over the run.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct ArrivalsSummary {
+    pub name: String,
+    pub cc: String,
+    pub mean_interarrival_seconds: f64,
+    pub mean_duration_seconds: f64,
+    /// Flows created.
+    pub flows_started: u64,
+    /// Flows whose time was up before the end of the run.
+    pub flows_completed: u64,
+    /// Flows still open when the run ended (their active time is cut at the end).
+    pub flows_active_at_end: u64,
+    /// Mean over flows of each flow's goodput (in-order payload bytes over its active time),
+    /// bits/s: the "average throughput of the connections" of seed 002 fig. 17.
+    pub mean_goodput_bps: f64,
+    pub min_goodput_bps: f64,
+    pub max_goodput_bps: f64,
+    /// Jain's index over the flows' goodputs (`null` without flows).
+    pub fairness_index: Option<f64>,
+    /// Payload bytes delivered in order, all flows together.
+    pub bytes_delivered: u64,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Mean number of paths a flow spread its data over (1 without multipath).
+    pub mean_paths: f64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
