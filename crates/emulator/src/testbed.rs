@@ -134,7 +134,7 @@ pub fn load_scenario(opts: &Options, cc: Option<&str>) -> Result<(Scenario, Opti
                     .tcp
                     .clone();
             for f in &mut scenario.flows {
-                f.tcp.cc = reference.cc;
+                f.tcp.cc = reference.cc.clone();
                 f.tcp.cc_name = reference.cc_name.clone();
                 f.tcp.recovery = reference.recovery;
             }
@@ -1283,7 +1283,8 @@ pub fn format_comparison(rows: &[Comparison], ratios: &[Value]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use westwood_algorithms::{Recovery, WindowGrowth};
+    use westwood_algorithms::WindowGrowth;
+    use westwood_simulator::tcp::Recovery;
     use westwood_simulator::model::{PartialAckTimer, RecoveryPacing};
 
     fn options(overrides: &[(&str, &str)]) -> Options {

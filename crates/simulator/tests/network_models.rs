@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use westwood_algorithms::Recovery;
+use westwood_simulator::tcp::Recovery;
 use westwood_simulator::model::{
     ErrorSpec, GilbertElliottSpec, OutageSpec, QueueLimit, QueueSpec, RedSpec, Scenario, SourceKind,
     SourceSpec,

@@ -1,6 +1,8 @@
 //! `profile` and the keys it bundles: parsing, precedence, errors.
 
-use westwood_algorithms::{Recovery, WindowGrowth};
+use westwood_algorithms::WindowGrowth;
+
+use crate::tcp::Recovery;
 
 use super::*;
 use crate::model::{PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold};

@@ -14,7 +14,7 @@
 
 use toml::Value;
 
-use super::build::{node_index, Nodes};
+use super::nodes::{node_index, Nodes};
 use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{echo, FieldError, Res};

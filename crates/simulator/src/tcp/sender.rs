@@ -99,7 +99,8 @@ use super::sack::Scoreboard;
 use crate::model::{Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold};
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
-use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, Recovery};
+use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent};
+use super::Recovery;
 use westwood_trace::{CaState, TraceEvent};
 
 #[derive(Debug, Clone, Copy)]
@@ -1084,7 +1085,7 @@ mod tests {
     fn sender_spec(recovery: Recovery, initial_segments: u64, edit: impl FnOnce(&mut TcpSpec)) -> Sender {
         let mut spec = TcpSpec {
             cc_name: "reno".into(),
-            cc: CcSpec::Reno,
+            cc: CcSpec::named("reno"),
             recovery,
             segment_size: MSS,
             header_size: 40,
@@ -1870,7 +1871,7 @@ mod tests {
             }
         }
         // Recovery at the third SACKed segment: 0..14 are lost (IsLost: 3 SACKed above), pipe 0.
-        assert_eq!(history[0..2], [vec![], vec![]]);
+        assert_eq!(history[0..2], [Vec::<u64>::new(), Vec::new()]);
         // Entry: the fast retransmission, then SSRB: DeliveredData 1 + 1 segment.
         assert_eq!(history[2], vec![0, 1]);
         assert_eq!(history[3], vec![2, 3]);
