@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .claims import Claim, ClaimUnavailable, Measurement
-from .experiments import Metric, Series, merge_overrides, quick_duration_override
-from .stats import MeanCI, mean_ci
+from ..claims import Claim, ClaimUnavailable, Measurement
+from ..stats import MeanCI, mean_ci
+from .base import Metric, Series, merge_overrides, quick_duration_override
 
 
 @dataclass(frozen=True)
@@ -32,15 +32,6 @@ class TableResults:
         return cell.mean
 
 
-def cell_value(row: str, metric: str):
-    """Claim measure: the mean of ``metric`` in ``row``."""
-
-    def measure(r: TableResults) -> Measurement:
-        return Measurement(r.mean(row, metric), row)
-
-    return measure
-
-
 def cell_ratio(row_a: str, metric_a: str, row_b: str, metric_b: Optional[str] = None):
     """Claim measure: ``metric_a`` in ``row_a`` over ``metric_b`` (default the same) in
     ``row_b`` (rows may be equal, e.g. TCPW's over Reno's mean goodput in one mix)."""
@@ -51,17 +42,6 @@ def cell_ratio(row_a: str, metric_a: str, row_b: str, metric_b: Optional[str] = 
         if b <= 0:
             raise ClaimUnavailable(f"{row_b}: {metric_b} is 0")
         return Measurement(a / b, f"{row_a} {metric_a} {a:.4f} / {row_b} {metric_b} {b:.4f}")
-
-    return measure
-
-
-def cell_gain_percent(row_a: str, row_b: str, metric: str):
-    """Claim measure: 100 * (``metric`` in ``row_a`` / in ``row_b`` - 1), the papers' "gain"."""
-    ratio = cell_ratio(row_a, metric, row_b)
-
-    def measure(r: TableResults) -> Measurement:
-        m = ratio(r)
-        return Measurement(100 * (m.value - 1), m.detail)
 
     return measure
 
@@ -104,9 +84,9 @@ class TableExperiment:
         )
 
     def write_report(self, specs, summaries, out: Path, quick: bool, seeds: int, command: str):
-        from .claims import judge
-        from .files import write_text_atomic
-        from .report import claims_section, write_csv
+        from ..claims import judge
+        from ..files import write_text_atomic
+        from ..report.html import claims_section, write_csv
 
         values: Dict[str, Dict[str, List[float]]] = {
             r.label: {m.name: [] for m in self.metrics} for r in self.rows

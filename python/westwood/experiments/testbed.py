@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import (
-    TYPE_CHECKING,
     Any,
     Callable,
     ClassVar,
@@ -53,35 +52,38 @@ from typing import (
     Tuple,
 )
 
-from .binaries import parent_death_signal
-from .claims import Claim, ClaimUnavailable, Measurement
-from .files import make_directory, write_json_atomic, write_text_atomic, writing
-from .paths import resolve_scenario
-from .progress import format_duration
-from .runner import STATUS_FAILED, STATUS_OK, file_digest, read_entry, scenario_digest
+from ..binaries import parent_death_signal
+from ..claims import Claim, ClaimUnavailable, Measurement
+from ..files import make_directory, write_json_atomic, write_text_atomic, writing
+from ..paths import resolve_scenario
+from ..progress import format_duration
+from ..report import html as report
+from ..runs.store import STATUS_FAILED, STATUS_OK, file_digest, read_entry, scenario_digest
+from .base import Axis, Metric, Series, merge_overrides
+from .sweep import Experiment, SweepResults, write_sweep
 
 # A run the binary said this machine cannot do (exit status 2): not stored, reported with why.
 STATUS_SKIPPED = "skipped"
 
-# westwood.experiments registers the papers' experiments on import, among them
-# papers/testbed.py's, which are built from this module's classes: its names are imported
-# where they are used, so that this module can also be the first one imported.
-if TYPE_CHECKING:
-    from .experiments import Axis, Experiment, Metric, Series, SweepResults
 
 STORE = "testbed-runs"
 SIMULATOR_SUFFIX = " (simulator)"
 TESTBED = "testbed"
 SIMULATOR = "simulator"
 
-# The kernel's names of the eBPF programs for the scenario's ccs (westwood-emu's mapping), so
-# the testbed's summary answers the same per-cc questions as the simulator's.
-KERNEL_TO_SCENARIO_CC = {
-    "tcpw": "westwood",
-    "tcpw_tr": "westwood-tr",
-    "tcpw_abse": "westwood-abse",
-    "tcpw_plus": "westwood-plus",
-}
+
+def kernel_to_scenario_cc() -> Dict[str, str]:
+    """The scenario name of each kernel congestion control (``tcpw`` runs ``westwood``), from the
+    registry of congestion controls, so the testbed's summary answers the same per-cc questions
+    as the simulator's. A kernel name several controls share (Linux ``reno``) is the first's."""
+    from .. import _core
+
+    names: Dict[str, str] = {}
+    for cc in _core.congestion_controls():
+        if cc["kernel"] and cc["kernel"] not in names:
+            names[cc["kernel"]] = cc["name"]
+    return names
+
 
 # A testbed that fails (exit 1: e.g. iperf3's byte counts disagree) is tried again once.
 ATTEMPTS = 2
@@ -186,16 +188,12 @@ class TestbedExperiment:
     def run_overrides(
         self, x_value: float, series: Series, extra: Sequence[Tuple[str, str]] = ()
     ) -> List[Tuple[str, str]]:
-        from .experiments import merge_overrides
-
         return merge_overrides(
             self.overrides.items(), series.overrides.items(), self.x.overrides(x_value), extra
         )
 
     def as_sweep(self, quick: bool) -> Experiment:
         """The experiment as the report and the claims see it: each series twice."""
-        from .experiments import Experiment
-
         doubled: List[Series] = []
         for s in self.series:
             doubled.append(s)
@@ -244,8 +242,8 @@ class TestbedExperiment:
 
 def find_binary() -> Path:
     """The westwood-emu binary; ``TestbedUnavailable`` saying how to build it if missing."""
-    from .binaries import BinaryNotFound
-    from .testbed import find_binary as find_emu
+    from ..binaries import BinaryNotFound
+    from ..testbed import find_binary as find_emu
 
     try:
         return find_emu()
@@ -400,8 +398,8 @@ def execute(
 def scenario_view(testbed_summary: Mapping[str, Any]) -> Dict[str, Any]:
     """The testbed's summary with ``per_cc`` and each flow's ``cc`` under the scenario's names
     (the kernel's ``tcpw`` runs the scenario's ``westwood`` flows), so one metric reads both
-    sides. The mapping is the testbed's own (``testbed.flows``), else ``KERNEL_TO_SCENARIO_CC``."""
-    names = dict(KERNEL_TO_SCENARIO_CC)
+    sides. The mapping is the testbed's own (``testbed.flows``), else the registry's."""
+    names = kernel_to_scenario_cc()
     for flow in testbed_summary.get("testbed", {}).get("flows", []):
         if flow.get("kernel_cc") and flow.get("scenario_cc"):
             names[flow["kernel_cc"]] = flow["scenario_cc"]
@@ -468,8 +466,6 @@ def write_report(
     seeds: int,
     command: str,
 ) -> Tuple[List[Path], Dict[str, Any]]:
-    from .reproduce import write_sweep
-
     sweep = experiment.as_sweep(quick)
     specs, summaries = sides(runs, entries)
     skipped = skipped_points(runs, entries)
@@ -578,8 +574,6 @@ def reproduce_testbed(
 ) -> Tuple[List[Path], Dict[str, Dict[str, Any]]]:
     """Run (what is not stored yet) and report every testbed experiment, or write why it was
     skipped. Returns the files written and the index entries by experiment id."""
-    from . import report
-
     stream = stream if stream is not None else sys.stderr
     reason = unavailable_reason()
     binary: Optional[Path] = None

@@ -1,66 +1,20 @@
 """Result tables as plain Python columns (no pandas), shared by the API and the CLI writers.
 
-Column names are the field names of the simulator's result structs (``results.rs``).
+Column names are the field names of the simulator's result structs, in the order the
+simulator declares (``crates/simulator/src/results/``), exported through ``westwood._core``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-FLOW_COLUMNS = (
-    "name",
-    "cc",
-    "recovery",
-    "src",
-    "dst",
-    "goodput_bps",
-    "throughput_bps",
-    "bytes_delivered",
-    "segments_sent",
-    "retransmits",
-    "timeouts",
-    "fast_retransmits",
-    "active_seconds",
-    "min_rtt_seconds",
-)
-LINK_COLUMNS = (
-    "name",
-    "from",
-    "to",
-    "rate_bps",
-    "delay_seconds",
-    "queue_limit",
-    "packets_sent",
-    "bytes_sent",
-    "drops_overflow",
-    "drops_error",
-    "utilization",
-    "queue_type",
-    "drops_red",
-    "drops_outage",
-)
-FLOW_SERIES_COLUMNS = (
-    "time_seconds",
-    "flow",
-    "cwnd_bytes",
-    "ssthresh_bytes",
-    "srtt_seconds",
-    "bwe_bps",
-    "bytes_delivered",
-    "snd_max",
-    "snd_una",
-)
-LINK_SERIES_COLUMNS = (
-    "time_seconds",
-    "link",
-    "queue_packets",
-    "queue_bytes",
-    "queue_avg_packets",
-    "drops_overflow",
-    "drops_red",
-    "drops_error",
-    "drops_outage",
-)
+from .. import _core
+
+# The column order of each table, declared once by the simulator (``results/columns.rs``).
+FLOW_COLUMNS: Tuple[str, ...] = _core.FLOW_COLUMNS
+LINK_COLUMNS: Tuple[str, ...] = _core.LINK_COLUMNS
+FLOW_SERIES_COLUMNS: Tuple[str, ...] = _core.FLOW_SERIES_COLUMNS
+LINK_SERIES_COLUMNS: Tuple[str, ...] = _core.LINK_SERIES_COLUMNS
 
 Columns = Dict[str, List[Any]]
 

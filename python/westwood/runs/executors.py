@@ -32,8 +32,8 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Deque, Iterator, List, Optional, Sequence, Tuple
 
-from .errors import UsageError
-from .runner import Entry, Job, commit_entry, default_jobs, failed_entry, run_job
+from ..errors import UsageError
+from .store import Entry, Job, commit_entry, default_jobs, failed_entry, run_job
 
 EXECUTORS = ("local", "dask")
 TICK = 1.0  # seconds

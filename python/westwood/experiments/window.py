@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .claims import Claim, ClaimUnavailable, Measurement
-from .errors import UsageError
-from .experiments import Series, merge_overrides, quick_duration_override
-from .stats import MeanCI, mean_ci
+from ..claims import Claim, ClaimUnavailable, Measurement
+from ..errors import UsageError
+from ..stats import MeanCI, mean_ci
+from .base import Series, merge_overrides, quick_duration_override
 
 UNLIMITED_BYTES = 1e12  # larger values are the initial "unlimited" ssthresh
 
@@ -114,22 +114,6 @@ def curve_ratio(column: str, numerator: str, denominator: str, flow: str):
         if b <= 0:
             raise ClaimUnavailable(f"{denominator}'s mean {column} is 0")
         return Measurement(a / b, f"{numerator} {a:.2f} / {denominator} {b:.2f}")
-
-    return measure
-
-
-def flow_ratio(series: str, numerator_flow: str, denominator_flow: str, name="goodput_bps"):
-    """Claim measure: ``name`` of one flow over another's in one series (e.g. long/short RTT)."""
-
-    def measure(r: WindowResults) -> Measurement:
-        a = r.field_mean(series, numerator_flow, name)
-        b = r.field_mean(series, denominator_flow, name)
-        if b <= 0:
-            raise ClaimUnavailable(f"{series}: {denominator_flow} has 0 {name}")
-        return Measurement(
-            a / b,
-            f"{series}: {numerator_flow} {a / 1e6:.3f} / {denominator_flow} {b / 1e6:.3f} Mb/s",
-        )
 
     return measure
 
@@ -230,9 +214,9 @@ class SeriesTraceExperiment:
         return TracedRun(spec.series, spec.seed, summary, times, values)
 
     def write_report(self, specs, summaries, out: Path, quick: bool, seeds: int, command: str):
-        from .claims import judge
-        from .report import claims_section, write_csv
-        from .runner import load_series
+        from ..claims import judge
+        from ..report.html import claims_section, write_csv
+        from ..runs.store import load_series
 
         runs: Dict[str, List[TracedRun]] = {s.label: [] for s in self.series}
         for spec in specs:
@@ -317,7 +301,7 @@ Data: [{self.id}.csv]({self.id}.csv) · [{self.id}_trace.csv]({self.id}_trace.cs
 
 Rerun: `{command}`
 """
-        from .files import write_text_atomic
+        from ..files import write_text_atomic
 
         md_path = out / f"{self.id}.md"
         write_text_atomic(md_path, text)
@@ -334,7 +318,7 @@ Rerun: `{command}`
     def plot(self, first: Mapping[str, TracedRun], flows: Sequence[str], out_stem: Path):
         from matplotlib.figure import Figure
 
-        from .plot import _save_both
+        from ..report.plots import _save_both
 
         n = max(len(first), 1)
         fig = Figure(figsize=(8, 2.6 * n + 0.6))

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from .errors import UsageError
-from .files import PathLike, make_directory
+from ..errors import UsageError
+from ..files import PathLike, make_directory
 
 # An ssthresh at or above this many bytes is "unlimited" (the initial value) and not drawn.
 UNLIMITED_SSTHRESH = 2**40
@@ -181,7 +181,7 @@ def _figure(height: float):
 def _save(fig, stem: Path, salt: str) -> List[Path]:
     import matplotlib
 
-    from .plot import _save_both
+    from .plots import _save_both
 
     with matplotlib.rc_context({"svg.hashsalt": salt}):
         return _save_both(fig, stem)

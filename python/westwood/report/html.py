@@ -1,4 +1,6 @@
-"""Per-experiment tables (CSV, Markdown) and the index of a results directory."""
+"""What every experiment's report is made of (CSV, claims sections, HTML tables) and the index
+of a results directory (index.json, index.md, index.html). Each experiment kind writes its own
+tables and figures with these (``westwood.experiments``)."""
 
 from __future__ import annotations
 
@@ -6,77 +8,12 @@ import csv
 import html
 import io
 import json
-import math
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
-from . import which_tcpw
-from .claims import claims_table, markdown_claims
-from .experiments import FLOW_FIELDS, Experiment, format_number
-from .files import write_json_atomic, write_text_atomic
-from .runner import RunSpec
-from .stats import MeanCI, mean_ci
-
-CONFIDENCE = 0.95
-
-
-def experiment_rows(
-    experiment: Experiment, specs: Sequence[RunSpec], summaries: Mapping[str, Mapping[str, Any]]
-) -> List[Dict[str, Any]]:
-    """One CSV row per run: x, series, seed, the metric, flow counters and run cost."""
-    rows = []
-    own = {s.label: s.metric for s in experiment.series if getattr(s, "metric", None) is not None}
-    for spec in specs:
-        summary = summaries[spec.key]
-        flows = summary.get("flows") or []
-        # runs without bulk flows (only arrivals) have no per-flow counters
-        flow = flows[experiment.metric.flow] if experiment.metric.flow < len(flows) else None
-        metric = own.get(spec.series, experiment.metric)
-        row: Dict[str, Any] = {
-            "experiment": experiment.id,
-            experiment.x.parameter: spec.x,
-            "series": spec.series,
-            "seed": spec.seed,
-            # a series with its own metric reports it under the experiment's column name
-            experiment.metric.name: metric.value(summary),
-        }
-        for column, field, divisor in FLOW_FIELDS if flow is not None else ():
-            row.setdefault(column, flow[field] / divisor if divisor != 1.0 else flow[field])
-        row["sim_seconds"] = summary["sim_seconds"]
-        row["events"] = summary["events"]
-        row["wall_seconds"] = summary["wall_seconds"]
-        row["overrides"] = " ".join(f"{k}={v}" for k, v in spec.overrides)
-        rows.append(row)
-    return rows
-
-
-def aggregate(
-    experiment: Experiment, rows: Sequence[Mapping[str, Any]], extra_xs: Sequence[float] = ()
-) -> Tuple[List[float], List[List[MeanCI]]]:
-    """x values (in order) and ``cells[series][x]``: mean and CI of the metric over seeds.
-    ``extra_xs``: x values to show although no run has them (points that were skipped)."""
-    xs: List[float] = []
-    for row in rows:
-        if row[experiment.x.parameter] not in xs:
-            xs.append(row[experiment.x.parameter])
-    if any(x not in xs for x in extra_xs):
-        xs = sorted(set(xs) | set(extra_xs))
-    cells = []
-    for series in experiment.series:
-        cells.append(
-            [
-                mean_ci(
-                    [
-                        r[experiment.metric.name]
-                        for r in rows
-                        if r["series"] == series.label and r[experiment.x.parameter] == x
-                    ],
-                    CONFIDENCE,
-                )
-                for x in xs
-            ]
-        )
-    return xs, cells
+from ..claims import claims_table, markdown_claims
+from ..files import write_json_atomic, write_text_atomic
+from ..papers import which_tcpw
 
 
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -93,37 +30,6 @@ def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
 # Why points have no runs: (series label, x value) -> reason (e.g. a testbed run the machine
 # could not do); shown in their cells instead of a dash.
 Skipped = Mapping[Tuple[str, float], str]
-
-
-def _cell(c: MeanCI, skipped: Optional[str] = None) -> str:
-    if c.n == 0:
-        return f"skipped: {skipped}" if skipped else "–"
-    if math.isnan(c.half_width):
-        return f"{c.mean:.3f}"
-    return f"{c.mean:.3f} ± {c.half_width:.3f}"
-
-
-def result_table(
-    experiment: Experiment, xs: Sequence[float], cells, skipped: Optional[Skipped] = None
-) -> Dict[str, List]:
-    """The aggregated results as text cells: one row per x value, one column per series."""
-    skipped = skipped or {}
-    header = [experiment.x.axis_label] + [s.label for s in experiment.series]
-    rows = [
-        [format_number(x)]
-        + [_cell(row[j], skipped.get((s.label, x))) for s, row in zip(experiment.series, cells)]
-        for j, x in enumerate(xs)
-    ]
-    return {"header": header, "rows": rows}
-
-
-def markdown_table(
-    experiment: Experiment, xs: Sequence[float], cells, skipped: Optional[Skipped] = None
-) -> str:
-    table = result_table(experiment, xs, cells, skipped)
-    lines = ["| " + " | ".join(table["header"]) + " |", "|" + "---:|" * len(table["header"])]
-    lines += ["| " + " | ".join(row) + " |" for row in table["rows"]]
-    return "\n".join(lines)
 
 
 def html_table(table: Mapping[str, Any], verdict_column: bool = False) -> str:
@@ -167,56 +73,6 @@ results lack what it needs.
 
 {markdown_claims(verdicts)}
 """
-
-
-def write_markdown(
-    path: Path,
-    experiment: Experiment,
-    xs,
-    cells,
-    seeds: int,
-    quick: bool,
-    command: str,
-    verdicts=(),
-    skipped: Optional[Skipped] = None,
-) -> None:
-    stem = experiment.id
-    fewer = ", fewer x values" if experiment.fewer_quick_values else ""
-    mode = (
-        f"quick (duration {experiment.quick_duration}{fewer})"
-        if quick
-        else "full (scenario duration)"
-    )
-    ci = (
-        f"mean ± half-width of the {CONFIDENCE:.0%} confidence interval (Student t) over "
-        f"{seeds} seeds"
-        if seeds > 1
-        else "one seed, so no confidence interval"
-    )
-    series_text = ", ".join(
-        f"{s.label} (`{' '.join(f'{k}={v}' for k, v in s.overrides.items())}`)"
-        for s in experiment.series
-    )
-    text = f"""# {experiment.id}: {experiment.title}
-
-Reproduces {experiment.paper}. {experiment.description}
-
-- Scenario: `{experiment.scenario}`; swept parameter `{experiment.x.parameter}`
-- Series: {series_text}
-- Mode: {mode}
-- Metric: {experiment.metric.label} of flow {experiment.metric.flow}: {ci}
-
-{markdown_table(experiment, xs, cells, skipped)}
-
-{claims_section(verdicts)}
-![{experiment.id}]({stem}.png)
-
-Data: [{stem}.csv]({stem}.csv) (one row per run) ·
-figure: [{stem}.png]({stem}.png), [{stem}.svg]({stem}.svg)
-
-Rerun: `{command}`
-"""
-    write_text_atomic(path, text)
 
 
 # --- index -------------------------------------------------------------------------------------

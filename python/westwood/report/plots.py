@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import List, Mapping, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Mapping, Sequence, Tuple
 
-from .experiments import Experiment
-from .files import make_directory, write_bytes_atomic, writing
-from .stats import MeanCI
-from .traces import Step
+from ..files import make_directory, write_bytes_atomic, writing
+from ..stats import MeanCI
+
+if TYPE_CHECKING:  # the experiments draw themselves with these; only their types are needed
+    from ..experiments.sweep import Experiment
+    from ..experiments.trace import Step
 
 MARKERS = ("o", "s", "^", "D", "v", "x", "P", "*")
 

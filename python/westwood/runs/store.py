@@ -1,5 +1,6 @@
-"""The run engine shared by ``westwood reproduce`` and ``westwood sweep``: planning keys,
-the per-run store, and executing what is not done yet on an executor (``executors.py``).
+"""The store of runs shared by ``westwood reproduce`` and ``westwood sweep``: what identifies a
+run (its key), the per-run files, and the jobs workers run (``runner.py`` drives them on an
+executor, ``executors.py``).
 
 * A run is identified by what is asked (the overrides, the seed, whether time series are kept,
   and for ``reproduce`` the experiment id) and by what answers it: the scenario file's content
@@ -17,7 +18,6 @@ the per-run store, and executing what is not done yet on an executor (``executor
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -28,12 +28,12 @@ import uuid
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .errors import UsageError
-from .files import make_directory, write_json_atomic
-from .paths import resolve_scenario
-from .progress import Progress
+from ..errors import UsageError
+from ..files import write_json_atomic
+from ..paths import resolve_scenario
+from ..version import __version__
 
 Overrides = Tuple[Tuple[str, str], ...]
 Entry = Dict[str, Any]
@@ -65,8 +65,6 @@ def scenario_digest(path: str) -> str:
 
 
 def package_version() -> str:
-    from . import __version__
-
     return __version__
 
 
@@ -74,7 +72,7 @@ def package_version() -> str:
 def code_version() -> Dict[str, str]:
     """What computes a run: the compiled simulator (its file's SHA-256) and the package version.
     A worker with another build must not answer for this one (``run_job`` checks)."""
-    from . import _core
+    from .. import _core
 
     return {"core_sha256": _file_digest(_core.__file__), "version": package_version()}
 
@@ -209,12 +207,6 @@ def _load_entry(cache_dir, spec: RunSpec) -> Optional[Entry]:
     return entry if entry_ok(entry, spec.identity(), spec.record) else None
 
 
-def load_cached(cache_dir, spec: RunSpec) -> Optional[Dict[str, Any]]:
-    """The cached summary of ``spec``, or None (missing, unreadable, failed or another run's)."""
-    entry = _load_entry(cache_dir, spec)
-    return entry["summary"] if entry is not None else None
-
-
 def load_series(cache_dir, spec: RunSpec) -> Dict[str, List[Any]]:
     """The flow time series (columns, as ``tables.FLOW_SERIES_COLUMNS``) cached for a recorded
     ``spec``; raises LookupError if the run has not been cached with them."""
@@ -305,7 +297,7 @@ def _run_text(job: Job):
     """Run ``job`` from its scenario text: written to a private temporary file named like the
     original (so the scenario's default name and messages are the same); messages naming the
     temporary file name the original instead."""
-    from . import _core
+    from .. import _core
 
     name = Path(job.origin).name or "scenario.toml"
     with tempfile.TemporaryDirectory(prefix="westwood-run-") as tmp:
@@ -363,115 +355,6 @@ def _describe_code(code: Mapping[str, str]) -> str:
     return f"westwood {code.get('version', '?')}, core {str(code.get('core_sha256', '?'))[:12]}"
 
 
-# --- executing ---------------------------------------------------------------------------------
-
-
-class RunFailed(Exception):
-    """A run failed and the caller asked to stop at the first failure."""
-
-    def __init__(self, job: Job, entry: Mapping[str, Any]) -> None:
-        super().__init__(str(entry.get("error", "run failed")))
-        self.job = job
-        self.entry = entry
-
-
-@dataclass
-class Outcome:
-    """What ``run_all`` did: every entry by key, and how many were cached, ran and failed."""
-
-    entries: Dict[str, Entry]
-    cached: int
-    ran: int
-    failed: List[str]  # keys of failed runs, in completion order
-
-
-def run_all(
-    specs: Sequence[RunSpec],
-    cache_dir,
-    executor=None,
-    progress_stream: Optional[TextIO] = None,
-    stop_on_error: bool = False,
-) -> Outcome:
-    """Entries of all ``specs`` by key: successful stored ones loaded, the others run on
-    ``executor`` (default: a local process pool on every core) and committed as they finish.
-
-    With ``stop_on_error`` the first failed run cancels the rest and raises ``RunFailed`` (a
-    ``ScenarioError`` for an invalid scenario or override); otherwise failed runs are recorded
-    and the others go on."""
-    from .executors import LocalExecutor
-
-    executor = executor if executor is not None else LocalExecutor()
-    cache_dir = Path(cache_dir)
-    entries: Dict[str, Entry] = {}
-    todo: List[RunSpec] = []
-    seen = set()
-    for spec in specs:
-        if spec.key in seen:
-            continue
-        seen.add(spec.key)
-        entry = _load_entry(cache_dir, spec)
-        if entry is not None:
-            entries[spec.key] = entry
-        else:
-            todo.append(spec)
-    cached = len(entries)
-    jobs = make_jobs(todo)
-    make_directory(cache_dir)
-    title = f"{cached + len(jobs)} runs: {cached} in the store, {len(jobs)} to run"
-    if jobs:
-        title += f" ({executor.describe()})"
-    progress = Progress(cached + len(jobs), cached=cached, stream=progress_stream, title=title)
-    progress.show(force=True)
-    failed: List[str] = []
-    try:
-        with contextlib.closing(executor.execute(jobs, str(cache_dir), progress.note)) as results:
-            for job, entry in results:
-                if job is None:  # nothing finished for a while
-                    progress.tick()
-                    continue
-                entries[job.key] = entry
-                ok = entry.get("status") == STATUS_OK
-                if not ok:
-                    failed.append(job.key)
-                progress.advance(failed=not ok)
-                if stop_on_error and not ok:
-                    _raise_failure(job, entry)
-    finally:
-        progress.close()
-        _remove_partial_runs(cache_dir)
-    return Outcome(entries=entries, cached=cached, ran=len(jobs), failed=failed)
-
-
-def _remove_partial_runs(cache_dir: Path) -> None:
-    """Delete run files that workers stopped part-way (a failure or Ctrl-C kills the pool, and a
-    killed worker cannot remove its temporary file). Safe: the caller holds the directory's lock
-    (``locks.py``) or is its only user, so no other writer has a temporary file there."""
-    for partial in cache_dir.glob(".*.tmp"):
-        with contextlib.suppress(OSError):
-            partial.unlink()
-
-
-def _raise_failure(job: Job, entry: Mapping[str, Any]) -> None:
-    if entry.get("error_type") == "ScenarioError":
-        from ._core import ScenarioError
-
-        raise ScenarioError(str(entry.get("error")))
-    raise RunFailed(job, entry)
-
-
-def execute(
-    specs: Sequence[RunSpec], cache_dir, jobs: int, progress_stream=None, executor=None
-) -> Dict[str, Dict[str, Any]]:
-    """Summaries of all ``specs`` by key (``reproduce``): cached ones loaded, the others run on
-    ``executor`` (default: ``jobs`` local processes). The first failing run cancels the rest and
-    raises (``ScenarioError`` for an invalid scenario or override)."""
-    from .executors import LocalExecutor
-
-    if executor is None:
-        executor = LocalExecutor(jobs)
-    outcome = run_all(specs, cache_dir, executor, progress_stream, stop_on_error=True)
-    return {key: entry["summary"] for key, entry in outcome.entries.items()}
-
-
 def default_jobs() -> int:
+    """Worker processes when none is asked for: every core."""
     return os.cpu_count() or 1
