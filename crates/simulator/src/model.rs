@@ -114,6 +114,8 @@ pub enum QueueLimit {
     },
 }
 
+/// A link direction's channel loss models, as the scenario set them; each is read and run by
+/// its file in `network::loss`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ErrorSpec {
     /// Each packet is lost independently with this probability.
@@ -127,7 +129,7 @@ pub enum ErrorSpec {
     Outage(OutageSpec),
     /// Several models on one link: a packet is lost if any of them loses it.
     Any(Vec<ErrorSpec>),
-    /// Scripted drops of chosen data segments of one flow (`network::drop_list`).
+    /// Scripted drops of chosen data segments of one flow (`network::loss::drop_list`).
     DropList(DropListSpec),
 }
 

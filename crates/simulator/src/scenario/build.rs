@@ -122,7 +122,7 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
     }
 
     let BulkFlows { specs: flows, names: flow_names } = flows;
-    super::drop_list::resolve(&mut links, &flows)?;
+    crate::network::loss::drop_list::resolve(&mut links, &flows)?;
 
     // [sources.NAME]
     let mut traffic_sources = Vec::new();

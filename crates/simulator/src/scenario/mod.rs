@@ -13,8 +13,7 @@
 
 mod build;
 mod congestion;
-mod drop_list;
-mod fields;
+pub(crate) mod fields;
 mod links;
 mod nodes;
 mod overrides;

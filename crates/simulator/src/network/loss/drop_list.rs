@@ -1,28 +1,33 @@
-//! The `drop-list` error model: scripted drops of chosen data segments of one flow
-//! (`network::drop_list`).
+//! Scripted drops: a link loses the first transmission of chosen data segments of one flow.
+//!
+//! A deterministic loss pattern for experiments and tests in the style of Fall & Floyd (1996,
+//! "Simulation-based comparisons of Tahoe, Reno and SACK TCP"), where one, two, three or four
+//! packets are dropped from one window. Segment `n` of a flow is the data segment whose first
+//! byte is `n * segment_size` (the first segment is 0). Only its first crossing of the link is
+//! dropped: the retransmission gets through. Drops are counted as channel errors.
 //!
 //! ```toml
 //! [links.bottleneck]
 //! errors = { model = "drop-list", flow = "ftp", segments = [14, 26, 28] }
 //! ```
 //!
-//! Segments are numbered from 0 (segment `n` starts at byte `n * segment_size`); the first
-//! transmission of each is lost on the link, its retransmissions pass. The flow is named as the
-//! scenario names it (with `count`, `"ftp.0"`, `"ftp.1"`, ...), and resolved once the flows
-//! are known.
+//! The flow is named as the scenario names it (with `count`, `"ftp.0"`, `"ftp.1"`, ...), and
+//! resolved once the flows are known.
 
 use toml::Value;
 
-use super::fields::{self, describe, Section};
-use super::{echo, echo_list, FieldError, Res};
+use super::ModelEntry;
 use crate::model::{DropListSpec, ErrorSpec, FlowSpec, LinkSpec};
+use crate::network::packet::{Packet, PacketKind};
+use crate::scenario::fields::{self, describe, Section};
+use crate::scenario::{echo, echo_list, FieldError, Res};
 
-/// The keys of a `drop-list` table.
-pub(super) const KEYS: &[&str] = &["model", "flow", "segments", "direction"];
+pub(crate) const ENTRY: ModelEntry =
+    ModelEntry { names: &["drop-list", "drop_list"], keys: &["flow", "segments"], parse };
 
 /// Parse a `drop-list` table (its keys already checked). The flow is resolved later, by
 /// [`resolve`].
-pub(super) fn parse(section: &Section) -> Res<ErrorSpec> {
+fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
     let (v, f) = section.required("flow", "the name of the flow whose segments are dropped")?;
     let flow_name = fields::string(v, &f, "a flow name")?.trim().to_string();
     const SEGMENTS: &str = "an array of segment numbers counted from 0, like [14, 26, 28]";
@@ -35,11 +40,11 @@ pub(super) fn parse(section: &Section) -> Res<ErrorSpec> {
         .enumerate()
         .map(|(i, item)| fields::uint(item, &format!("{f}[{i}]")))
         .collect::<Res<Vec<u64>>>()?;
-    Ok(ErrorSpec::DropList(DropListSpec { flow_name, flow: usize::MAX, segment_size: 0, segments }))
+    Ok(Some(ErrorSpec::DropList(DropListSpec { flow_name, flow: usize::MAX, segment_size: 0, segments })))
 }
 
 /// Resolve the flow of every drop list to its index and segment size.
-pub(super) fn resolve(links: &mut [LinkSpec], flows: &[FlowSpec]) -> Res<()> {
+pub(crate) fn resolve(links: &mut [LinkSpec], flows: &[FlowSpec]) -> Res<()> {
     for link in links {
         let field = format!("links.{}.errors", link.name.strip_suffix(".reverse").unwrap_or(&link.name));
         if let Some(spec) = link.errors.as_mut() {
@@ -71,8 +76,81 @@ fn resolve_spec(spec: &mut ErrorSpec, field: &str, flows: &[FlowSpec]) -> Res<()
     }
 }
 
+#[derive(Debug, Clone)]
+pub struct DropList {
+    flow: u32,
+    /// Sequence numbers (first byte) of the segments still to drop, sorted.
+    pending: Vec<u64>,
+}
+
+impl DropList {
+    pub fn new(spec: &DropListSpec) -> Self {
+        let mut pending: Vec<u64> = spec.segments.iter().map(|&n| n * spec.segment_size).collect();
+        pending.sort_unstable();
+        pending.dedup();
+        DropList { flow: spec.flow as u32, pending }
+    }
+
+    /// Whether the link drops this packet (and forgets the segment, so it is dropped once).
+    pub fn drops(&mut self, packet: &Packet) -> bool {
+        if packet.kind != PacketKind::Data || packet.flow != self.flow {
+            return false;
+        }
+        match self.pending.binary_search(&packet.seq) {
+            Ok(i) => {
+                self.pending.remove(i);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Segments not dropped yet (never sent, or the list named them twice).
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::network::SackBlocks;
+
+    fn data(flow: u32, seq: u64) -> Packet {
+        Packet {
+            kind: PacketKind::Data,
+            flow,
+            src: 0,
+            dst: 1,
+            seq,
+            len: 1000,
+            ack: 0,
+            window: 0,
+            size: 1040,
+            sack: SackBlocks::NONE,
+            path: 0,
+        }
+    }
+
+    #[test]
+    fn drops_the_first_transmission_of_each_listed_segment_of_one_flow() {
+        let spec = DropListSpec { flow_name: "f".into(), flow: 1, segment_size: 1000, segments: vec![14, 3] };
+        let mut list = DropList::new(&spec);
+        assert!(!list.drops(&data(0, 3000)), "another flow");
+        assert!(list.drops(&data(1, 3000)));
+        assert!(!list.drops(&data(1, 3000)), "the retransmission passes");
+        assert!(!list.drops(&data(1, 4000)));
+        let mut ack = data(1, 14_000);
+        ack.kind = PacketKind::Ack;
+        assert!(!list.drops(&ack));
+        assert_eq!(list.pending(), 1);
+        assert!(list.drops(&data(1, 14_000)));
+        assert_eq!(list.pending(), 0);
+    }
+}
+
+#[cfg(test)]
+mod scenario_tests {
     use crate::model::{DropListSpec, ErrorSpec};
     use crate::scenario::load_str;
 

@@ -7,9 +7,59 @@
 //! instant, drawing every sojourn from that stream; the per-packet losses draw from a second
 //! stream. So the chain's trajectory is a function of the seed alone: traffic only decides at
 //! which instants it is looked at.
+//!
+//! ```toml
+//! errors = { model = "gilbert-elliott", mean_good = "8s", mean_bad = "4s", loss_bad = "5%" }
+//! ```
 
+use super::{LossModel, ModelEntry};
 use crate::engine::rng::RngStream;
-use crate::model::{GilbertElliottSpec, Nanos};
+use crate::model::{ErrorSpec, GilbertElliottSpec, Nanos};
+use crate::scenario::fields::{self, Section};
+use crate::scenario::{echo, FieldError, Res};
+
+pub(crate) const ENTRY: ModelEntry = ModelEntry {
+    names: &["gilbert-elliott", "gilbert_elliott"],
+    keys: &["mean_good", "mean_bad", "loss_good", "loss_bad", "start"],
+    parse,
+};
+
+/// `mean_good`, `mean_bad` (sojourns), `loss_good` (default 0), `loss_bad` (default 1: a
+/// blackout), `start` (`good` or `stationary`); losing nothing in either state: no model.
+fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
+    let (v, f) = section.required("mean_good", "the mean time in the Good state, like \"8s\"")?;
+    let mean_good = fields::state_duration(v, &f)?;
+    let (v, f) = section.required("mean_bad", "the mean time in the Bad state, like \"4s\"")?;
+    let mean_bad = fields::state_duration(v, &f)?;
+    let loss_good = match section.get("loss_good") {
+        Some((v, f)) => fields::probability(v, &f)?,
+        None => 0.0,
+    };
+    let loss_bad = match section.get("loss_bad") {
+        Some((v, f)) => fields::probability(v, &f)?,
+        None => 1.0,
+    };
+    const STARTS: &str = "\"good\" or \"stationary\"";
+    let start_stationary = match section.get("start") {
+        None => false,
+        Some((v, f)) => {
+            let s = fields::string(v, &f, STARTS)?;
+            match s.trim().to_ascii_lowercase().as_str() {
+                "good" => false,
+                "stationary" => true,
+                _ => {
+                    return Err(FieldError::new(
+                        f,
+                        format!("unknown start state {s}; expected {STARTS}", s = echo(s)),
+                    ))
+                }
+            }
+        }
+    };
+    let spec = GilbertElliottSpec { mean_good, mean_bad, loss_good, loss_bad, start_stationary };
+    Ok((loss_good > 0.0 || loss_bad > 0.0).then_some(ErrorSpec::GilbertElliott(spec)))
+}
+
 
 #[derive(Debug, Clone)]
 pub struct GilbertElliott {
@@ -81,6 +131,12 @@ impl GilbertElliott {
         self.advance_to(t);
         let p = if self.bad { self.loss_bad } else { self.loss_good };
         self.losses.bernoulli(p)
+    }
+}
+
+impl LossModel for GilbertElliott {
+    fn loses(&mut self, _size: u32, now: Nanos) -> bool {
+        GilbertElliott::loses(self, now)
     }
 }
 

@@ -1,19 +1,32 @@
-//! Channel error models: which packets a link corrupts, and why.
+//! Channel loss models: which packets a link loses, and why. An open set, as ns-3's
+//! `ErrorModel` hierarchy (`error-model.h`) is: each model is one file here owning its
+//! scenario table (names, keys, parsing) and its state (a [`LossModel`]), listed once in
+//! [`MODELS`] for the scenario loader and built once in [`ErrorModel::for_link`].
 //!
-//! A corrupted packet still occupies the link for its whole transmission time and is discarded
-//! at the far end (as a receiver's link layer would on a failed checksum). Every model is looked
-//! at when the packet has fully arrived at the far end (the end of its propagation), so that is
-//! the instant an outage window or a Gilbert-Elliott state refers to.
+//! A lost packet still occupies the link for its whole transmission time and is discarded at the
+//! far end (as a receiver's link layer would on a failed checksum). Every model is looked at
+//! when the packet has fully arrived at the far end (the end of its propagation), so that is the
+//! instant an outage window or a Gilbert-Elliott state refers to.
 //!
 //! A link may carry several models ([`ErrorSpec::Any`]); a packet is lost if any of them loses
 //! it. Outages are checked first, so a packet inside an outage is counted as an outage loss.
 
-use super::drop_list::DropList;
-use super::gilbert_elliott::GilbertElliott;
-use super::outage::Outage;
+pub mod bernoulli;
+pub mod bit_error;
+pub mod drop_list;
+pub mod gilbert_elliott;
+pub mod outage;
+
 use super::packet::Packet;
 use crate::engine::rng::RngStream;
 use crate::model::{ErrorSpec, Nanos};
+use crate::scenario::fields::Section;
+use crate::scenario::Res;
+use bernoulli::Bernoulli;
+use bit_error::BitErrors;
+use drop_list::DropList;
+use gilbert_elliott::GilbertElliott;
+use outage::Outage;
 
 /// Why the channel lost a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,19 +37,38 @@ pub enum LossCause {
     Outage,
 }
 
-#[derive(Debug, Clone)]
-enum Part {
-    PacketErrorRate(f64, RngStream),
-    BitErrorRate(f64, RngStream),
-    GilbertElliott(GilbertElliott),
-    Outage(Outage),
+/// A loss process on one direction of a link (`Send`: the testbed's emulator runs links on
+/// threads of their own).
+pub trait LossModel: std::fmt::Debug + Send {
+    /// Whether a packet of `size` bytes that has fully arrived at `now` is lost.
+    fn loses(&mut self, size: u32, now: Nanos) -> bool;
+
+    /// What its losses are counted as.
+    fn cause(&self) -> LossCause {
+        LossCause::Error
+    }
 }
 
-#[derive(Debug, Clone)]
+/// A loss model as a scenario names it: `errors = { model = "NAME", KEYS... }`.
+pub(crate) struct ModelEntry {
+    /// The names `model` takes (case-insensitive); the first is the one messages use.
+    pub names: &'static [&'static str],
+    /// Its table's keys besides `model` and `direction`.
+    pub keys: &'static [&'static str],
+    /// Its table, read into a spec (`None`: the model can lose nothing, e.g. a rate of 0).
+    pub parse: fn(&Section) -> Res<Option<ErrorSpec>>,
+}
+
+/// Every loss model a scenario may name, in the order messages list them.
+pub(crate) const MODELS: &[ModelEntry] =
+    &[bernoulli::ENTRY, bit_error::ENTRY, gilbert_elliott::ENTRY, outage::ENTRY, drop_list::ENTRY];
+
+/// The error models of one link direction: outages first, then the random models in the
+/// scenario's order; scripted drops apart, looked at before everything else.
+#[derive(Debug)]
 pub struct ErrorModel {
-    /// Outages first, then the random models in the scenario's order.
-    parts: Vec<Part>,
-    /// Scripted drops (`network::drop_list`), looked at before everything else.
+    parts: Vec<Box<dyn LossModel>>,
+    /// Scripted drops ([`drop_list`]), which look at the packet rather than its size.
     scripted: Vec<DropList>,
 }
 
@@ -48,27 +80,28 @@ impl ErrorModel {
     pub fn for_link(seed: u64, link: &str, spec: &ErrorSpec) -> Option<Self> {
         let mut flat = Vec::new();
         flatten(spec, &mut flat);
-        let mut outages = Vec::new();
-        let mut random = Vec::new();
+        let mut outages: Vec<Box<dyn LossModel>> = Vec::new();
+        let mut random: Vec<Box<dyn LossModel>> = Vec::new();
         let mut scripted = Vec::new();
         for (i, spec) in flat.into_iter().enumerate() {
             let stream =
                 if i == 0 { format!("link:{link}:errors") } else { format!("link:{link}:errors:{i}") };
+            // One line per model: its state, from its spec.
             match *spec {
                 ErrorSpec::PacketErrorRate(p) if p > 0.0 => {
-                    random.push(Part::PacketErrorRate(p, RngStream::new(seed, &stream)))
+                    random.push(Box::new(Bernoulli::new(p, RngStream::new(seed, &stream))))
                 }
                 ErrorSpec::BitErrorRate(p) if p > 0.0 => {
-                    random.push(Part::BitErrorRate(p, RngStream::new(seed, &stream)))
+                    random.push(Box::new(BitErrors::new(p, RngStream::new(seed, &stream))))
                 }
                 ErrorSpec::GilbertElliott(ge) if ge.loss_good > 0.0 || ge.loss_bad > 0.0 => {
-                    random.push(Part::GilbertElliott(GilbertElliott::new(
+                    random.push(Box::new(GilbertElliott::new(
                         &ge,
                         RngStream::new(seed, &format!("{stream}:chain")),
                         RngStream::new(seed, &stream),
                     )))
                 }
-                ErrorSpec::Outage(o) => outages.push(Part::Outage(Outage::new(&o))),
+                ErrorSpec::Outage(o) => outages.push(Box::new(Outage::new(&o))),
                 ErrorSpec::DropList(ref d) => scripted.push(DropList::new(d)),
                 _ => {}
             }
@@ -82,28 +115,9 @@ impl ErrorModel {
         self.scripted.iter_mut().any(|list| list.drops(packet))
     }
 
-    /// Probability that a packet of `size` bytes is lost under a bit error rate `ber`:
-    /// 1 - (1 - ber)^(8 size), computed without cancellation for small `ber`.
-    pub fn bit_error_loss_probability(ber: f64, size: u32) -> f64 {
-        -f64::exp_m1(8.0 * f64::from(size) * f64::ln_1p(-ber))
-    }
-
     /// Whether a packet of `size` bytes observed at `now` is lost, and why.
     pub fn loss(&mut self, size: u32, now: Nanos) -> Option<LossCause> {
-        for part in &mut self.parts {
-            let (lost, cause) = match part {
-                Part::Outage(o) => (o.covers(now), LossCause::Outage),
-                Part::PacketErrorRate(p, rng) => (rng.bernoulli(*p), LossCause::Error),
-                Part::BitErrorRate(ber, rng) => {
-                    (rng.bernoulli(Self::bit_error_loss_probability(*ber, size)), LossCause::Error)
-                }
-                Part::GilbertElliott(ge) => (ge.loses(now), LossCause::Error),
-            };
-            if lost {
-                return Some(cause);
-            }
-        }
-        None
+        self.parts.iter_mut().find_map(|part| part.loses(size, now).then(|| part.cause()))
     }
 }
 
@@ -121,14 +135,14 @@ mod tests {
 
     #[test]
     fn bit_error_rate_converts_by_packet_size() {
-        let p = ErrorModel::bit_error_loss_probability(1e-5, 1000);
+        let p = bit_error::loss_probability(1e-5, 1000);
         let expected = 1.0 - (1.0 - 1e-5f64).powi(8000);
         assert!((p - expected).abs() < 1e-12);
         // Larger packets are lost more often.
-        assert!(ErrorModel::bit_error_loss_probability(1e-5, 40) < p);
+        assert!(bit_error::loss_probability(1e-5, 40) < p);
         // One bit in 64 KB: a 64 KB packet is lost with probability ~ 1 - 1/e.
         let ber = 1.0 / (64.0 * 1024.0 * 8.0);
-        let p64k = ErrorModel::bit_error_loss_probability(ber, 65536);
+        let p64k = bit_error::loss_probability(ber, 65536);
         assert!((p64k - (1.0 - (-1.0f64).exp())).abs() < 1e-5);
     }
 

@@ -1,7 +1,41 @@
 //! Periodic outages (seed 000 §5.3, LEO satellite handoffs): every packet observed during
 //! `[offset + k period, offset + k period + duration)`, k = 0, 1, ..., is lost.
+//!
+//! ```toml
+//! errors = { model = "outage", period = "4s", duration = "100ms", offset = "250ms" }
+//! ```
 
-use crate::model::{Nanos, OutageSpec};
+use super::{LossCause, LossModel, ModelEntry};
+use crate::model::{ErrorSpec, Nanos, OutageSpec};
+use crate::scenario::fields::{self, Section};
+use crate::scenario::units::format_duration;
+use crate::scenario::{FieldError, Res};
+
+pub(crate) const ENTRY: ModelEntry =
+    ModelEntry { names: &["outage"], keys: &["period", "duration", "offset"], parse };
+
+/// `period`, `duration` (shorter than the period), `offset` (default 0).
+fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
+    let (v, f) = section.required("period", "the time between outage starts, like \"4s\"")?;
+    let period = fields::state_duration(v, &f)?;
+    let (v, f) = section.required("duration", "how long each outage lasts, like \"100ms\"")?;
+    let duration = fields::positive_duration(v, &f)?;
+    if duration >= period {
+        return Err(FieldError::new(
+            f,
+            format!(
+                "duration {} must be shorter than the period {}",
+                format_duration(duration),
+                format_duration(period)
+            ),
+        ));
+    }
+    let offset = match section.get("offset") {
+        Some((v, f)) => fields::duration(v, &f)?,
+        None => 0,
+    };
+    Ok(Some(ErrorSpec::Outage(OutageSpec { period, duration, offset })))
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outage {
@@ -19,6 +53,16 @@ impl Outage {
     /// Whether `t` falls inside an outage.
     pub fn covers(&self, t: Nanos) -> bool {
         t >= self.offset && (t - self.offset) % self.period < self.duration
+    }
+}
+
+impl LossModel for Outage {
+    fn loses(&mut self, _size: u32, now: Nanos) -> bool {
+        self.covers(now)
+    }
+
+    fn cause(&self) -> LossCause {
+        LossCause::Outage
     }
 }
 
