@@ -54,8 +54,9 @@ pub struct FlowPlan {
     /// The scenario's congestion control and loss recovery for this flow.
     pub scenario_cc: String,
     pub recovery: String,
-    /// The scenario's `window_growth` for this flow; `byte_counting` is the kernel's own rule
-    /// (it counts the segments each ACK acknowledges), `per_ack` has no kernel counterpart.
+    /// The scenario's `window_growth` for this flow; `linux` is the kernel's own rule (it counts
+    /// the segments each ACK acknowledges, without a per-ACK limit), `byte_counting` differs on
+    /// stretch ACKs, `per_ack` has no kernel counterpart.
     pub window_growth: WindowGrowth,
     /// The scenario's `limited_transmit` for this flow; `true` is what the kernel always does
     /// (RFC 3042), `false` (ns-2's agents) has no kernel counterpart.
@@ -328,14 +329,25 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
                 ));
             }
         }
-        // The kernel grows cwnd by the segments each ACK acknowledges: the scenario's
-        // `byte_counting` maps onto that; `per_ack` (ns-2's rule) cannot be reproduced.
-        if tcp.window_growth == WindowGrowth::PerAck {
-            note("the scenario's window_growth = \"per_ack\" (ns-2's: one increment per ACK): the kernel grows cwnd \
-                  by the segments each ACK acknowledges, twice as fast with delayed ACKs, as window_growth = \
-                  \"byte_counting\" does; the simulator's comparison run uses byte_counting unless --set \
-                  tcp.window_growth says otherwise"
-                .to_string());
+        // The kernel grows cwnd by the segments each ACK acknowledges, without a per-ACK limit:
+        // the scenario's `linux` maps onto that; `byte_counting` (RFC 3465's limit of two
+        // segments per ACK in slow start) differs only on stretch ACKs; `per_ack` (ns-2's rule)
+        // cannot be reproduced.
+        match tcp.window_growth {
+            WindowGrowth::PerAck => note(
+                "the scenario's window_growth = \"per_ack\" (ns-2's: one increment per ACK): the kernel grows \
+                 cwnd by the segments each ACK acknowledges, twice as fast with delayed ACKs, as window_growth \
+                 = \"linux\" does; the simulator's comparison run uses linux unless --set tcp.window_growth \
+                 says otherwise"
+                    .to_string(),
+            ),
+            WindowGrowth::ByteCounting => note(
+                "the scenario's window_growth = \"byte_counting\" (RFC 3465, at most two segments per ACK in \
+                 slow start): the kernel takes a stretch ACK whole (a cumulative ACK of k segments adds k, up \
+                 to ssthresh), as window_growth = \"linux\" does"
+                    .to_string(),
+            ),
+            WindowGrowth::Linux => {}
         }
         // The kernel always does limited transmit: without SACK each DUPACK counts as a segment
         // that left the network (tcp_add_reno_sack), so the first DUPACKs let new segments out.
@@ -494,21 +506,25 @@ mod tests {
     }
 
     #[test]
-    fn byte_counting_maps_onto_the_kernel_and_per_ack_is_one_approximation() {
+    fn linux_growth_maps_onto_the_kernel_and_the_other_rules_are_one_approximation_each() {
         let growth_notes = |p: &Plan| p.approximations.iter().filter(|a| a.contains("window_growth")).count();
         // The default, per ACK: one line saying the kernel grows by the segments acknowledged.
         let p = plan(&load("wireless.toml", &[("loss", "1%")]), None).unwrap();
         assert_eq!(p.flows[0].window_growth, WindowGrowth::PerAck);
         assert_eq!(growth_notes(&p), 1, "{:?}", p.approximations);
-        assert!(p.approximations.iter().any(|a| a.contains("\"per_ack\"") && a.contains("byte_counting")));
+        assert!(p.approximations.iter().any(|a| a.contains("\"per_ack\"") && a.contains("linux")));
         // Several flows with the same rule: still one line.
         let p = plan(&load("dumbbell.toml", &[("flows", "3")]), None).unwrap();
         assert_eq!(growth_notes(&p), 1, "{:?}", p.approximations);
-        // Byte counting is what the kernel does: nothing to approximate.
+        // RFC 3465's limit: one line about stretch ACKs.
         let p = plan(&load("wireless.toml", &[("tcp.window_growth", "byte_counting")]), None).unwrap();
         assert_eq!(p.flows[0].window_growth, WindowGrowth::ByteCounting);
+        assert_eq!(growth_notes(&p), 1, "{:?}", p.approximations);
+        assert!(p.approximations.iter().any(|a| a.contains("stretch ACK")), "{:?}", p.approximations);
+        // Linux's rule is what the kernel does: nothing to approximate.
+        let p = plan(&load("wireless.toml", &[("tcp.window_growth", "linux")]), None).unwrap();
+        assert_eq!(p.flows[0].window_growth, WindowGrowth::Linux);
         assert_eq!(growth_notes(&p), 0, "{:?}", p.approximations);
-        assert!(!p.approximations.iter().any(|a| a.contains("per ACK")), "{:?}", p.approximations);
     }
 
     #[test]

@@ -453,8 +453,8 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
         assert!(out_dir.join("simulator/summary.json").exists(), "the simulator ran");
         (read(out_dir.join("summary.json")), read(out_dir.join("comparison.json")))
     };
-    // By default the simulator runs the linux profile: it grows the window by bytes
-    // acknowledged, does limited transmit, recovers NewReno-style with PRR, ... as the kernel
+    // By default the simulator runs the linux profile: it grows the window by the segments
+    // acknowledged (Linux's rule, no per-ACK limit), does limited transmit, recovers NewReno-style with PRR, ... as the kernel
     // does; the initial window and RTO bounds are the scenario's, which the kernel gets too.
     let (summary, comparison) = run(&[]);
     let tb = &summary["testbed"];
@@ -463,7 +463,7 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
         serde_json::json!({
             "profile": "linux",
             "changed": {
-                "tcp.window_growth": "byte_counting",
+                "tcp.window_growth": "linux",
                 "tcp.limited_transmit": "true",
                 "tcp.recovery": "newreno",
                 "tcp.partial_ack_timer": "every",
@@ -477,10 +477,10 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
             "scenario": ["initial_cwnd", "rto_min", "rto_max"]
         })
     );
-    assert_eq!(tb["simulator_window_growth"], "byte_counting");
+    assert_eq!(tb["simulator_window_growth"], "linux");
     assert_eq!(tb["flows"][0]["scenario_window_growth"], "per_ack");
     assert_eq!(tb["flows"][0]["scenario_limited_transmit"], false);
-    assert_eq!(comparison["runs"][0]["simulator_window_growth"], "byte_counting");
+    assert_eq!(comparison["runs"][0]["simulator_window_growth"], "linux");
     assert_eq!(comparison["runs"][0]["simulator_limited_transmit"], true);
     // The user's --set wins, key by key.
     let (summary, comparison) =
