@@ -284,7 +284,7 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
         "kernel TCP is Linux's: the simulator's comparison run models its window growth, limited transmit, \
          NewReno recovery, PRR, RTO timer policy, the threshold kept at an RTO inside a loss episode and \
          delayed/quick ACKs (`profile = \"linux\"`); RACK-TLP \
-         (with SACK), F-RTO, undo and pacing it does not"
+         (with SACK), F-RTO and undo it does not"
             .to_string(),
         "time 0 of the error models (outage offsets, Gilbert-Elliott start) is the emulator's start, a fraction \
          of a second before the first flow starts"
@@ -377,6 +377,15 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
             ("net.ipv4.tcp_reordering".to_string(), tcp.dupack_threshold.to_string()),
             ("net.ipv4.tcp_no_metrics_save".to_string(), "1".to_string()),
             ("net.ipv4.tcp_ecn".to_string(), "0".to_string()),
+            // The connection must not start under the host's default congestion control:
+            // iperf3 (3.12) applies `-C` only after connect(), so the handshake completes under
+            // the namespace's default, which new namespaces inherit from the host. A default of
+            // bbr runs bbr_init, which sets sk_pacing_status = SK_PACING_NEEDED, and nothing
+            // clears it when iperf3 then switches to reno or tcpw: they would be paced (Linux's
+            // internal pacing, 1.2-2 x cwnd/srtt), which a Linux host with a loss-based default
+            // does not do. Reno never paces; bbr, if asked for, still sets pacing when iperf3
+            // switches to it.
+            ("net.ipv4.tcp_congestion_control".to_string(), "reno".to_string()),
         ];
         // The receive buffer bounds the advertised window at roughly half to three quarters of
         // it; twice the scenario's window keeps that from limiting what the scenario allows.
@@ -491,6 +500,23 @@ mod tests {
         let w = plan(&s, Some("tcpw")).unwrap();
         assert_eq!(w.flows[0].kernel_cc, "tcpw");
         assert!(w.flows[0].uses_bpf());
+    }
+
+    #[test]
+    fn connections_start_under_reno_whatever_the_host_default_so_nothing_inherits_pacing() {
+        let s = load("wireless.toml", &[]);
+        for cc in ["reno", "tcpw", "bbr"] {
+            let f = &plan(&s, Some(cc)).unwrap().flows[0];
+            for sysctls in [&f.sender_sysctls, &f.receiver_sysctls] {
+                let default: Vec<&str> = sysctls
+                    .iter()
+                    .filter(|(k, _)| k == "net.ipv4.tcp_congestion_control")
+                    .map(|(_, v)| v.as_str())
+                    .collect();
+                assert_eq!(default, ["reno"], "{cc}: {sysctls:?}");
+            }
+            assert_eq!(f.kernel_cc, cc, "iperf3 -C still switches to the flow's own");
+        }
     }
 
     #[test]
