@@ -3,6 +3,17 @@
 //! inflated. The congestion control (crates/algorithms) only decides the window the sender falls
 //! back to, so any control composes with any recovery; each control's reference pairs it with
 //! one by default (`westwood_algorithms::registry::CcEntry::default_recovery`).
+//!
+//! Each recovery's procedures are `Sender` methods in its own file: `reno.rs` (RFC 5681 fast
+//! recovery), `newreno.rs` (RFC 6582 partial ACKs), `sack.rs` (RFC 6675), `tahoe.rs`; `prr.rs`
+//! paces any of them (RFC 6937). The sender's ACK and timer handlers (`tcp/sender.rs`) choose
+//! among them by [`Recovery`].
+
+pub mod newreno;
+pub mod prr;
+pub mod reno;
+pub mod sack;
+pub mod tahoe;
 
 /// How the sender recovers from a loss detected by duplicate ACKs.
 ///
@@ -44,4 +55,3 @@ impl Recovery {
         Recovery::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
     }
 }
-
