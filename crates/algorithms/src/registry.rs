@@ -173,7 +173,6 @@ impl ParamValues {
     }
 }
 
-
 /// A Westwood variant over `estimator`, with the scenario's AckedCount rule, else its
 /// reference's.
 fn westwood_with<E: BandwidthEstimator + 'static>(
@@ -187,31 +186,59 @@ fn westwood_with<E: BandwidthEstimator + 'static>(
     }
 }
 
-fn build_reno(config: WindowConfig, _: &ParamValues, _: Option<AckedCountRule>) -> Box<dyn CongestionControl> {
+fn build_reno(
+    config: WindowConfig,
+    _: &ParamValues,
+    _: Option<AckedCountRule>,
+) -> Box<dyn CongestionControl> {
     Box::new(Reno::new(config))
 }
 
-fn build_cubic(config: WindowConfig, _: &ParamValues, _: Option<AckedCountRule>) -> Box<dyn CongestionControl> {
+fn build_cubic(
+    config: WindowConfig,
+    _: &ParamValues,
+    _: Option<AckedCountRule>,
+) -> Box<dyn CongestionControl> {
     Box::new(Cubic::new(config))
 }
 
-fn build_tcpw(config: WindowConfig, p: &ParamValues, rule: Option<AckedCountRule>) -> Box<dyn CongestionControl> {
+fn build_tcpw(
+    config: WindowConfig,
+    p: &ParamValues,
+    rule: Option<AckedCountRule>,
+) -> Box<dyn CongestionControl> {
     westwood_with(config, westwood::TcpwEstimator::new(westwood::TcpwParams::from_values(p)), rule)
 }
 
-fn build_tr(config: WindowConfig, p: &ParamValues, rule: Option<AckedCountRule>) -> Box<dyn CongestionControl> {
+fn build_tr(
+    config: WindowConfig,
+    p: &ParamValues,
+    rule: Option<AckedCountRule>,
+) -> Box<dyn CongestionControl> {
     westwood_with(config, westwood::TrEstimator::with_params(westwood::TrParams::from_values(p)), rule)
 }
 
-fn build_abse(config: WindowConfig, p: &ParamValues, rule: Option<AckedCountRule>) -> Box<dyn CongestionControl> {
+fn build_abse(
+    config: WindowConfig,
+    p: &ParamValues,
+    rule: Option<AckedCountRule>,
+) -> Box<dyn CongestionControl> {
     westwood_with(config, westwood::AbseEstimator::new(westwood::AbseParams::from_values(p)), rule)
 }
 
-fn build_plus(config: WindowConfig, p: &ParamValues, rule: Option<AckedCountRule>) -> Box<dyn CongestionControl> {
+fn build_plus(
+    config: WindowConfig,
+    p: &ParamValues,
+    rule: Option<AckedCountRule>,
+) -> Box<dyn CongestionControl> {
     westwood_with(config, westwood::WestwoodPlusEstimator::new(westwood::PlusParams::from_values(p)), rule)
 }
 
-fn build_ucla(config: WindowConfig, p: &ParamValues, rule: Option<AckedCountRule>) -> Box<dyn CongestionControl> {
+fn build_ucla(
+    config: WindowConfig,
+    p: &ParamValues,
+    rule: Option<AckedCountRule>,
+) -> Box<dyn CongestionControl> {
     westwood_with(config, westwood::UclaEstimator::new(westwood::UclaParams::from_values(p)), rule)
 }
 
@@ -245,7 +272,8 @@ const fn westwood(
 }
 
 /// The UCLA agents' table (`westwood-ucla` and `westwood-ucla-nr` share it).
-const UCLA_TABLE: ParameterTable = ParameterTable { key: "westwood_ucla", params: westwood::UclaParams::SCHEMA };
+const UCLA_TABLE: ParameterTable =
+    ParameterTable { key: "westwood_ucla", params: westwood::UclaParams::SCHEMA };
 
 /// Every built-in control, in the order documentation and error messages list them.
 pub static BUILTIN: &[CcEntry] = &[
@@ -264,9 +292,23 @@ pub static BUILTIN: &[CcEntry] = &[
     // Seed 001 builds on Reno as well.
     westwood("westwood-tr", Some("tcpw_tr"), "reno", "westwood_tr", westwood::TrParams::SCHEMA, build_tr),
     // Seed 004 §2: "a sender-only modification of TCP NewReno".
-    westwood("westwood-abse", Some("tcpw_abse"), "newreno", "westwood_abse", westwood::AbseParams::SCHEMA, build_abse),
+    westwood(
+        "westwood-abse",
+        Some("tcpw_abse"),
+        "newreno",
+        "westwood_abse",
+        westwood::AbseParams::SCHEMA,
+        build_abse,
+    ),
     // Westwood+ was evaluated over, and Linux runs it with, NewReno-style recovery.
-    westwood("westwood-plus", Some("tcpw_plus"), "newreno", "westwood_plus", westwood::PlusParams::SCHEMA, build_plus),
+    westwood(
+        "westwood-plus",
+        Some("tcpw_plus"),
+        "newreno",
+        "westwood_plus",
+        westwood::PlusParams::SCHEMA,
+        build_plus,
+    ),
     // The UCLA ns-2 module (tcp-westwood.cc v1.3): Agent/TCP/Westwood is Reno-based and does not
     // inflate the window in fast recovery; Agent/TCP/WestwoodNR is NewReno-based, with its
     // inflation (docs/westwood.md).
@@ -341,7 +383,12 @@ mod tests {
     use crate::congestion::{AckEvent, CongestionEvent, WindowGrowth};
 
     fn config() -> WindowConfig {
-        WindowConfig { mss: 1000, initial_cwnd: 4000, initial_ssthresh: u64::MAX, window_growth: WindowGrowth::PerAck }
+        WindowConfig {
+            mss: 1000,
+            initial_cwnd: 4000,
+            initial_ssthresh: u64::MAX,
+            window_growth: WindowGrowth::PerAck,
+        }
     }
 
     #[test]
@@ -388,7 +435,11 @@ mod tests {
                 bytes_in_flight: 4000,
             });
             assert!(cc.cwnd() > 4000, "{}: slow start grows the window", e.name);
-            cc.on_congestion(CongestionEvent::Timeout { now_ns: 2_000_000, bytes_in_flight: 5000, repeated: false });
+            cc.on_congestion(CongestionEvent::Timeout {
+                now_ns: 2_000_000,
+                bytes_in_flight: 5000,
+                repeated: false,
+            });
             assert_eq!(cc.cwnd(), 1000, "{}: one segment after a timeout", e.name);
         }
     }
@@ -398,7 +449,9 @@ mod tests {
         // ABSE with a fixed U_max behaves differently from its running maximum: build both and
         // check the values went through (the estimator keeps them).
         let tcpw = lookup("westwood").unwrap();
-        let p = ParamValues::default().with("tau", ParamValue::Nanos(1_000_000_000)).with("m", ParamValue::Integer(4));
+        let p = ParamValues::default()
+            .with("tau", ParamValue::Nanos(1_000_000_000))
+            .with("m", ParamValue::Integer(4));
         assert_eq!(
             westwood::TcpwParams::from_values(&p),
             westwood::TcpwParams { tau_ns: 1_000_000_000, m: 4, ..Default::default() }

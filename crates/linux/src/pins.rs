@@ -15,7 +15,6 @@ pub const BPFFS: &str = "/sys/fs/bpf";
 /// Where everything westwood-linux loads is pinned, so it stays after the command exits.
 pub const PIN_DIR: &str = "/sys/fs/bpf/westwood";
 
-
 /// The congestion controls kernel/tcpw.bpf.c registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Algo {

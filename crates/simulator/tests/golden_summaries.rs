@@ -15,7 +15,11 @@ use westwood_simulator::{run, RunOptions};
 const CASES: &[(&str, &str, &[(&str, &str)])] = &[
     ("wireless_reno", "wireless.toml", &[("duration", "20s"), ("loss", "1%")]),
     ("wireless_westwood", "wireless.toml", &[("duration", "20s"), ("loss", "1%"), ("cc", "westwood")]),
-    ("wireless_abse_newreno", "wireless.toml", &[("duration", "20s"), ("loss", "2%"), ("cc", "westwood-abse")]),
+    (
+        "wireless_abse_newreno",
+        "wireless.toml",
+        &[("duration", "20s"), ("loss", "2%"), ("cc", "westwood-abse")],
+    ),
     ("wireless_plus", "wireless.toml", &[("duration", "20s"), ("loss", "1%"), ("cc", "westwood-plus")]),
     ("wireless_ucla", "wireless.toml", &[("duration", "20s"), ("loss", "1%"), ("cc", "westwood-ucla")]),
     ("wireless_tr", "wireless.toml", &[("duration", "20s"), ("loss", "1%"), ("cc", "westwood-tr")]),

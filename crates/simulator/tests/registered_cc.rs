@@ -66,7 +66,8 @@ fn a_registered_toy_control_runs_in_the_simulator() {
         let scenario = load_str(&text, "toy.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
         let tcp = &scenario.flows[0].tcp;
         assert_eq!((tcp.cc.name(), tcp.recovery.name()), ("toy-fixed", "newreno"));
-        let summary = run(&scenario, RunOptions { check_invariants: true, ..Default::default() }).unwrap().summary;
+        let summary =
+            run(&scenario, RunOptions { check_invariants: true, ..Default::default() }).unwrap().summary;
         let flow = &summary.flows[0];
         assert_eq!(flow.cc, "toy-fixed", "the registry's name is printed, whatever the scenario wrote");
         // A window of `segments` segments per ~100 ms round trip (plus queueing and delayed
