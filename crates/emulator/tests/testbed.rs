@@ -161,6 +161,9 @@ fn kernel_tcp_over_a_lossy_10_mbps_path_for_reno_cubic_tcpw_and_tcpw_abse() {
         assert_eq!(counters["tx_errors"], 0, "{cc}: {counters}");
         assert_eq!(counters["gso_frames"], 0, "{cc}: GSO should be off: {counters}");
         assert_eq!(counters["unroutable"], 0, "{cc}: {counters}");
+        // Whether the emulator kept to the schedule, and how busy the machine was, are recorded.
+        assert!(s["testbed"]["emulator"]["on_time"].is_boolean(), "{cc}");
+        assert_eq!(s["testbed"]["load_average"].as_array().map(Vec::len), Some(3), "{cc}");
         let local = &s["testbed"]["emulator"]["endpoint_interface_drops"];
         assert_eq!(local, 0, "{cc}: drops on the endpoints' own interfaces");
         let routes = &s["testbed"]["emulator"]["routes"][0];
