@@ -1414,10 +1414,7 @@ mod tests {
             assert_eq!(setup.overrides, linux_changes(), "{cc:?}");
             assert!(setup.user_keys.is_empty());
             assert_eq!(setup.scenario_keys, ["initial_cwnd", "rto_min", "rto_max"]);
-            assert_eq!(
-                (setup.window_growth.as_str(), setup.limited_transmit.as_str()),
-                ("linux", "true")
-            );
+            assert_eq!((setup.window_growth.as_str(), setup.limited_transmit.as_str()), ("linux", "true"));
             assert_eq!(
                 setup.overrides_json(),
                 json!({

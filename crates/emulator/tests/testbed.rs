@@ -282,7 +282,8 @@ fn the_kernel_sender_is_ack_clocked_not_paced_whatever_the_host_default() {
     let mut gaps: Vec<u64> = times.windows(2).map(|w| w[1] - w[0]).collect();
     gaps.sort_unstable();
     let median_ms = gaps[gaps.len() / 2] as f64 / 1e6;
-    let host_default = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control").unwrap_or_default();
+    let host_default =
+        std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control").unwrap_or_default();
     assert!(
         median_ms < 5.0,
         "median ACK gap {median_ms:.2} ms: the sender was paced (host default congestion control: {})",
