@@ -51,7 +51,8 @@ pub enum WindowGrowth {
 
 impl WindowGrowth {
     /// Every rule, in the order the documentation lists them.
-    pub const ALL: [WindowGrowth; 3] = [WindowGrowth::PerAck, WindowGrowth::ByteCounting, WindowGrowth::Linux];
+    pub const ALL: [WindowGrowth; 3] =
+        [WindowGrowth::PerAck, WindowGrowth::ByteCounting, WindowGrowth::Linux];
 
     /// RFC 3465 §2.2's L for [`WindowGrowth::ByteCounting`], in segments: at most this many
     /// SMSS per ACK in slow start (2, the largest value §2.2 allows).
@@ -78,9 +79,7 @@ impl WindowGrowth {
     pub fn slow_start_step(self, newly_acked_bytes: u64, cwnd: u64, ssthresh: u64, mss: u64) -> (u64, u64) {
         match self {
             WindowGrowth::PerAck => (newly_acked_bytes.min(mss), 0),
-            WindowGrowth::ByteCounting => {
-                (newly_acked_bytes.min(WindowGrowth::ABC_LIMIT_SEGMENTS * mss), 0)
-            }
+            WindowGrowth::ByteCounting => (newly_acked_bytes.min(WindowGrowth::ABC_LIMIT_SEGMENTS * mss), 0),
             WindowGrowth::Linux => {
                 let increase = newly_acked_bytes.min(ssthresh.saturating_sub(cwnd));
                 (increase, newly_acked_bytes - increase)

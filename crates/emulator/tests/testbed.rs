@@ -161,6 +161,9 @@ fn kernel_tcp_over_a_lossy_10_mbps_path_for_reno_cubic_tcpw_and_tcpw_abse() {
         assert_eq!(counters["tx_errors"], 0, "{cc}: {counters}");
         assert_eq!(counters["gso_frames"], 0, "{cc}: GSO should be off: {counters}");
         assert_eq!(counters["unroutable"], 0, "{cc}: {counters}");
+        // Whether the emulator kept to the schedule, and how busy the machine was, are recorded.
+        assert!(s["testbed"]["emulator"]["on_time"].is_boolean(), "{cc}");
+        assert_eq!(s["testbed"]["load_average"].as_array().map(Vec::len), Some(3), "{cc}");
         let local = &s["testbed"]["emulator"]["endpoint_interface_drops"];
         assert_eq!(local, 0, "{cc}: drops on the endpoints' own interfaces");
         let routes = &s["testbed"]["emulator"]["routes"][0];
@@ -279,7 +282,8 @@ fn the_kernel_sender_is_ack_clocked_not_paced_whatever_the_host_default() {
     let mut gaps: Vec<u64> = times.windows(2).map(|w| w[1] - w[0]).collect();
     gaps.sort_unstable();
     let median_ms = gaps[gaps.len() / 2] as f64 / 1e6;
-    let host_default = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control").unwrap_or_default();
+    let host_default =
+        std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control").unwrap_or_default();
     assert!(
         median_ms < 5.0,
         "median ACK gap {median_ms:.2} ms: the sender was paced (host default congestion control: {})",

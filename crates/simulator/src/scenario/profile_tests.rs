@@ -189,10 +189,7 @@ fn a_key_set_anywhere_wins_over_the_profile_each_key_on_its_own() {
         [("tcp.recovery_pacing", "inflation"), ("tcp.profile", "linux")],
     ] {
         let t = tcp_of(&text("", ""), &sets);
-        assert_eq!(
-            (t.recovery_pacing, t.window_growth),
-            (RecoveryPacing::Inflation, WindowGrowth::Linux)
-        );
+        assert_eq!((t.recovery_pacing, t.window_growth), (RecoveryPacing::Inflation, WindowGrowth::Linux));
     }
     // The delayed-ACK and RTO keys one at a time; Linux's clock granularity is its rto_min,
     // whichever decided that.
