@@ -12,7 +12,9 @@ use westwood_simulator::results::{FlowSeries, LinkSeries};
 use crate::error::{Error, Result};
 
 /// The tables' columns, as the simulator declares them (one schema for both).
-pub use westwood_simulator::results::columns::{FLOW_COLUMNS, FLOW_SERIES_COLUMNS, LINK_COLUMNS, LINK_SERIES_COLUMNS};
+pub use westwood_simulator::results::columns::{
+    FLOW_COLUMNS, FLOW_SERIES_COLUMNS, LINK_COLUMNS, LINK_SERIES_COLUMNS,
+};
 pub use westwood_simulator::series::float_text;
 
 /// One CSV cell.

@@ -596,7 +596,10 @@ mod tests {
             let kernel = e.kernel.unwrap();
             for name in [e.name, kernel] {
                 let p = plan(&load("wireless.toml", &[("cc", name)]), None).unwrap();
-                assert_eq!((p.flows[0].kernel_cc.as_str(), p.flows[0].scenario_cc.as_str()), (kernel, e.name));
+                assert_eq!(
+                    (p.flows[0].kernel_cc.as_str(), p.flows[0].scenario_cc.as_str()),
+                    (kernel, e.name)
+                );
                 assert!(p.flows[0].uses_bpf());
             }
             assert_eq!(simulator_cc(kernel), Some(e.name));
@@ -611,11 +614,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!((p.kernel_params.tau_us, p.kernel_params.m), (Some(1_000_000), Some(2)));
-        let p = plan(
-            &load("wireless.toml", &[("cc", "tcpw_abse"), ("tcp.westwood_abse", "{ n = 4 }")]),
-            None,
-        )
-        .unwrap();
+        let p =
+            plan(&load("wireless.toml", &[("cc", "tcpw_abse"), ("tcp.westwood_abse", "{ n = 4 }")]), None)
+                .unwrap();
         assert_eq!(p.kernel_params.abse_n, Some(4));
         let p = plan(
             &load("wireless.toml", &[("cc", "tcpw_abse"), ("tcp.westwood_abse", "{ epsilon = 0.8 }")]),

@@ -1338,8 +1338,8 @@ pub fn format_comparison(rows: &[Comparison], ratios: &[Value]) -> String {
 mod tests {
     use super::*;
     use westwood_algorithms::WindowGrowth;
-    use westwood_simulator::tcp::Recovery;
     use westwood_simulator::model::{PartialAckTimer, RecoveryPacing};
+    use westwood_simulator::tcp::Recovery;
 
     fn options(overrides: &[(&str, &str)]) -> Options {
         Options {

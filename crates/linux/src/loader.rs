@@ -34,7 +34,8 @@ use std::time::{Duration, Instant};
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 
 pub use crate::pins::{
-    ensure_bpffs, map_pin_path, pinned_algos, pinned_watch, trace_status, watch_pin_path, Algo, SharedMap, PIN_DIR,
+    ensure_bpffs, map_pin_path, pinned_algos, pinned_watch, trace_status, watch_pin_path, Algo, SharedMap,
+    PIN_DIR,
 };
 use crate::prereq;
 use crate::probe::{self, disable_trace, Feature, WatchKind};

@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-pub use crate::pins::{bpffs_mounted_at, BPFFS};
 use crate::pins::{self, Algo};
+pub use crate::pins::{bpffs_mounted_at, BPFFS};
 use crate::probe::{self, ControlsProbe, WatchKind};
 use crate::{Error, Result};
 
@@ -330,11 +330,9 @@ impl Status {
         }
         if !self.pinned.is_empty() {
             let observed = match pins::pinned_watch() {
-                Some(k) => format!(
-                    "through the {} (pinned at {})",
-                    k.describe(),
-                    pins::watch_pin_path(k).display()
-                ),
+                Some(k) => {
+                    format!("through the {} (pinned at {})", k.describe(), pins::watch_pin_path(k).display())
+                }
                 None => "no: no iterator loaded (`westwood-linux watch` says why)".to_string(),
             };
             let _ = writeln!(s, "  {:<16} {observed}", "observed");

@@ -480,7 +480,8 @@ fn congestion_controls(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
             d.set_item("default_recovery", e.default_recovery)?;
             d.set_item("fast_recovery_inflation", e.fast_recovery_inflation)?;
             d.set_item("parameter_table", e.parameters.map(|t| t.key))?;
-            let keys: Vec<&str> = e.parameters.map_or_else(Vec::new, |t| t.params.iter().map(|p| p.key).collect());
+            let keys: Vec<&str> =
+                e.parameters.map_or_else(Vec::new, |t| t.params.iter().map(|p| p.key).collect());
             d.set_item("parameters", keys)?;
             Ok(d)
         })

@@ -11,7 +11,6 @@
 
 use std::collections::BTreeMap;
 
-
 pub use crate::results::{CcShare, Fairness};
 use crate::results::{FlowSummary, Summary};
 

@@ -12,10 +12,10 @@ use crate::network::{Enqueue, ErrorModel, Link, Multipath, Packet, PacketKind, R
 use crate::results::{FlowSummary, LinkSummary, RunOptions, RunResult, SourceSummary, Summary};
 use crate::scenario::ScenarioError;
 use crate::series::{FlowSample, LinkSample, SeriesMemory, SeriesSink};
+use crate::tcp::Recovery;
 use crate::tcp::{Receiver, Sender};
 use crate::traffic::Arrivals;
 use westwood_algorithms::{CongestionControl, WindowConfig};
-use crate::tcp::Recovery;
 
 #[derive(Debug, Clone, Copy)]
 enum Event {

@@ -6,10 +6,10 @@
 mod common;
 
 use common::*;
-use westwood_simulator::tcp::Recovery;
 use westwood_simulator::model::{DropListSpec, ErrorSpec, PartialAckTimer, RecoveryPacing, Scenario};
 use westwood_simulator::results::Summary;
 use westwood_simulator::scenario::{load_file, load_str};
+use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, run_with_ack_trace, RunOptions};
 use westwood_trace::{AckRecord, CaState, TraceEvent};
 

@@ -13,9 +13,9 @@
 mod common;
 
 use common::*;
-use westwood_simulator::tcp::Recovery;
 use westwood_simulator::model::{CcSpec, DropListSpec, ErrorSpec, QueueLimit, Scenario};
 use westwood_simulator::results::FlowSummary;
+use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, RunOptions};
 
 /// Segments of the window the drops are taken from. Slow start (from 4 segments, one ACK per
@@ -194,8 +194,10 @@ fn cubic_refills_a_long_fat_pipe_faster_than_reno_after_a_loss() {
         let delivered = series.bytes_delivered[at(t_loss + 20.0)] - series.bytes_delivered[loss];
         (flow, t_loss, window_after, delivered)
     };
-    let (reno, reno_loss, reno_window, reno_bytes) = run_with("newreno", CcSpec::named("reno"), Recovery::NewReno);
-    let (cubic, cubic_loss, cubic_window, cubic_bytes) = run_with("cubic", CcSpec::named("cubic"), Recovery::NewReno);
+    let (reno, reno_loss, reno_window, reno_bytes) =
+        run_with("newreno", CcSpec::named("reno"), Recovery::NewReno);
+    let (cubic, cubic_loss, cubic_window, cubic_bytes) =
+        run_with("cubic", CcSpec::named("cubic"), Recovery::NewReno);
     let (cubic_sack, _, _, cubic_sack_bytes) = run_with("cubic", CcSpec::named("cubic"), Recovery::Sack);
     let mbps = |bytes: u64| bytes as f64 * 8.0 / 20.0 / 1e6;
     eprintln!(

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use westwood_algorithms::WindowConfig;
 
-use westwood_simulator::tcp::Recovery;
 use westwood_simulator::model::{CcSpec, ErrorSpec, QueueLimit, QueueSpec, Scenario};
 use westwood_simulator::scenario::{load_file, ScenarioError};
+use westwood_simulator::tcp::Recovery;
 
 fn scenario_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name)

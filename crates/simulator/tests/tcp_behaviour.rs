@@ -4,9 +4,9 @@
 mod common;
 
 use common::*;
-use westwood_simulator::tcp::Recovery;
 use westwood_simulator::model::{CcSpec, QueueLimit};
 use westwood_simulator::results::{FlowSummary, Summary};
+use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, RunOptions};
 
 fn simulate(line: &Line) -> Summary {

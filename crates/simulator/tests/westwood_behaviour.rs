@@ -6,8 +6,8 @@ mod common;
 
 use common::*;
 use std::path::PathBuf;
-use westwood_simulator::tcp::Recovery;
 use westwood_simulator::model::{CcSpec, QueueLimit};
+use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, scenario, RunOptions};
 
 fn variants() -> Vec<(&'static str, CcSpec)> {

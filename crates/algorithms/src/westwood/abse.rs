@@ -199,7 +199,6 @@ impl AbseEstimator {
 }
 
 impl BandwidthEstimator for AbseEstimator {
-
     fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, path: &PathState) {
         let p = self.params;
         let rtt = path.smoothed_rtt_ns.unwrap_or(p.t_min_ns).max(1);

@@ -71,7 +71,6 @@ impl WestwoodPlusEstimator {
 }
 
 impl BandwidthEstimator for WestwoodPlusEstimator {
-
     fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, path: &PathState) {
         let Some(start) = self.window_start else {
             self.window_start = Some(now_ns);

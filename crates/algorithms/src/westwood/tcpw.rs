@@ -63,7 +63,6 @@ impl TcpwEstimator {
 }
 
 impl BandwidthEstimator for TcpwEstimator {
-
     fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, _path: &PathState) {
         self.filter.on_ack(now_ns, delivered_bytes);
     }

@@ -68,7 +68,6 @@ impl TrEstimator {
 }
 
 impl BandwidthEstimator for TrEstimator {
-
     fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, _path: &PathState) {
         self.filter.on_ack(now_ns, delivered_bytes);
     }

@@ -172,7 +172,10 @@ impl UclaParams {
         let d = UclaParams::default();
         UclaParams {
             filter: v.integer("filter").map_or(d.filter, |t| {
-                u8::try_from(t).ok().and_then(UclaFilter::from_type).expect("filter checked against the schema")
+                u8::try_from(t)
+                    .ok()
+                    .and_then(UclaFilter::from_type)
+                    .expect("filter checked against the schema")
             }),
             tau_ns: v.nanos("tau").unwrap_or(d.tau_ns),
             fr_alpha: v.number("alpha").unwrap_or(d.fr_alpha),
@@ -311,7 +314,6 @@ impl UclaEstimator {
 }
 
 impl BandwidthEstimator for UclaEstimator {
-
     fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, _path: &PathState) {
         let Some(last) = self.last_time else {
             self.last_time = Some(now_ns);

@@ -8,8 +8,8 @@ pub mod packet;
 pub mod red;
 pub mod routing;
 
-pub use loss::{ErrorModel, LossCause, LossModel};
 pub use link::{Enqueue, Link};
+pub use loss::{ErrorModel, LossCause, LossModel};
 pub use multipath::Multipath;
 pub use packet::{Packet, PacketKind, SackBlocks};
 pub use routing::Routes;

@@ -108,8 +108,12 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
     let mut flows = BulkFlows::default();
     let mut arrivals = Vec::new();
     if let Some((v, f)) = top.get("flows") {
-        let allowed: Vec<&str> =
-            FLOW_KEYS.iter().copied().chain(tcp_keys()).chain(traffic::FLOW_EXTRA_KEYS.iter().copied()).collect();
+        let allowed: Vec<&str> = FLOW_KEYS
+            .iter()
+            .copied()
+            .chain(tcp_keys())
+            .chain(traffic::FLOW_EXTRA_KEYS.iter().copied())
+            .collect();
         for (flow_name, fv) in fields::table(v, &f)? {
             let path = join("flows", flow_name);
             let section = Section::new(&path, fields::table(fv, &path)?, &allowed)?;
@@ -336,4 +340,3 @@ fn flow(
     }
     Ok(())
 }
-

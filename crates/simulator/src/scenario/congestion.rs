@@ -78,8 +78,11 @@ pub(crate) fn resolve<'a>(
         tables.push(key);
         let Some((_, f)) = get(key) else { continue };
         if entry.parameters.map(|t| t.key) != Some(key) {
-            let owners: Vec<&str> =
-                entries.iter().filter(|e| e.parameters.is_some_and(|t| t.key == key)).map(|e| e.name).collect();
+            let owners: Vec<&str> = entries
+                .iter()
+                .filter(|e| e.parameters.is_some_and(|t| t.key == key))
+                .map(|e| e.name)
+                .collect();
             return Err(FieldError::new(
                 f,
                 format!(
@@ -91,8 +94,9 @@ pub(crate) fn resolve<'a>(
         }
     }
     let (params, acked_count) = parameters(entry, get)?;
-    let default_recovery = Recovery::from_name(entry.default_recovery)
-        .unwrap_or_else(|| panic!("{}: default recovery {} is not a recovery", entry.name, entry.default_recovery));
+    let default_recovery = Recovery::from_name(entry.default_recovery).unwrap_or_else(|| {
+        panic!("{}: default recovery {} is not a recovery", entry.name, entry.default_recovery)
+    });
     Ok(Resolved {
         name: entry.name.to_string(),
         spec: CcSpec { entry, params },
@@ -151,7 +155,10 @@ fn parameters<'a>(
             ParamKind::RateOrAuto => ParamValue::Rate(match v {
                 Value::String(text) if text.trim().eq_ignore_ascii_case("auto") => None,
                 _ => Some(fields::rate(v, &f).map_err(|e| {
-                    FieldError::new(e.field, format!("{}; or \"auto\" (the largest instability seen)", e.message))
+                    FieldError::new(
+                        e.field,
+                        format!("{}; or \"auto\" (the largest instability seen)", e.message),
+                    )
                 })? as f64),
             }),
             ParamKind::Sampling => ParamValue::Sampling(sampling(v, &f)?),
@@ -365,7 +372,10 @@ to = "b"
         assert_eq!(tcp("cc = \"cubic\"\n").unwrap().cc, CcSpec::named("cubic"));
         // The kernel's names are accepted and resolve to the one name outputs print.
         let t = tcp("cc = \"TCPW_ABSE\"\n").unwrap();
-        assert_eq!((t.cc_name.as_str(), t.cc.name(), t.recovery), ("westwood-abse", "westwood-abse", Recovery::NewReno));
+        assert_eq!(
+            (t.cc_name.as_str(), t.cc.name(), t.recovery),
+            ("westwood-abse", "westwood-abse", Recovery::NewReno)
+        );
     }
 
     #[test]

@@ -20,9 +20,9 @@
 
 use toml::Value;
 
+use super::fields::{self, describe, Section};
 use super::nodes::{node_index, Nodes};
 use super::tcp::{resolve_tcp, tcp_keys};
-use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{echo, echo_list, FieldError, Res};
 use crate::model::{ArrivalEndpoints, ArrivalsSpec, MultipathMode, MultipathSpec, Nanos, PathSelection};

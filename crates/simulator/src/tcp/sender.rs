@@ -96,11 +96,11 @@
 use super::observation::AckObservation;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
+use super::Recovery;
 use crate::model::{Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold};
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
 use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent};
-use super::Recovery;
 use westwood_trace::{CaState, TraceEvent};
 
 #[derive(Debug, Clone, Copy)]
@@ -510,7 +510,13 @@ impl Sender {
         self.fast_recovery_inflation && self.recovery_pacing == RecoveryPacing::Inflation
     }
 
-    pub(in crate::tcp) fn on_new_ack(&mut self, ack_seq: u64, bytes_in_flight: u64, now: Nanos, out: &mut Vec<Packet>) {
+    pub(in crate::tcp) fn on_new_ack(
+        &mut self,
+        ack_seq: u64,
+        bytes_in_flight: u64,
+        now: Nanos,
+        out: &mut Vec<Packet>,
+    ) {
         let newly_acked_bytes = ack_seq - self.snd_una;
         // Karn: an ACK that covers any retransmitted segment is ambiguous and gives no sample.
         let mut sample = None;
@@ -749,7 +755,6 @@ impl Sender {
     pub fn scoreboard(&self) -> &Scoreboard {
         &self.scoreboard
     }
-
 }
 
 #[cfg(test)]

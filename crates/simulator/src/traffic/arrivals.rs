@@ -19,11 +19,10 @@
 
 use std::collections::HashMap;
 
-
 use crate::engine::rng::RngStream;
 use crate::metrics::JainAccumulator;
-use crate::results::ArrivalsSummary;
 use crate::model::{ArrivalEndpoints, ArrivalsSpec, Nanos, Scenario, NANOS_PER_SECOND};
+use crate::results::ArrivalsSummary;
 use crate::tcp::SenderStats;
 
 /// A flow to create now.

@@ -4,8 +4,8 @@
 
 use westwood_algorithms::{WindowConfig, WindowGrowth};
 
-use westwood_simulator::tcp::Recovery;
 use westwood_simulator::model::*;
+use westwood_simulator::tcp::Recovery;
 
 pub const MS: Nanos = 1_000_000;
 pub const SECOND: Nanos = 1_000_000_000;

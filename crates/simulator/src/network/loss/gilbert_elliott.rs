@@ -60,7 +60,6 @@ fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
     Ok((loss_good > 0.0 || loss_bad > 0.0).then_some(ErrorSpec::GilbertElliott(spec)))
 }
 
-
 #[derive(Debug, Clone)]
 pub struct GilbertElliott {
     /// Mean sojourns, nanoseconds.
