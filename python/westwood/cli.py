@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from ._core import ScenarioError
-from .errors import UsageError
+from .errors import RunFailed, UsageError
 from .messages import clip_long_values
 from .overrides import parse_assignments
-from .runs.runner import RunFailed
 
 EXIT_USAGE = 2
 
@@ -405,7 +404,7 @@ def _file_size(path: Path) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .api import run_raw
+    from .raw import run_raw
 
     if args.ack_trace and not args.out:
         raise UsageError("run: --ack-trace writes DIR/acks.csv, so it needs --out DIR")

@@ -1,0 +1,58 @@
+"""What the command line imports: ``westwood run`` loads only what one run needs, so its start-up
+stays a few tens of milliseconds (docs/performance.md). pandas, matplotlib and dask (and
+numpy, which pandas brings) are imported by the functions that use them, never by importing
+the package or its command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import SHORT
+
+HEAVY = ("pandas", "matplotlib", "dask", "numpy", "distributed", "pyarrow")
+
+
+def loaded_after(code: str) -> list:
+    """The heavy modules in ``sys.modules`` after running ``code`` in a fresh interpreter."""
+    listed = f"sorted(m for m in {HEAVY!r} if m in sys.modules)"
+    probe = f"{code}\nimport json, sys\nprint(json.dumps({listed}))"
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_importing_the_command_line_imports_no_heavy_package():
+    assert loaded_after("import westwood.cli") == []
+
+
+def test_importing_the_package_imports_no_heavy_package():
+    assert loaded_after("import westwood") == []
+
+
+def test_a_run_imports_no_heavy_package():
+    code = (
+        "import contextlib, io, westwood.cli as c\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert c.main(['run', 'wireless', '--set', {SHORT!r}]) == 0\n"
+        f"    assert c.main(['run', 'wireless', '--json', '--set', {SHORT!r}]) == 0\n"
+    )
+    assert loaded_after(code) == []
+
+
+def test_the_public_names_load_when_used():
+    code = (
+        "import westwood\n"
+        "from westwood import ScenarioError, run, sweep, replay, RunResult, SweepResult\n"
+        "assert westwood.run is run and issubclass(ScenarioError, Exception)\n"
+        "assert set(westwood.__all__) <= set(dir(westwood))\n"
+        "try:\n"
+        "    westwood.no_such_name\n"
+        "except AttributeError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise SystemExit('no AttributeError')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
