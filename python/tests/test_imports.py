@@ -56,3 +56,29 @@ def test_the_public_names_load_when_used():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_each_command_parser_is_the_full_parsers_sub_parser():
+    """``westwood COMMAND ...`` is parsed by the command's parser alone (``cli.command_parser``),
+    which must say and accept exactly what the full parser's sub-parser does."""
+    from westwood import cli
+
+    full = cli.build_parser()
+    (subparsers,) = [a for a in full._actions if isinstance(a, cli.argparse._SubParsersAction)]
+    commands = [name for name, _, add in cli.COMMANDS if add is not None]
+    assert {"run", "bench", "reproduce", "sweep"} <= set(commands)
+    for name in commands:
+        alone, sub = cli.command_parser(name), subparsers.choices[name]
+        assert alone.prog == sub.prog == f"westwood {name}"
+        assert alone.format_help() == sub.format_help(), name
+        assert alone.format_usage() == sub.format_usage(), name
+    assert cli.command_parser("no-such-command") is None
+
+
+def test_unknown_arguments_are_reported_by_the_full_parser(capsys):
+    from westwood import cli
+
+    assert cli.main(["run", "wireless", "--no-such-option"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: westwood [-h]"), err
+    assert "westwood: error: unrecognized arguments: --no-such-option" in err
