@@ -3,7 +3,7 @@
 use crate::ack_trace::{AckSink, AckTraceFile, FlowTrace, RunError};
 use crate::budget::{self, Recording};
 use crate::engine::rng::RngStream;
-use crate::engine::EventQueue;
+use crate::engine::{LaneQueue, Popped};
 use crate::invariants::InvariantMonitor;
 use crate::model::{Nanos, QueueLimit, QueueSpec, Scenario, SourceKind, NANOS_PER_SECOND};
 use crate::network::link::Capacity;
@@ -19,15 +19,10 @@ use westwood_algorithms::{CongestionControl, WindowConfig};
 
 #[derive(Debug, Clone, Copy)]
 enum Event {
-    /// The packet on `link` finished serialisation.
+    /// The packet on `link` finished serialisation. (A packet reaching the far end of a link
+    /// is an item of the link's lane in the queue, not an `Event`: see `engine::LaneQueue`.)
     TransmissionDone {
         link: u32,
-    },
-    /// A packet reached the far end of `link`; it waits in `Simulation::propagating` at `slot`
-    /// (keeping events small keeps the event heap fast).
-    Arrival {
-        link: u32,
-        slot: u32,
     },
     SenderTimer {
         flow: u32,
@@ -50,34 +45,6 @@ enum Event {
         source: u32,
     },
     Sample,
-}
-
-/// Packets propagating along links, stored apart from their arrival events: a slab with a free
-/// list, so no allocation happens per packet once it has grown to the largest number in flight.
-#[derive(Default)]
-struct PacketStore {
-    slots: Vec<Packet>,
-    free: Vec<u32>,
-}
-
-impl PacketStore {
-    fn insert(&mut self, packet: Packet) -> u32 {
-        match self.free.pop() {
-            Some(slot) => {
-                self.slots[slot as usize] = packet;
-                slot
-            }
-            None => {
-                self.slots.push(packet);
-                (self.slots.len() - 1) as u32
-            }
-        }
-    }
-
-    fn take(&mut self, slot: u32) -> Packet {
-        self.free.push(slot);
-        self.slots[slot as usize]
-    }
 }
 
 /// A timer owned by an endpoint: the engine holds at most one live event for it, at the time
@@ -498,7 +465,9 @@ impl Network {
 /// `'a`: the scenario; `'s`: the trace sink.
 struct Simulation<'a, 's> {
     scenario: &'a Scenario,
-    queue: EventQueue<Event>,
+    /// Events, and the packets propagating along each link in its lane (lane = link index):
+    /// the lanes' buffers grow to the most packets in flight, then no allocation per packet.
+    queue: LaneQueue<Event, Packet>,
     links: Vec<Link>,
     routes: Routes,
     flows: Vec<Flow>,
@@ -511,7 +480,6 @@ struct Simulation<'a, 's> {
     sources: Vec<CbrSource>,
     monitor: Option<InvariantMonitor>,
     outbox: Vec<Packet>,
-    propagating: PacketStore,
     events: u64,
     /// Where samples go: memory, a caller's sink, or nowhere (`Off`).
     series: Series<'s>,
@@ -573,26 +541,26 @@ impl<'a, 's> Simulation<'a, 's> {
             })
             .collect();
 
-        let mut queue = EventQueue::new();
+        let mut queue = LaneQueue::new(links.len());
         for (i, source) in sources.iter().enumerate() {
             if let Some(&(start, _)) = source.on.first() {
-                queue.schedule(start, Event::SourceSend { source: i as u32 });
+                queue.schedule_timer(start, Event::SourceSend { source: i as u32 });
             }
         }
         for (i, flow) in scenario.flows.iter().enumerate() {
-            queue.schedule(flow.start, Event::FlowStart { flow: i as u32 });
+            queue.schedule_timer(flow.start, Event::FlowStart { flow: i as u32 });
             if let Some(stop) = flow.stop {
-                queue.schedule(stop, Event::FlowStop { flow: i as u32 });
+                queue.schedule_timer(stop, Event::FlowStop { flow: i as u32 });
             }
         }
         let mut arrivals = Arrivals::new(scenario);
         for (i, spec) in scenario.arrivals.iter().enumerate() {
             if let Some(at) = arrivals.first(spec, i as u32, scenario.duration) {
-                queue.schedule(at, Event::FlowArrival { table: i as u32 });
+                queue.schedule_timer(at, Event::FlowArrival { table: i as u32 });
             }
         }
         if !matches!(series, Series::Off) {
-            queue.schedule(0, Event::Sample);
+            queue.schedule_timer(0, Event::Sample);
         }
         let monitor = options.check_invariants.then(|| InvariantMonitor::new(scenario.flows.len()));
         Ok(Simulation {
@@ -608,7 +576,6 @@ impl<'a, 's> Simulation<'a, 's> {
             sources,
             monitor,
             outbox: Vec::with_capacity(64),
-            propagating: PacketStore::default(),
             events: 0,
             series,
             ack_sink,
@@ -620,13 +587,12 @@ impl<'a, 's> Simulation<'a, 's> {
 
     fn run(&mut self, interrupted: Option<&dyn Fn() -> bool>) {
         let end = self.scenario.duration;
-        while let Some(time) = self.queue.peek_time() {
-            if time > end {
-                break;
-            }
-            let (now, event) = self.queue.pop().expect("peeked");
+        while let Some((now, popped)) = self.queue.pop_until(end) {
             self.events += 1;
-            self.handle(now, event);
+            match popped {
+                Popped::Event(event) => self.handle(now, event),
+                Popped::Lane { lane, item } => self.arrival(lane, item, now),
+            }
             if self.monitor.as_ref().is_some_and(|m| m.violation().is_some())
                 || self.trace_error.is_some()
                 || self.series_error.is_some()
@@ -640,28 +606,30 @@ impl<'a, 's> Simulation<'a, 's> {
         }
     }
 
+    /// `packet` reached the far end of `link`: lost to the channel, delivered, or forwarded.
+    fn arrival(&mut self, link: u32, packet: Packet, now: Nanos) {
+        let l = &mut self.links[link as usize];
+        if l.corrupts(&packet, now) {
+            return;
+        }
+        let node = l.to;
+        if node == packet.dst {
+            self.deliver(packet, now);
+        } else {
+            self.forward(node, packet, now);
+        }
+    }
+
     fn handle(&mut self, now: Nanos, event: Event) {
         match event {
             Event::TransmissionDone { link } => {
                 let l = &mut self.links[link as usize];
                 let (packet, next) = l.finish_transmission(now);
-                let slot = self.propagating.insert(packet);
-                self.queue.schedule(now + l.delay, Event::Arrival { link, slot });
+                // The arrival first: its sequence number orders it before a transmission that
+                // ends at the same instant, as always.
+                self.queue.schedule_in_lane(link, now + l.delay, packet);
                 if let Some(done_at) = next {
                     self.queue.schedule(done_at, Event::TransmissionDone { link });
-                }
-            }
-            Event::Arrival { link, slot } => {
-                let packet = self.propagating.take(slot);
-                let l = &mut self.links[link as usize];
-                if l.corrupts(&packet, now) {
-                    return;
-                }
-                let node = l.to;
-                if node == packet.dst {
-                    self.deliver(packet, now);
-                } else {
-                    self.forward(node, packet, now);
                 }
             }
             Event::SenderTimer { flow } => {
@@ -709,18 +677,18 @@ impl<'a, 's> Simulation<'a, 's> {
                         path: 0,
                     };
                     if let Some(next) = s.next_send(now) {
-                        self.queue.schedule(next, Event::SourceSend { source });
+                        self.queue.schedule_timer(next, Event::SourceSend { source });
                     }
                     self.forward(packet.src, packet, now);
                 } else if let Some(start) = s.next_on(now) {
-                    self.queue.schedule(start, Event::SourceSend { source });
+                    self.queue.schedule_timer(start, Event::SourceSend { source });
                 }
             }
             Event::Sample => {
                 self.sample(now);
                 let next = now + self.scenario.sample_interval;
                 if next <= self.scenario.duration {
-                    self.queue.schedule(next, Event::Sample);
+                    self.queue.schedule_timer(next, Event::Sample);
                 }
             }
         }
@@ -801,7 +769,7 @@ impl<'a, 's> Simulation<'a, 's> {
         }
         if let Some(deadline) = f.sender.timer_deadline() {
             if arm(&mut f.sender_timer, deadline) {
-                self.queue.schedule(deadline, Event::SenderTimer { flow });
+                self.queue.schedule_timer(deadline, Event::SenderTimer { flow });
             }
         }
     }
@@ -811,7 +779,7 @@ impl<'a, 's> Simulation<'a, 's> {
         let Some(f) = flow_mut(&mut self.flows, &mut self.generated, flow) else { return };
         if let Some(deadline) = f.receiver.timer_deadline() {
             if arm(&mut f.receiver_timer, deadline) {
-                self.queue.schedule(deadline, Event::ReceiverTimer { flow });
+                self.queue.schedule_timer(deadline, Event::ReceiverTimer { flow });
             }
         }
     }
@@ -823,7 +791,7 @@ impl<'a, 's> Simulation<'a, 's> {
         let spec = &scenario.arrivals[table as usize];
         let (new, next) = self.arrivals.arrive(spec, table, now, scenario.duration);
         if let Some(at) = next {
-            self.queue.schedule(at, Event::FlowArrival { table });
+            self.queue.schedule_timer(at, Event::FlowArrival { table });
         }
         let id = u32::try_from(self.flows.len() + self.generated.len()).expect("fewer than 2^32 flows");
         let (src, dst) = (new.src as u32, new.dst as u32);
@@ -842,7 +810,7 @@ impl<'a, 's> Simulation<'a, 's> {
         }
         self.arrivals.opened(id, table, now, paths);
         if new.stop <= scenario.duration {
-            self.queue.schedule(new.stop, Event::FlowStop { flow: id });
+            self.queue.schedule_timer(new.stop, Event::FlowStop { flow: id });
         }
         if let Some(f) = flow_mut(&mut self.flows, &mut self.generated, id) {
             f.sender.start(now, &mut self.outbox);

@@ -59,9 +59,15 @@ pub struct Link {
     pub errors: Option<ErrorModel>,
     /// RED in front of the queue (`None`: plain drop-tail).
     red: Option<Box<Red>>,
+    /// The packet on the wire (when `transmitting`) at the front, then the waiting ones: one
+    /// buffer, so a packet is not moved when its transmission starts.
     queue: VecDeque<Packet>,
+    /// Bytes of the waiting packets.
     queued_bytes: u64,
-    transmitting: Option<Packet>,
+    transmitting: bool,
+    /// The last packet size serialised and its transmission time (a link carries mostly one
+    /// size each way, and the division is the costliest step of a hop).
+    last_transmission: (u32, Nanos),
     pub stats: LinkStats,
 }
 
@@ -85,7 +91,8 @@ impl Link {
             red: None,
             queue: VecDeque::new(),
             queued_bytes: 0,
-            transmitting: None,
+            transmitting: false,
+            last_transmission: (0, 0),
             stats: LinkStats::default(),
         }
     }
@@ -97,9 +104,22 @@ impl Link {
         ((bits + rate / 2) / rate) as Nanos
     }
 
+    /// [`Link::transmission_time`], remembered for the last size (the initial `(0, 0)` is right:
+    /// a 0-byte packet takes no time).
+    #[inline]
+    fn transmission_time_cached(&mut self, size: u32) -> Nanos {
+        let (last_size, last_time) = self.last_transmission;
+        if size == last_size {
+            return last_time;
+        }
+        let time = self.transmission_time(size);
+        self.last_transmission = (size, time);
+        time
+    }
+
     fn has_room_for(&self, packet: &Packet) -> bool {
         match self.capacity {
-            Capacity::Packets(limit) => (self.queue.len() as u64) < limit,
+            Capacity::Packets(limit) => self.queue_packets() < limit,
             Capacity::Bytes(limit) => self.queued_bytes + u64::from(packet.size) <= limit,
         }
     }
@@ -117,13 +137,16 @@ impl Link {
     /// Offer a packet to the link at time `now`.
     pub fn enqueue(&mut self, packet: Packet, now: Nanos) -> Enqueue {
         if let Some(red) = self.red.as_deref_mut() {
-            if red.on_arrival(now, self.queue.len() as u64, self.transmitting.is_none()) {
+            let waiting = self.queue.len() as u64 - u64::from(self.transmitting);
+            if red.on_arrival(now, waiting, !self.transmitting) {
                 self.stats.drops_red += 1;
                 return Enqueue::Dropped;
             }
         }
-        if self.transmitting.is_none() {
-            return Enqueue::Transmitting { done_at: self.start_transmission(packet, now) };
+        if !self.transmitting {
+            let done_at = self.start_transmission(packet.size, now);
+            self.queue.push_back(packet);
+            return Enqueue::Transmitting { done_at };
         }
         if !self.has_room_for(&packet) {
             self.stats.drops_overflow += 1;
@@ -137,34 +160,42 @@ impl Link {
         Enqueue::Queued
     }
 
-    fn start_transmission(&mut self, packet: Packet, now: Nanos) -> Nanos {
-        let duration = self.transmission_time(packet.size);
+    /// Start serialising a packet of `size` bytes (the one now at the queue's front).
+    #[inline]
+    fn start_transmission(&mut self, size: u32, now: Nanos) -> Nanos {
+        let duration = self.transmission_time_cached(size);
         self.stats.packets_sent += 1;
-        self.stats.bytes_sent += u64::from(packet.size);
+        self.stats.bytes_sent += u64::from(size);
         self.stats.busy_time += duration;
-        self.transmitting = Some(packet);
+        self.transmitting = true;
         now + duration
     }
 
     /// The packet on the wire has been fully serialised at `now`: return it (it now propagates
     /// for `delay`) and, if another packet was waiting, when that one's transmission ends.
     pub fn finish_transmission(&mut self, now: Nanos) -> (Packet, Option<Nanos>) {
-        let sent = self.transmitting.take().expect("finish_transmission on an idle link");
-        let next = self.queue.pop_front().map(|packet| {
-            self.queued_bytes -= u64::from(packet.size);
-            self.start_transmission(packet, now)
-        });
-        if next.is_none() {
-            if let Some(red) = self.red.as_deref_mut() {
-                red.on_idle(now);
+        assert!(self.transmitting, "finish_transmission on an idle link");
+        let sent = self.queue.pop_front().expect("the packet on the wire is at the front");
+        let next = match self.queue.front() {
+            Some(packet) => {
+                let size = packet.size;
+                self.queued_bytes -= u64::from(size);
+                Some(self.start_transmission(size, now))
             }
-        }
+            None => {
+                self.transmitting = false;
+                if let Some(red) = self.red.as_deref_mut() {
+                    red.on_idle(now);
+                }
+                None
+            }
+        };
         (sent, next)
     }
 
     /// Packets waiting (not counting the one being transmitted).
     pub fn queue_packets(&self) -> u64 {
-        self.queue.len() as u64
+        self.queue.len() as u64 - u64::from(self.transmitting)
     }
 
     pub fn queue_bytes(&self) -> u64 {
