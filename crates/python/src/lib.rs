@@ -467,8 +467,9 @@ fn replay<'py>(
 
 /// The registry of congestion controls (`westwood_algorithms::registry`), one dict per control
 /// in the registry's order: `name` (printed in outputs), `kernel` (the Linux congestion control
-/// standing for it, or None), `default_recovery`, `fast_recovery_inflation`, `parameter_table`
-/// (the scenario key of its parameters, or None) and `parameters` (that table's keys).
+/// standing for it, or None), `default_recovery`, `reference_tcp` (the sender keys its
+/// reference fixes: a dict of scenario values), `parameter_table` (the scenario key of its
+/// parameters, or None) and `parameters` (that table's keys).
 #[pyfunction]
 fn congestion_controls(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
     westwood_algorithms::registry::entries()
@@ -478,7 +479,11 @@ fn congestion_controls(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
             d.set_item("name", e.name)?;
             d.set_item("kernel", e.kernel)?;
             d.set_item("default_recovery", e.default_recovery)?;
-            d.set_item("fast_recovery_inflation", e.fast_recovery_inflation)?;
+            let reference = PyDict::new(py);
+            for (key, value) in e.reference_tcp {
+                reference.set_item(key, value)?;
+            }
+            d.set_item("reference_tcp", reference)?;
             d.set_item("parameter_table", e.parameters.map(|t| t.key))?;
             let keys: Vec<&str> =
                 e.parameters.map_or_else(Vec::new, |t| t.params.iter().map(|p| p.key).collect());
