@@ -49,11 +49,12 @@ impl Recovery {
 
 /// How a Reno-style window grows on an ACK of new data: per ACK, or by the bytes it acknowledges.
 ///
-/// The two rules differ only when an ACK covers more than one segment, i.e. with delayed ACKs
+/// The rules differ only when an ACK covers more than one segment, i.e. with delayed ACKs
 /// (RFC 5681 §4.2: an ACK for every second full-sized segment), after ACK losses and on the
 /// cumulative ACK that follows a repaired loss. With delayed ACKs
-/// [`PerAck`](WindowGrowth::PerAck) grows the window half as fast as
-/// [`ByteCounting`](WindowGrowth::ByteCounting), in slow start and in congestion avoidance.
+/// [`PerAck`](WindowGrowth::PerAck) grows the window half as fast as the other two, in slow
+/// start and in congestion avoidance; [`ByteCounting`](WindowGrowth::ByteCounting) and
+/// [`Linux`](WindowGrowth::Linux) part only on stretch ACKs (three segments or more).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum WindowGrowth {
     /// RFC 5681 §3.1 as ns-2 (and the seed papers' simulations) grow the window: in slow start
@@ -61,36 +62,48 @@ pub enum WindowGrowth {
     /// worth of *ACKs* (the integer form of eq. 3, `cwnd += SMSS*SMSS/cwnd` per ACK).
     #[default]
     PerAck,
-    /// RFC 3465 Appropriate Byte Counting, which is how Linux grows the window (it counts the
-    /// segments each ACK acknowledges: `tcp_slow_start(tp, acked)`,
-    /// `tcp_cong_avoid_ai(tp, cwnd, acked)`).
+    /// RFC 3465 Appropriate Byte Counting with the largest limit it allows.
     ///
     /// * Slow start (RFC 3465 §2.2): `cwnd += min(N, L)` per ACK, N the newly acknowledged bytes,
-    ///   with L = [`ABC_LIMIT_SEGMENTS`](WindowGrowth::ABC_LIMIT_SEGMENTS) × SMSS = 2·SMSS, the
-    ///   largest limit §2.2 allows. Linux does not cap N at all (a stretch ACK of k segments
-    ///   adds k segments), so past two segments per ACK it grows faster than this. RFC 3465 also
-    ///   asks for L = 1·SMSS in the slow start that follows a retransmission timeout; Linux does
-    ///   not do that and neither do we (L stays 2·SMSS).
+    ///   with L = [`ABC_LIMIT_SEGMENTS`](WindowGrowth::ABC_LIMIT_SEGMENTS) × SMSS = 2·SMSS.
+    ///   RFC 3465 also asks for L = 1·SMSS in the slow start that follows a retransmission
+    ///   timeout; we keep 2·SMSS there too.
     /// * Congestion avoidance (RFC 3465 §2.1): `bytes_acked += N` per ACK; when
     ///   `bytes_acked >= cwnd`, `bytes_acked -= cwnd` and `cwnd += SMSS`.
     /// * `bytes_acked` starts again from zero whenever a loss rule sets the window (DUPACKs,
-    ///   timeout, the end of fast recovery) and in slow start, as Linux clears `snd_cwnd_cnt`.
+    ///   timeout, the end of fast recovery) and in slow start.
     ByteCounting,
+    /// Linux's rule (`tcp_reno_cong_avoid`: `tcp_slow_start`, then `tcp_cong_avoid_ai` with what
+    /// is left), counting what an ACK acknowledges without RFC 3465's limit:
+    ///
+    /// * Slow start: `cwnd = min(cwnd + N, ssthresh)`; the part of N that did not fit goes on
+    ///   to congestion avoidance. A stretch ACK of k segments adds k, so the cumulative ACK
+    ///   that follows a repaired loss after a timeout (everything the receiver held) takes the
+    ///   window back to ssthresh at once, where [`ByteCounting`](WindowGrowth::ByteCounting)
+    ///   needs a round trip per doubling.
+    /// * Congestion avoidance: `bytes_acked += N`; while `bytes_acked >= cwnd`, whole windows
+    ///   of it are turned into segments (`delta = bytes_acked / cwnd`, several per ACK if it
+    ///   covers that much), and credit left from a smaller window is spent one segment first
+    ///   ("apply them gently", `tcp_cong_avoid_ai`).
+    /// * As with byte counting, the credit restarts whenever a loss rule sets the window and
+    ///   in slow start.
+    Linux,
 }
 
 impl WindowGrowth {
-    /// Both rules, in the order the documentation lists them.
-    pub const ALL: [WindowGrowth; 2] = [WindowGrowth::PerAck, WindowGrowth::ByteCounting];
+    /// Every rule, in the order the documentation lists them.
+    pub const ALL: [WindowGrowth; 3] = [WindowGrowth::PerAck, WindowGrowth::ByteCounting, WindowGrowth::Linux];
 
     /// RFC 3465 §2.2's L for [`WindowGrowth::ByteCounting`], in segments: at most this many
     /// SMSS per ACK in slow start (2, the largest value §2.2 allows).
     pub const ABC_LIMIT_SEGMENTS: u64 = 2;
 
-    /// The name scenarios use: `"per_ack"` or `"byte_counting"`.
+    /// The name scenarios use: `"per_ack"`, `"byte_counting"` or `"linux"`.
     pub fn name(self) -> &'static str {
         match self {
             WindowGrowth::PerAck => "per_ack",
             WindowGrowth::ByteCounting => "byte_counting",
+            WindowGrowth::Linux => "linux",
         }
     }
 
@@ -99,22 +112,30 @@ impl WindowGrowth {
         WindowGrowth::ALL.into_iter().find(|g| g.name().eq_ignore_ascii_case(name.trim()))
     }
 
-    /// Slow-start increase, bytes, for an ACK of `newly_acked_bytes`: `min(N, SMSS)` per ACK
-    /// (RFC 5681 §3.1 eq. 2) or `min(N, L)` with L = 2·SMSS (RFC 3465 §2.2).
-    pub fn slow_start_increase(self, newly_acked_bytes: u64, mss: u64) -> u64 {
+    /// Slow start for an ACK of `newly_acked_bytes` with the window at `cwnd` below `ssthresh`:
+    /// `(increase, left)`, the bytes cwnd grows by and those left for congestion avoidance.
+    /// `min(N, SMSS)` (RFC 5681 §3.1 eq. 2) or `min(N, L)` with L = 2·SMSS (RFC 3465 §2.2),
+    /// nothing left, even if cwnd passes ssthresh; Linux: up to ssthresh, the rest left.
+    pub fn slow_start_step(self, newly_acked_bytes: u64, cwnd: u64, ssthresh: u64, mss: u64) -> (u64, u64) {
         match self {
-            WindowGrowth::PerAck => newly_acked_bytes.min(mss),
-            WindowGrowth::ByteCounting => newly_acked_bytes.min(WindowGrowth::ABC_LIMIT_SEGMENTS * mss),
+            WindowGrowth::PerAck => (newly_acked_bytes.min(mss), 0),
+            WindowGrowth::ByteCounting => {
+                (newly_acked_bytes.min(WindowGrowth::ABC_LIMIT_SEGMENTS * mss), 0)
+            }
+            WindowGrowth::Linux => {
+                let increase = newly_acked_bytes.min(ssthresh.saturating_sub(cwnd));
+                (increase, newly_acked_bytes - increase)
+            }
         }
     }
 
     /// What an ACK of `newly_acked_bytes` adds to the congestion-avoidance counter, which earns
     /// one SMSS of window each time it reaches cwnd: one SMSS per ACK (RFC 5681 eq. 3 in integer
-    /// form), or the bytes acknowledged (RFC 3465 §2.1 `bytes_acked`).
+    /// form), or the bytes acknowledged (RFC 3465 §2.1 `bytes_acked`, and Linux).
     pub fn avoidance_credit(self, newly_acked_bytes: u64, mss: u64) -> u64 {
         match self {
             WindowGrowth::PerAck => mss,
-            WindowGrowth::ByteCounting => newly_acked_bytes,
+            WindowGrowth::ByteCounting | WindowGrowth::Linux => newly_acked_bytes,
         }
     }
 }

@@ -247,9 +247,15 @@ impl CongestionControl for Cubic {
             return;
         }
         if self.cwnd() < self.ssthresh {
-            // §4.10: RFC 5681 slow start (or RFC 3465 §2.2 with byte counting).
-            self.cwnd +=
-                self.growth.slow_start_increase(ack.newly_acked_bytes, self.mss) as f64 / self.mss as f64;
+            // §4.10: RFC 5681 slow start (RFC 3465 §2.2 with byte counting; Linux's
+            // tcp_slow_start, whose bytes beyond ssthresh go on to congestion avoidance).
+            let cwnd_bytes = (self.cwnd * self.mss as f64) as u64;
+            let (increase, left) =
+                self.growth.slow_start_step(ack.newly_acked_bytes, cwnd_bytes, self.ssthresh, self.mss);
+            self.cwnd += increase as f64 / self.mss as f64;
+            if left > 0 {
+                self.congestion_avoidance(ack.now_ns, left);
+            }
         } else {
             self.congestion_avoidance(ack.now_ns, ack.newly_acked_bytes);
         }

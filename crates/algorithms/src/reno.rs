@@ -4,9 +4,10 @@
 //! acked bytes); congestion avoidance grows it by SMSS once per cwnd's worth of ACKs, which is the
 //! integer-exact form of RFC 5681's per-ACK `cwnd += SMSS*SMSS/cwnd` (eq. 3). With delayed ACKs
 //! that is half a segment per RTT, as in the ns-2 agents the seed papers used. With
-//! [`WindowGrowth::ByteCounting`] (RFC 3465, how Linux grows the window) slow start adds
-//! min(N, 2*SMSS) per ACK (§2.2) and congestion avoidance one SMSS per cwnd's worth of
-//! *acknowledged bytes* (§2.1): one segment per RTT whatever the ACK ratio. On a loss,
+//! [`WindowGrowth::ByteCounting`] (RFC 3465) slow start adds min(N, 2*SMSS) per ACK (§2.2) and
+//! congestion avoidance one SMSS per cwnd's worth of *acknowledged bytes* (§2.1): one segment
+//! per RTT whatever the ACK ratio. [`WindowGrowth::Linux`] counts the same way without the
+//! per-ACK limit (Linux's `tcp_slow_start` and `tcp_cong_avoid_ai`). On a loss,
 //! `ssthresh = max(FlightSize/2, 2*SMSS)` (eq. 4); after a timeout cwnd restarts from the loss
 //! window, 1 SMSS.
 //!
@@ -58,16 +59,42 @@ impl Reno {
         if newly_acked_bytes == 0 {
             return;
         }
+        let mut avoidance_bytes = newly_acked_bytes;
         if self.cwnd < self.ssthresh {
-            self.cwnd += self.growth.slow_start_increase(newly_acked_bytes, self.mss);
+            let (increase, left) =
+                self.growth.slow_start_step(newly_acked_bytes, self.cwnd, self.ssthresh, self.mss);
+            self.cwnd += increase;
             self.avoidance_credit = 0;
-        } else {
-            // RFC 3465 §2.1: one SMSS each time the credit reaches cwnd, the excess carried over.
-            self.avoidance_credit += self.growth.avoidance_credit(newly_acked_bytes, self.mss);
+            if left == 0 {
+                return;
+            }
+            avoidance_bytes = left;
+        }
+        self.avoid(avoidance_bytes);
+    }
+
+    /// Congestion avoidance for `newly_acked_bytes`.
+    fn avoid(&mut self, newly_acked_bytes: u64) {
+        if self.growth == WindowGrowth::Linux {
+            // tcp_cong_avoid_ai: credit earned at a smaller window is spent one segment first,
+            // then every whole window of credit is a segment.
             if self.avoidance_credit >= self.cwnd {
-                self.avoidance_credit -= self.cwnd;
+                self.avoidance_credit = 0;
                 self.cwnd += self.mss;
             }
+            self.avoidance_credit += newly_acked_bytes;
+            if self.avoidance_credit >= self.cwnd {
+                let segments = self.avoidance_credit / self.cwnd;
+                self.avoidance_credit -= segments * self.cwnd;
+                self.cwnd += segments * self.mss;
+            }
+            return;
+        }
+        // RFC 3465 §2.1: one SMSS each time the credit reaches cwnd, the excess carried over.
+        self.avoidance_credit += self.growth.avoidance_credit(newly_acked_bytes, self.mss);
+        if self.avoidance_credit >= self.cwnd {
+            self.avoidance_credit -= self.cwnd;
+            self.cwnd += self.mss;
         }
     }
 
@@ -341,7 +368,60 @@ mod tests {
         let mut per_ack = reno(2 * MSS, u64::MAX / 4);
         per_ack.on_ack(&ack(5 * MSS));
         assert_eq!(per_ack.cwnd(), 3 * MSS);
-        assert_eq!(WindowGrowth::ByteCounting.slow_start_increase(10 * MSS, MSS), 2 * MSS);
+        assert_eq!(WindowGrowth::ByteCounting.slow_start_step(10 * MSS, 2 * MSS, 4 * MSS, MSS), (2 * MSS, 0));
+    }
+
+    #[test]
+    fn linux_growth_takes_a_stretch_ack_whole_up_to_ssthresh_and_the_rest_into_avoidance() {
+        // After a timeout (cwnd 1) the retransmission's ACK covers the 54 segments the
+        // receiver held: slow start to ssthresh (27), the other 27 segments are one window of
+        // avoidance credit, one more segment (the kernel's trace: cwnd 1 -> 28 on that ACK).
+        let mut linux = reno_with(MSS, 27 * MSS, WindowGrowth::Linux);
+        linux.on_ack(&ack(54 * MSS));
+        assert_eq!(linux.cwnd(), 28 * MSS);
+        // RFC 3465 byte counting adds two segments, per-ACK counting one.
+        let mut abc = reno_with(MSS, 27 * MSS, WindowGrowth::ByteCounting);
+        abc.on_ack(&ack(54 * MSS));
+        assert_eq!(abc.cwnd(), 3 * MSS);
+        let mut per_ack = reno_with(MSS, 27 * MSS, WindowGrowth::PerAck);
+        per_ack.on_ack(&ack(54 * MSS));
+        assert_eq!(per_ack.cwnd(), 2 * MSS);
+        // Slow start stops at ssthresh, where the other two rules may pass it by a segment.
+        let mut linux = reno_with(9 * MSS, 10 * MSS, WindowGrowth::Linux);
+        linux.on_ack(&ack(2 * MSS));
+        assert_eq!(linux.cwnd(), 10 * MSS);
+        let mut abc = reno_with(9 * MSS, 10 * MSS, WindowGrowth::ByteCounting);
+        abc.on_ack(&ack(2 * MSS));
+        assert_eq!(abc.cwnd(), 11 * MSS);
+    }
+
+    #[test]
+    fn linux_growth_equals_byte_counting_for_ordinary_and_delayed_acks() {
+        for per_ack in [1, 2] {
+            let mut linux = reno_with(4 * MSS, 64 * MSS, WindowGrowth::Linux);
+            let mut abc = reno_with(4 * MSS, 64 * MSS, WindowGrowth::ByteCounting);
+            for _ in 0..30 {
+                assert_eq!(round_trip(&mut linux, per_ack), round_trip(&mut abc, per_ack));
+                assert_eq!(linux.cwnd(), abc.cwnd());
+            }
+            assert!(linux.cwnd() > 64 * MSS, "reached congestion avoidance");
+        }
+    }
+
+    #[test]
+    fn linux_avoidance_turns_every_window_of_credit_into_a_segment() {
+        // tcp_cong_avoid_ai: an ACK of three windows adds three segments at once.
+        let mut linux = reno_with(10 * MSS, 10 * MSS, WindowGrowth::Linux);
+        linux.on_ack(&ack(30 * MSS + 500));
+        assert_eq!(linux.cwnd(), 13 * MSS);
+        // The 500 bytes left, and credit beyond the new window, come first as one segment.
+        let mut linux = reno_with(10 * MSS, 10 * MSS, WindowGrowth::Linux);
+        linux.on_ack(&ack(9 * MSS));
+        linux.set_window(5 * MSS, 5 * MSS); // a loss rule: the credit starts again
+        linux.on_ack(&ack(4 * MSS));
+        assert_eq!(linux.cwnd(), 5 * MSS);
+        linux.on_ack(&ack(MSS));
+        assert_eq!(linux.cwnd(), 6 * MSS);
     }
 
     #[test]

@@ -175,7 +175,7 @@ pub struct SimulatorSetup {
     /// The profile's keys left at the scenario's values because the kernel is configured with
     /// them ([`KERNEL_CONFIGURED`]).
     pub scenario_keys: Vec<String>,
-    /// The simulator's window growth (`per_ack`, `byte_counting`; `per_ack,byte_counting` when
+    /// The simulator's window growth (`per_ack`, `byte_counting`, `linux`; `linux,per_ack` when
     /// the flows differ).
     pub window_growth: String,
     /// The simulator's limited transmit (`true`, `false`; `false,true` when the flows differ).
@@ -233,7 +233,7 @@ pub const KERNEL_CONFIGURED: [&str; 3] = ["initial_cwnd", "rto_min", "rto_max"];
 /// The scenario the simulator runs beside the testbed: `scenario` (already loaded with the
 /// user's overrides) under the simulator's `linux` TCP profile (`docs/scenarios.md`,
 /// `westwood_simulator::profile`), i.e. with what the kernel does in place of the simulator's
-/// ns-2-style defaults: byte-counting window growth, limited transmit, NewReno-style recovery
+/// ns-2-style defaults: window growth by the segments acknowledged, limited transmit, NewReno-style recovery
 /// for the `reno` recovery (Linux has no plain RFC 5681 recovery), the RTO restarted on every
 /// partial ACK, PRR (RFC 6937) during recovery, Linux's delayed-ACK timeout and quick ACKs, and
 /// its RTO rule (`clock_granularity` = `rto_min`).
@@ -1437,7 +1437,7 @@ mod tests {
     /// granularity follows it), `initial_cwnd`, `rto_max`, `rto_initial` (1 s, as Linux's).
     fn linux_changes() -> Vec<(String, String)> {
         [
-            ("tcp.window_growth", "byte_counting"),
+            ("tcp.window_growth", "linux"),
             ("tcp.limited_transmit", "true"),
             ("tcp.recovery", "newreno"),
             ("tcp.partial_ack_timer", "every"),
@@ -1470,7 +1470,7 @@ mod tests {
             let t = &sim.flows[0].tcp;
             assert_eq!(
                 (t.window_growth, t.limited_transmit, t.recovery),
-                (WindowGrowth::ByteCounting, true, Recovery::NewReno)
+                (WindowGrowth::Linux, true, Recovery::NewReno)
             );
             assert_eq!(
                 (t.partial_ack_timer, t.recovery_pacing),
@@ -1487,14 +1487,14 @@ mod tests {
             assert_eq!(setup.scenario_keys, ["initial_cwnd", "rto_min", "rto_max"]);
             assert_eq!(
                 (setup.window_growth.as_str(), setup.limited_transmit.as_str()),
-                ("byte_counting", "true")
+                ("linux", "true")
             );
             assert_eq!(
                 setup.overrides_json(),
                 json!({
                     "profile": "linux",
                     "changed": {
-                        "tcp.window_growth": "byte_counting",
+                        "tcp.window_growth": "linux",
                         "tcp.limited_transmit": "true",
                         "tcp.recovery": "newreno",
                         "tcp.partial_ack_timer": "every",
@@ -1510,7 +1510,7 @@ mod tests {
             );
             let line = describe_setup(&setup);
             assert!(line.starts_with("profile linux (set by the testbed"), "{line}");
-            assert!(line.contains("window_growth = byte_counting"), "{line}");
+            assert!(line.contains("window_growth = linux"), "{line}");
             assert!(line.contains("recovery_pacing = prr"), "{line}");
             assert!(
                 line.contains("the scenario's, as the kernel gets them: initial_cwnd, rto_min, rto_max"),

@@ -218,6 +218,76 @@ fn kernel_tcp_over_a_lossy_10_mbps_path_for_reno_cubic_tcpw_and_tcpw_abse() {
     println!("four runs in {:?}", started.elapsed());
 }
 
+/// 2 Mb/s, 200 ms each way: the bandwidth-delay product (100 KB) is several times the window
+/// the receiver's buffer allows (`receiver_window` 16 KB: `tcp_rmem` max 64 KB), so the flight
+/// is window-limited and never fills the path.
+const WINDOW_LIMITED: &str = r#"
+[scenario]
+name = "window_limited"
+duration = "6s"
+seed = 1
+
+[topology]
+nodes = ["a", "b"]
+
+[links.path]
+from = "a"
+to = "b"
+rate = "2Mbps"
+delay = "200ms"
+queue = "bdp"
+
+[tcp]
+cc = "westwood"
+segment_size = "400B"
+header_size = "40B"
+receiver_window = "16KB"
+
+[flows.bulk]
+from = "a"
+to = "b"
+"#;
+
+/// The kernel's sender is ACK-clocked, as on a Linux host whose default congestion control is
+/// loss-based: a window-limited flight leaves as a burst behind the ACKs that open the window,
+/// so ACKs come back spaced by the bottleneck (1.76 ms per 440-byte segment, 3.52 ms per
+/// delayed ACK) and then a silence. A paced sender (Linux's internal pacing at 1.2 x cwnd/srtt,
+/// which a connection keeps if it was set up under bbr: iperf3 switches congestion control
+/// only after connect()) would spread the window over the round trip, about 9 ms per ACK here.
+#[test]
+fn the_kernel_sender_is_ack_clocked_not_paced_whatever_the_host_default() {
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    require_root!();
+    let file = ScenarioFile::new("window_limited.toml", WINDOW_LIMITED);
+    let opts = testbed::Options { scenario: file.0.clone(), ..Default::default() };
+    let (scenario, _) = testbed::load_scenario(&opts, Some("tcpw")).unwrap();
+    let plan = plan::plan(&scenario, Some("tcpw")).unwrap();
+    let dir = std::env::temp_dir().join(format!("westwood-testbed-clock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("acks.csv");
+    testbed::run_once(&plan, 100_000_000, opts.fifo, "tcpw", Some(&trace)).unwrap();
+    let rows = westwood_trace::read_ack_trace(&trace).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let start = rows.first().unwrap().time_ns;
+    // After slow start (a few 400 ms round trips): ACKs of new data only.
+    let times: Vec<u64> = rows
+        .iter()
+        .filter(|r| r.event == westwood_trace::TraceEvent::Ack && r.time_ns >= start + 3_000_000_000)
+        .map(|r| r.time_ns)
+        .collect();
+    assert!(times.len() > 100, "{} ACKs after 3 s", times.len());
+    let mut gaps: Vec<u64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    gaps.sort_unstable();
+    let median_ms = gaps[gaps.len() / 2] as f64 / 1e6;
+    let host_default = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control").unwrap_or_default();
+    assert!(
+        median_ms < 5.0,
+        "median ACK gap {median_ms:.2} ms: the sender was paced (host default congestion control: {})",
+        host_default.trim()
+    );
+    println!("median ACK gap {median_ms:.2} ms (host default congestion control: {})", host_default.trim());
+}
+
 #[test]
 fn a_congestion_control_this_kernel_refuses_is_a_missing_prerequisite() {
     let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
@@ -453,8 +523,8 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
         assert!(out_dir.join("simulator/summary.json").exists(), "the simulator ran");
         (read(out_dir.join("summary.json")), read(out_dir.join("comparison.json")))
     };
-    // By default the simulator runs the linux profile: it grows the window by bytes
-    // acknowledged, does limited transmit, recovers NewReno-style with PRR, ... as the kernel
+    // By default the simulator runs the linux profile: it grows the window by the segments
+    // acknowledged (Linux's rule, no per-ACK limit), does limited transmit, recovers NewReno-style with PRR, ... as the kernel
     // does; the initial window and RTO bounds are the scenario's, which the kernel gets too.
     let (summary, comparison) = run(&[]);
     let tb = &summary["testbed"];
@@ -463,7 +533,7 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
         serde_json::json!({
             "profile": "linux",
             "changed": {
-                "tcp.window_growth": "byte_counting",
+                "tcp.window_growth": "linux",
                 "tcp.limited_transmit": "true",
                 "tcp.recovery": "newreno",
                 "tcp.partial_ack_timer": "every",
@@ -477,10 +547,10 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
             "scenario": ["initial_cwnd", "rto_min", "rto_max"]
         })
     );
-    assert_eq!(tb["simulator_window_growth"], "byte_counting");
+    assert_eq!(tb["simulator_window_growth"], "linux");
     assert_eq!(tb["flows"][0]["scenario_window_growth"], "per_ack");
     assert_eq!(tb["flows"][0]["scenario_limited_transmit"], false);
-    assert_eq!(comparison["runs"][0]["simulator_window_growth"], "byte_counting");
+    assert_eq!(comparison["runs"][0]["simulator_window_growth"], "linux");
     assert_eq!(comparison["runs"][0]["simulator_limited_transmit"], true);
     // The user's --set wins, key by key.
     let (summary, comparison) =

@@ -7,7 +7,7 @@
 //!
 //! | key | `paper` (default) | `ns2` | `linux` |
 //! | --- | --- | --- | --- |
-//! | `window_growth` | `per_ack` | `per_ack` | `byte_counting` |
+//! | `window_growth` | `per_ack` | `per_ack` | `linux` |
 //! | `limited_transmit` | `false` | `false` | `true` |
 //! | `recovery` | the cc's | the cc's | `reno` → `newreno` |
 //! | `partial_ack_timer` | `first` | `every` | `every` |
@@ -32,8 +32,8 @@
 //!   2006), `tcpTick_ 0.1` (0.01 from 2002-03-07) with `rtt_timeout()`'s floor of two ticks (no
 //!   `minrto_` before 2001-05-10), `maxrto_ 100000`; windows grow per ACK (`opencwnd()`) and
 //!   Reno inflates by DUPACKs (`dupwnd_`).
-//! * `linux`: `tcp_slow_start(tp, acked)` / `tcp_cong_avoid_ai(tp, cwnd, acked)` (RFC 3465 style
-//!   byte counting); `tcp_add_reno_sack` (limited transmit); no RFC 5681 recovery (without SACK
+//! * `linux`: `tcp_slow_start(tp, acked)` / `tcp_cong_avoid_ai(tp, cwnd, acked)` (byte counting
+//!   without RFC 3465's per-ACK limit: `window_growth = "linux"`); `tcp_add_reno_sack` (limited transmit); no RFC 5681 recovery (without SACK
 //!   it stays in `TCP_CA_Recovery` until `high_seq`, RFC 6582 style); `tcp_rearm_rto` on every ACK
 //!   that advances `snd_una`; `tcp_enter_loss` calls the control's `ssthresh` only when the
 //!   timeout opens a new loss episode (`timeout_threshold`); `tcp_cwnd_reduction` (RFC 6937 PRR, since 3.2); `TCP_ATO_MIN` 40 ms,
@@ -146,7 +146,7 @@ impl Profile {
             "window_growth" => {
                 tcp.window_growth = match self {
                     Paper | Ns2 => WindowGrowth::PerAck,
-                    Linux => WindowGrowth::ByteCounting,
+                    Linux => WindowGrowth::Linux,
                 }
             }
             "limited_transmit" => tcp.limited_transmit = self == Linux,
@@ -273,7 +273,7 @@ mod tests {
     fn linux_and_ns2_set_their_values_and_kept_keys_stay() {
         let mut t = defaults(Recovery::Reno);
         Profile::Linux.apply(&mut t, &|_| false);
-        assert_eq!(t.window_growth, WindowGrowth::ByteCounting);
+        assert_eq!(t.window_growth, WindowGrowth::Linux);
         assert!(t.limited_transmit);
         assert_eq!(t.recovery, Recovery::NewReno);
         assert_eq!((t.partial_ack_timer, t.recovery_pacing), (PartialAckTimer::Every, RecoveryPacing::Prr));
@@ -326,7 +326,7 @@ mod tests {
         assert_eq!(
             values,
             [
-                "byte_counting",
+                "linux",
                 "true",
                 "newreno",
                 "every",

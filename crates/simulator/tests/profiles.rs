@@ -37,7 +37,7 @@ fn strip(s: &Summary) -> serde_json::Value {
 
 /// Every key the linux profile sets, as `--set tcp.KEY=VALUE` pairs.
 const LINUX: &[(&str, &str)] = &[
-    ("tcp.window_growth", "byte_counting"),
+    ("tcp.window_growth", "linux"),
     ("tcp.limited_transmit", "true"),
     ("tcp.recovery", "newreno"),
     ("tcp.partial_ack_timer", "every"),
@@ -103,7 +103,7 @@ fn a_run_with_the_linux_profile_is_the_run_with_its_keys_set_one_by_one() {
     with_profile.push(("tcp.profile".into(), "linux".into()));
     let mut rest = sets(&base);
     rest.extend(sets(&[
-        ("tcp.window_growth", "byte_counting"),
+        ("tcp.window_growth", "linux"),
         ("tcp.limited_transmit", "true"),
         ("tcp.recovery", "newreno"),
         ("tcp.partial_ack_timer", "every"),

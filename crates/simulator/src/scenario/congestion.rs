@@ -288,7 +288,7 @@ pub(crate) fn recovery(v: &Value, field: &str) -> Res<Recovery> {
 }
 
 /// The window-growth rules a scenario may name, as the error message lists them.
-const WINDOW_GROWTH_EXPECTED: &str = "\"per_ack\" or \"byte_counting\"";
+const WINDOW_GROWTH_EXPECTED: &str = "\"per_ack\", \"byte_counting\" or \"linux\"";
 
 /// Parse a `window_growth` value.
 pub(crate) fn window_growth(v: &Value, field: &str) -> Res<WindowGrowth> {

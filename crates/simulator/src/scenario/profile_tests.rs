@@ -48,7 +48,7 @@ fn tcp_of(text: &str, sets: &[(&str, &str)]) -> TcpSpec {
 
 /// Every key the linux profile sets, one by one, as `[tcp]` lines.
 const LINUX_KEYS: &str = r#"
-window_growth = "byte_counting"
+window_growth = "linux"
 limited_transmit = true
 recovery = "newreno"
 partial_ack_timer = "every"
@@ -92,7 +92,7 @@ fn the_linux_profile_is_exactly_its_keys_set_one_by_one() {
         assert_eq!(profile, keys, "{cc}");
         let t = &profile.flows[0].tcp;
         assert_eq!(t.recovery, Recovery::NewReno, "{cc}: Linux has no plain Reno recovery");
-        assert_eq!((t.window_growth, t.recovery_pacing), (WindowGrowth::ByteCounting, RecoveryPacing::Prr));
+        assert_eq!((t.window_growth, t.recovery_pacing), (WindowGrowth::Linux, RecoveryPacing::Prr));
         assert_eq!(t.initial_cwnd, 4000);
         // And it differs from the defaults (the comparison can fail).
         assert_ne!(profile, load_with(&text("", ""), &sets).unwrap(), "{cc}");
@@ -180,7 +180,7 @@ fn a_key_set_anywhere_wins_over_the_profile_each_key_on_its_own() {
     assert_eq!(t.recovery_pacing, RecoveryPacing::Prr);
     let t = tcp_of(&text("profile = \"linux\"", "recovery = \"reno\"\npartial_ack_timer = \"first\""), &[]);
     assert_eq!((t.recovery, t.partial_ack_timer), (Recovery::Reno, PartialAckTimer::First));
-    assert_eq!(t.window_growth, WindowGrowth::ByteCounting);
+    assert_eq!(t.window_growth, WindowGrowth::Linux);
     // --set wins like any explicit key, in either order with the profile.
     for sets in [
         [("tcp.profile", "linux"), ("tcp.recovery_pacing", "inflation")],
@@ -189,7 +189,7 @@ fn a_key_set_anywhere_wins_over_the_profile_each_key_on_its_own() {
         let t = tcp_of(&text("", ""), &sets);
         assert_eq!(
             (t.recovery_pacing, t.window_growth),
-            (RecoveryPacing::Inflation, WindowGrowth::ByteCounting)
+            (RecoveryPacing::Inflation, WindowGrowth::Linux)
         );
     }
     // The delayed-ACK and RTO keys one at a time; Linux's clock granularity is its rto_min,

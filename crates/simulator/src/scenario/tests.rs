@@ -649,7 +649,7 @@ fn congestion_control_and_recovery() {
 }
 
 #[test]
-fn window_growth_defaults_to_per_ack_and_parses_byte_counting() {
+fn window_growth_defaults_to_per_ack_and_parses_byte_counting_and_linux() {
     use westwood_algorithms::WindowGrowth;
     let growth = |s: &Scenario| s.flows.iter().map(|f| f.tcp.window_growth).collect::<Vec<_>>();
     assert_eq!(growth(&load(BASE).unwrap()), [WindowGrowth::PerAck]);
@@ -658,6 +658,8 @@ fn window_growth_defaults_to_per_ack_and_parses_byte_counting() {
     assert_eq!(growth(&s), [WindowGrowth::ByteCounting]);
     let s = load(&with("window_growth = \"Per_Ack\"")).unwrap();
     assert_eq!(growth(&s), [WindowGrowth::PerAck]);
+    let s = load(&with("window_growth = \"linux\"")).unwrap();
+    assert_eq!(growth(&s), [WindowGrowth::Linux]);
     // A flow's own key wins over [tcp].
     let text = format!(
         "{}\n[tcp]\nwindow_growth = \"byte_counting\"\n",
@@ -680,21 +682,21 @@ fn window_growth_defaults_to_per_ack_and_parses_byte_counting() {
 fn a_bad_window_growth_names_the_file_the_field_and_the_choices() {
     let with = |extra: &str| format!("{BASE}\n[tcp]\n{extra}\n");
     let e = fails(
-        &with("window_growth = \"linux\""),
+        &with("window_growth = \"bsd\""),
         "tcp.window_growth",
-        &["unknown window growth rule \"linux\"", "\"per_ack\" or \"byte_counting\""],
+        &["unknown window growth rule \"bsd\"", "\"per_ack\", \"byte_counting\" or \"linux\""],
     );
     assert_eq!(e.file, "t.toml");
     assert!(e.to_string().starts_with("t.toml: tcp.window_growth: "), "{e}");
-    fails(&with("window_growth = 2"), "tcp.window_growth", &["\"per_ack\" or \"byte_counting\""]);
+    fails(&with("window_growth = 2"), "tcp.window_growth", &["\"per_ack\", \"byte_counting\" or \"linux\""]);
     fails(
         &edit("cc = \"${cc}\"", "window_growth = \"abc\""),
         "flows.f.window_growth",
-        &["\"per_ack\" or \"byte_counting\""],
+        &["\"per_ack\", \"byte_counting\" or \"linux\""],
     );
     let e = load_with(&with("cc = \"reno\""), &[("tcp.window_growth", "per_segment")]).unwrap_err();
     assert_eq!(e.field, "tcp.window_growth", "{e}");
-    assert!(e.message.contains("\"per_ack\" or \"byte_counting\""), "{e}");
+    assert!(e.message.contains("\"per_ack\", \"byte_counting\" or \"linux\""), "{e}");
 }
 
 #[test]
