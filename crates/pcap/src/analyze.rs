@@ -519,6 +519,13 @@ impl Half {
                 }
             } else {
                 self.out_of_order += 1;
+                // It fills a hole (data lost before this capture point, then resent): the ACK
+                // that jumps over the hole covers the first segment above it, and says nothing
+                // of that segment's RTT (as Karn's rule says at the sender).
+                let i = self.outstanding.partition_point(|o| o.end <= s);
+                if let Some(o) = self.outstanding.get_mut(i) {
+                    o.retransmitted = true;
+                }
             }
         }
         if e > max_end || self.max_end.is_none() {
@@ -1151,6 +1158,22 @@ mod tests {
         assert_eq!(r.vantage, "receiver");
         assert_eq!((r.retransmits, r.out_of_order), (0, 1));
         assert_eq!(r.bytes_delivered, 400, "in-order data beyond the last ACK");
+    }
+
+    #[test]
+    fn an_ack_over_a_filled_hole_gives_no_rtt_sample() {
+        // On the path: segment 100..200 was lost before this point and comes back later.
+        let mut c = Cap::new(None);
+        c.data(0, 0, 100, None);
+        c.data(1, 200, 100, None);
+        c.ack(40, 100, None); // RTT 40 ms
+        c.ack(41, 100, None);
+        c.data(300, 100, 100, None); // fills the hole: out of order here
+        c.ack(340, 300, None); // covers 200..300, which waited for the hole
+        let (_, rows) = c.analyze(1000);
+        let r = &rows[0];
+        assert_eq!((r.out_of_order, r.retransmits, r.rtt_samples), (1, 0, 1));
+        assert!((r.max_rtt_seconds - 0.040).abs() < 1e-12);
     }
 
     #[test]

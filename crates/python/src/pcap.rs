@@ -61,7 +61,7 @@ fn pcap_paths(
 /// Analyse the captures at `paths` (docs/measurement.md): a JSON string with `captures`,
 /// `connections` (per capture), `flows` (combined) and `udp`. Ctrl-C stops it.
 #[pyfunction]
-#[pyo3(signature = (paths, max_bins = 2000, max_points = 20000))]
+#[pyo3(signature = (paths, max_bins = 2000, max_points = 5000))]
 fn analyze_pcap(py: Python<'_>, paths: Vec<PathBuf>, max_bins: usize, max_points: usize) -> PyResult<String> {
     let options = AnalyzeOptions { max_bins, max_points, ..Default::default() };
     let (result, interrupt) = py.detach(move || {

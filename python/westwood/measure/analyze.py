@@ -153,8 +153,13 @@ class Analysis:
         return self.raw[which]
 
 
-def analyze(paths: Sequence[PathLike], max_bins: int = 2000, max_points: int = 20000) -> Analysis:
-    """Analyse the captures at ``paths`` (pcap or pcapng, any link type tcpdump writes).
+def analyze(
+    paths: Sequence[PathLike], plots: bool = True, max_bins: int = 2000, max_points: int = 5000
+) -> Analysis:
+    """Analyse the captures at ``paths`` (pcap or pcapng, any link type tcpdump writes). With
+    ``plots``, each connection keeps the data of its figures (at most ``max_bins`` throughput
+    bins and about 2 x ``max_points`` points of each kind of its time-sequence graph);
+    without, only the tables.
 
     Raises ``UsageError`` for a missing file or one that is not a capture (the message names the
     file and the byte offset), ``KeyboardInterrupt`` on Ctrl-C."""
@@ -169,7 +174,7 @@ def analyze(paths: Sequence[PathLike], max_bins: int = 2000, max_points: int = 2
             raise UsageError(f"{path}: no such capture file")
         files.append(os.fspath(path))
     try:
-        text = _core.analyze_pcap(files, max_bins, max_points)
+        text = _core.analyze_pcap(files, max_bins if plots else 2, max_points if plots else 0)
     except _core.CaptureError as err:
         raise UsageError(str(err)) from None
     raw = json.loads(text)
@@ -355,7 +360,7 @@ def add_parser(sub) -> None:
 def cmd_analyze(args) -> int:
     import sys
 
-    result = analyze(args.captures)
+    result = analyze(args.captures, plots=bool(args.out) and not args.no_plots)
     for w in result.warnings:
         print(f"westwood: warning: {w}", file=sys.stderr)
     rows = result.connections if args.per_capture else result.flows

@@ -734,7 +734,7 @@ def cmd_measure(args) -> int:
 
                     # The connections of the capture (data and iperf3's control ones), table
                     # rows without the plot data.
-                    record["analysis"] = analyze([capture[1]]).flows
+                    record["analysis"] = analyze([capture[1]], plots=False).flows
                 write_json_atomic(runs_dir / f"{stem}.json", record)
                 time.sleep(max(0.0, args.pause))
     finally:

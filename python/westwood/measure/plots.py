@@ -26,7 +26,7 @@ def _figure(salt: str):
 def _save(fig, stem: Path) -> List[Path]:
     paths = []
     for ext in ("png", "svg"):
-        path = stem.with_suffix(f".{ext}")
+        path = stem.parent / f"{stem.name}.{ext}"  # not with_suffix: names hold dots
 
         def save(tmp: str, ext: str = ext) -> None:
             with writing(tmp):
@@ -82,7 +82,8 @@ def tseq(conn: Mapping[str, Any], stem: Path) -> List[Path]:
         ax.set_xlabel("Time since the connection's first packet (s)")
         ax.set_ylabel("Sequence number (KB from the first byte)")
         note = "" if conn.get("tseq_complete", True) else " (points thinned for plotting)"
-        ax.set_title(f"{conn['name']} at {conn['capture']}{note}", fontsize=9)
+        where = " + ".join(Path(c).name for c in str(conn["capture"]).split(" + "))
+        ax.set_title(f"{conn['name']} at {where}{note}", fontsize=9)
         ax.grid(alpha=0.3)
         if data or acks:
             ax.legend(fontsize=8, loc="upper left")
@@ -103,8 +104,12 @@ def throughput(conns: Sequence[Mapping[str, Any]], stem: Path) -> List[Path]:
             values = acked if any(acked) else c["sent_per_bin"]
             if not values or width <= 0:
                 continue
+            # About 150 points: finer bins show the ACK clock, not the rate.
+            k = max(1, math.ceil(len(values) / 150))
+            values = [sum(values[i : i + k]) for i in range(0, len(values), k)]
+            width *= k
             start = (c["bin_start_ns"] - t0) / 1e9
-            xs = [start + (k + 0.5) * width for k in range(len(values))]
+            xs = [start + (j + 0.5) * width for j in range(len(values))]
             ys = [v * 8 / width / 1e6 for v in values]
             label = str(c["name"]) + ("" if any(acked) else " (sent)")
             ax.plot(xs, ys, lw=0.9, color=f"C{i % 10}", label=label)
