@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import UsageError
-from ..files import make_directory, write_json_atomic, write_text_atomic
+from ..files import make_directory, write_bytes_atomic, write_json_atomic, write_text_atomic
 
 # Scenario names of the simulator's controls -> the kernel's.
 KERNEL_NAMES = {
@@ -715,9 +715,14 @@ def cmd_measure(args) -> int:
         "source": source,
         "kernel": os.uname().release,
     }
+    failed = None
+    total, started = args.rounds * len(plans), 0
     try:
         for r in range(first_round, first_round + args.rounds):
             for plan in plans:
+                if started:
+                    time.sleep(max(0.0, args.pause))
+                started += 1
                 done += 1
                 stem = f"{done:04d}-r{r}-{plan.label}"
                 capture = (interface, pcap_dir / f"{stem}.pcap", args.snaplen) if pcap_dir else None
@@ -736,12 +741,20 @@ def cmd_measure(args) -> int:
                     # rows without the plot data.
                     record["analysis"] = analyze([capture[1]], plots=False).flows
                 write_json_atomic(runs_dir / f"{stem}.json", record)
-                time.sleep(max(0.0, args.pause))
+    except MeasureFailed as err:
+        failed = f"transfer {started} of {total} failed: {err}"
     finally:
         unload(loaded)
-    return report(
+    code = report(
         out, baseline=ccs[-1] if args.mix is None and len(ccs) > 1 else None, as_json=args.json
     )
+    if failed:
+        print(
+            f"westwood: error: {failed} (finished transfers are kept in {runs_dir})",
+            file=sys.stderr,
+        )
+        return 1
+    return code
 
 
 def load_records(out: Path) -> List[Dict[str, Any]]:
@@ -769,8 +782,13 @@ def report(out: Path, baseline: Optional[str], as_json: bool = False) -> int:
         s = stream_rows(rec, by_port if rec.get("analysis") is not None else None)
         streams += s
         transfers += transfer_rows(rec, s)
-    _csv(out / "streams.csv", streams, STREAM_COLUMNS)
-    _csv(out / "transfers.csv", transfers, TRANSFER_COLUMNS)
+    for name, rows, columns in (
+        ("streams.csv", streams, STREAM_COLUMNS),
+        ("transfers.csv", transfers, TRANSFER_COLUMNS),
+    ):
+        write_bytes_atomic(
+            out / name, lambda tmp, rows=rows, columns=columns: _csv(Path(tmp), rows, columns)
+        )
     summary = summarize(transfers, baseline)
     path = records[-1]["path"] if records else {}
     summary["path"] = path
