@@ -14,7 +14,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Sequence
 
 from ..errors import UsageError
 from ..files import PathLike, staged_directory, write_bytes_atomic, writing
@@ -213,12 +213,6 @@ def _csv(path: Path, rows: List[Dict[str, Any]], columns: Sequence[str]) -> None
             w.writerow([cell(r[c]) for c in columns])
 
 
-def safe_name(name: str) -> str:
-    """A flow or connection name as a file name."""
-    keep = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
-    return keep.strip("._") or "connection"
-
-
 def write(result: Analysis, out_dir: PathLike, plots: bool = True) -> List[Path]:
     """Write ``flows.csv``, ``connections.csv``, ``udp.csv`` (if any), ``flows.parquet``,
     ``connections.parquet``, ``analysis.json`` (the tables and the captures' descriptions) and,
@@ -381,9 +375,3 @@ def cmd_analyze(args) -> int:
         if not args.json:
             print(f"wrote {len(written)} files to {args.out}/")
     return 0
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:  # pragma: no cover - python -m
-    from ..cli import main as cli_main
-
-    return cli_main(["analyze", *(argv or [])])

@@ -121,11 +121,15 @@ def throughput(conns: Sequence[Mapping[str, Any]], stem: Path) -> List[Path]:
         return _save(fig, stem)
 
 
+def safe_name(name: str) -> str:
+    """A flow or connection name as a file name."""
+    keep = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
+    return keep.strip("._") or "connection"
+
+
 def analysis_plots(result, out: Path) -> List[Path]:
     """The time-sequence graph of every connection direction that carried data (combined rows)
-    and one throughput figure."""
-    from .analyze import safe_name
-
+    and one throughput figure (``result``: an ``analyze.Analysis``)."""
     rows = [r for r in result.series("flows") if r["segments_sent"] > 0 or r["tseq_acks"]]
     paths: List[Path] = []
     used: Dict[str, int] = {}
