@@ -405,7 +405,8 @@ def stream_rows(
             mss = (a or {}).get("segment_size") or 1448
             retx = int(snd.get("retransmits", 0) or 0)
             row = {
-                "name": f"{record['label']}/{s['cc']}.{i}",
+                # Transfer number, cc, session: "3/tcpw.0".
+                "name": f"{record['transfer']}/{s['cc']}.{i}",
                 "cc": s["cc"],
                 "src": conn.get("local_host", ""),
                 "dst": conn.get("remote_host", ""),
