@@ -10,8 +10,8 @@ import pytest
 
 import westwood
 from conftest import GOOD_SCENARIO, SHORT, write_scenario
-from westwood import tables
 from westwood.overrides import OverrideError
+from westwood.report import tables
 
 SHORT_OVERRIDES = dict([SHORT.split("=", 1)])
 

@@ -7,7 +7,6 @@ import math
 
 import pytest
 
-from westwood import experiments, report
 from westwood.claims import (
     NOT_AVAILABLE,
     NOT_REPRODUCED,
@@ -22,9 +21,12 @@ from westwood.claims import (
     judge,
     markdown_claims,
 )
+from westwood.experiments import registry
+from westwood.experiments.sweep import SweepResults
+from westwood.report import html as report
 from westwood.stats import MeanCI
 
-FIG9 = experiments.EXPERIMENTS["fig9"]
+FIG9 = registry.EXPERIMENTS["fig9"]
 
 
 def constant(value: float):
@@ -80,7 +82,7 @@ def sweep(values):
         ]
         for s in FIG9.series
     ]
-    return experiments.SweepResults(FIG9, xs, cells)
+    return SweepResults(FIG9, xs, cells)
 
 
 def flat(value, xs=(0, 0.5, 1, 2, 3)):
@@ -114,7 +116,7 @@ def test_fig9_claims_are_not_available_without_their_inputs():
     assert ratio.verdict == NOT_AVAILABLE and "loss = 1% was not run" in ratio.measured
     assert location.verdict == REPRODUCED  # 2% has the largest ratio among 0% and 2%
     two_series = dataclasses.replace(FIG9, series=FIG9.series[:2])
-    results = experiments.SweepResults(
+    results = SweepResults(
         two_series, [0, 1], [[MeanCI(1, 1.0, math.nan)] * 2, [MeanCI(1, 1.0, math.nan)] * 2]
     )
     assert judge(FIG9.claims[0], results).verdict == NOT_AVAILABLE  # no TCPW series

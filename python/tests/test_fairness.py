@@ -1,4 +1,5 @@
-"""Jain's fairness index helper (the simulator reports the same index in its summary)."""
+"""Jain's fairness index: the simulator computes it (``metrics::jain_index``) into every summary,
+and the front end reads the summary's rather than computing its own."""
 
 from __future__ import annotations
 
@@ -6,29 +7,36 @@ import math
 
 import pytest
 
-from westwood.stats import fairness, jain_index
+import westwood
+from westwood import sweeps
 
 
-def test_equal_shares_give_one_and_a_hog_gives_one_over_n():
-    assert jain_index([2.0] * 5) == pytest.approx(1.0)
-    assert jain_index([0.0, 0.0]) == 1.0
-    for n in range(1, 8):
-        xs = [0.0] * n
-        xs[0] = 3e6
-        assert jain_index(xs) == pytest.approx(1.0 / n)
-    assert math.isnan(jain_index([]))
+def test_the_summary_index_is_jains_over_the_flows_goodputs():
+    result = westwood.run("dumbbell", overrides={"duration": "5s", "flows": "3"})
+    goodputs = [f["goodput_bps"] for f in result.summary["flows"]]
+    assert len(goodputs) == 3
+    expected = math.fsum(goodputs) ** 2 / (len(goodputs) * math.fsum(x * x for x in goodputs))
+    assert result.summary["fairness"]["index"] == pytest.approx(expected, rel=1e-12)
+    assert result.summary["fairness"]["flows"] == [f["name"] for f in result.summary["flows"]]
 
 
-def test_worked_example_and_subsets_of_a_summary():
-    assert jain_index([1, 2, 3, 4]) == pytest.approx(100 / 120)
+def test_sweep_metrics_read_the_summary_index():
     summary = {
         "flows": [
-            {"name": "a", "goodput_bps": 1e6},
-            {"name": "b", "goodput_bps": 3e6},
-            {"name": "c", "goodput_bps": 2e6},
-        ]
+            {
+                "goodput_bps": g,
+                "throughput_bps": g,
+                "retransmits": 0,
+                "timeouts": 0,
+                "fast_retransmits": 0,
+            }
+            for g in (1e6, 3e6)
+        ],
+        "fairness": {"index": 0.25, "flows": ["a", "b"]},
+        "sim_seconds": 1.0,
+        "events": 1,
+        "packets": 1,
     }
-    assert fairness(summary) == pytest.approx(36 / 42)
-    assert fairness(summary, ["a", "c"]) == pytest.approx(9 / 10)
-    with pytest.raises(KeyError, match="a, b, c"):
-        fairness(summary, ["z"])
+    assert sweeps.run_metrics(summary)["fairness"] == 0.25
+    summary["fairness"] = {"index": None, "flows": []}
+    assert sweeps.run_metrics(summary)["fairness"] is None

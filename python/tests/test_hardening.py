@@ -15,9 +15,10 @@ import pytest
 from westwood._core import ScenarioError
 
 from conftest import assert_clean_error, cli, cli_json
-from westwood import run, tables
+from westwood import run
 from westwood.api import run_raw
 from westwood.files import write_columns_csv
+from westwood.report import tables
 
 
 def test_ctrl_c_ends_a_long_run_within_a_second_and_writes_nothing(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 import westwood
 from conftest import REPO
-from westwood import experiments
+from westwood.experiments import registry
 from westwood.papers import seed000
 from westwood.reproduce import reproduce
 
@@ -38,7 +38,7 @@ def test_scenario_parses_and_runs(path: Path):
 
 def test_every_seed000_experiment_is_registered_with_claims():
     for e in seed000.EXPERIMENTS:
-        assert experiments.EXPERIMENTS[e.id] is e
+        assert registry.EXPERIMENTS[e.id] is e
         assert e.claims and e.paper.startswith("seed 000")
 
 

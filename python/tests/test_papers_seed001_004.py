@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from westwood.api import run_raw
-from westwood.experiments import EXPERIMENTS
+from westwood.experiments.registry import EXPERIMENTS
 from westwood.papers import seed001, seed002, seed003, seed004
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import assert_clean_error, cli
 from westwood.errors import UsageError
-from westwood.runplot import parse_size, plot_run
+from westwood.report.runplot import parse_size, plot_run
 
 SHORT = "duration=8s"
 

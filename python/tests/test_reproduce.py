@@ -13,14 +13,16 @@ import pytest
 
 import fake_emu_binary
 from conftest import SHORT, cli, dir_entries, without_wall
-from westwood import experiments, report, runner, which_tcpw
+from westwood.experiments import registry, sweep, trace
 from westwood.locks import LOCK_FILE, DirectoryInUse, output_lock
+from westwood.papers import which_tcpw
 from westwood.reproduce import reproduce
+from westwood.runs import store
 
 
-def tiny_fig9() -> experiments.Experiment:
+def tiny_fig9() -> sweep.Experiment:
     """fig9 with 2 x values, the Reno and NewReno series and 5 s runs."""
-    fig9 = experiments.EXPERIMENTS["fig9"]
+    fig9 = registry.EXPERIMENTS["fig9"]
     return dataclasses.replace(
         fig9,
         x=dataclasses.replace(fig9.x, values=(0, 2), quick_values=(0, 2)),
@@ -70,10 +72,10 @@ def test_tiny_reproduction_and_cache(tmp_path: Path):
     cached = sorted((out / "runs").glob("*.json"))
     assert len(cached) == 8
     # Tamper with one cached summary: a second invocation must use it instead of rerunning.
-    spec = runner.plan(exp, True, 2)[0]
-    entry = json.loads(runner.cache_path(out / "runs", spec).read_text())
+    spec = store.plan(exp, True, 2)[0]
+    entry = json.loads(store.cache_path(out / "runs", spec).read_text())
     entry["summary"]["flows"][0]["goodput_bps"] = 123_456_789.0
-    runner.cache_path(out / "runs", spec).write_text(json.dumps(entry))
+    store.cache_path(out / "runs", spec).write_text(json.dumps(entry))
     stderr = io.StringIO()
     reproduce([exp], out, quick=True, seeds=2, jobs=2, progress_stream=stderr)
     assert "(8 cached)" in stderr.getvalue()
@@ -92,8 +94,8 @@ def test_cli_quick_reproduce_resumes(tmp_path: Path):
         dir_entries(out)
     )
     runs = len(dir_entries(out / "runs"))
-    quick_x = experiments.EXPERIMENTS["fig9"].x.values_for(True)
-    series = len(experiments.EXPERIMENTS["fig9"].series)  # 6 ccs + the other TCPWs
+    quick_x = registry.EXPERIMENTS["fig9"].x.values_for(True)
+    series = len(registry.EXPERIMENTS["fig9"].series)  # 6 ccs + the other TCPWs
     assert runs == len(quick_x) * series  # one seed in quick mode
     assert "ETA" in first.stderr
     second = cli(*args)
@@ -107,13 +109,13 @@ def test_interrupted_cache_entry_is_recomputed(tmp_path: Path):
     exp = dataclasses.replace(tiny_fig9(), series=tiny_fig9().series[:1])
     out = tmp_path / "r"
     reproduce([exp], out, quick=True, seeds=1, jobs=1, progress_stream=io.StringIO())
-    spec = runner.plan(exp, True, 1)[0]
-    good = runner.cache_path(out / "runs", spec).read_text()
-    runner.cache_path(out / "runs", spec).write_text(good[: len(good) // 2])  # truncated
+    spec = store.plan(exp, True, 1)[0]
+    good = store.cache_path(out / "runs", spec).read_text()
+    store.cache_path(out / "runs", spec).write_text(good[: len(good) // 2])  # truncated
     stderr = io.StringIO()
     reproduce([exp], out, quick=True, seeds=1, jobs=1, progress_stream=stderr)
     assert "(1 cached)" in stderr.getvalue()  # the other run; the truncated one reran
-    rerun = json.loads(runner.cache_path(out / "runs", spec).read_text())
+    rerun = json.loads(store.cache_path(out / "runs", spec).read_text())
     assert rerun["run"] == spec.identity()
     before = json.loads(good)["summary"]
     assert without_wall(rerun["summary"]) == without_wall(before)  # deterministic rerun
@@ -161,25 +163,25 @@ def test_aggregate_and_markdown_table():
             (2, "NewReno", 2, 0.6),
         ]
     ]
-    xs, cells = report.aggregate(exp, rows)
+    xs, cells = sweep.aggregate(exp, rows)
     assert xs == [0, 2]
     reno0 = cells[0][0]
     assert reno0.n == 2 and reno0.mean == 2.0
     assert reno0.half_width == pytest.approx(12.706 * 1.0, rel=1e-3)  # t(0.975, 1) * s/sqrt(2)
-    table = report.markdown_table(exp, xs, cells)
+    table = sweep.markdown_table(exp, xs, cells)
     assert "| 0 | 2.000 ± 12.706 | 2.000 ± 0.000 |" in table
     assert "| 2 | 0.500 ± 0.000 | 0.500 ± 1.271 |" in table
 
 
-@pytest.mark.parametrize("exp_id", sorted(experiments.EXPERIMENTS))
+@pytest.mark.parametrize("exp_id", sorted(registry.EXPERIMENTS))
 def test_every_registered_experiment_is_runnable(exp_id: str):
     """Each series (at the extreme x values of a sweep) is accepted by its scenario (10 s runs:
     some scenarios start flows a few seconds in),
     and a trace experiment's flow, bottleneck and sources are in the summary."""
     from westwood.api import run_raw
-    from westwood.traces import bottleneck_rate, flow_record
+    from westwood.experiments.trace import bottleneck_rate, flow_record
 
-    exp = experiments.EXPERIMENTS[exp_id]
+    exp = registry.EXPERIMENTS[exp_id]
     xs = (exp.x.values[0], exp.x.values[-1]) if exp.kind in ("sweep", "testbed") else (0.0,)
     for x in xs:
         for series in exp.series:
@@ -215,7 +217,7 @@ def test_every_registered_experiment_is_runnable(exp_id: str):
 
 
 def test_claims_in_markdown_and_index(tmp_path: Path):
-    fig9 = experiments.EXPERIMENTS["fig9"]
+    fig9 = registry.EXPERIMENTS["fig9"]
     exp = dataclasses.replace(
         fig9,
         x=dataclasses.replace(fig9.x, values=(0, 1), quick_values=(0, 1)),
@@ -242,8 +244,8 @@ def test_claims_in_markdown_and_index(tmp_path: Path):
     assert "## fig9: claims" in (out / "index.md").read_text()
 
 
-def tiny_fig3() -> experiments.TraceExperiment:
-    fig3 = experiments.EXPERIMENTS["fig3"]
+def tiny_fig3() -> trace.TraceExperiment:
+    fig3 = registry.EXPERIMENTS["fig3"]
     return dataclasses.replace(fig3, series=fig3.series[:2])  # TCPW, TCPW TR
 
 
@@ -290,19 +292,18 @@ def test_recorded_run_without_series_in_cache_is_rerun(tmp_path: Path):
     exp = dataclasses.replace(tiny_fig3(), series=tiny_fig3().series[:1])
     out = tmp_path / "r"
     reproduce([exp], out, quick=True, seeds=1, jobs=1, progress_stream=io.StringIO())
-    spec = runner.plan(exp, True, 1)[0]
+    spec = store.plan(exp, True, 1)[0]
     assert spec.record
-    path = runner.cache_path(out / "runs", spec)
+    path = store.cache_path(out / "runs", spec)
     entry = json.loads(path.read_text())
     del entry["flow_series"]
     path.write_text(json.dumps(entry))
-    assert runner.load_cached(out / "runs", spec) is None
     with pytest.raises(LookupError):
-        runner.load_series(out / "runs", spec)
+        store.load_series(out / "runs", spec)
     stderr = io.StringIO()
     reproduce([exp], out, quick=True, seeds=1, jobs=1, progress_stream=stderr)
     assert "cached" not in stderr.getvalue().splitlines()[-1]
-    assert runner.load_series(out / "runs", spec)["bwe_bps"]
+    assert store.load_series(out / "runs", spec)["bwe_bps"]
 
 
 def test_default_reproduce_runs_every_experiment(tmp_path: Path, monkeypatch):
@@ -312,7 +313,7 @@ def test_default_reproduce_runs_every_experiment(tmp_path: Path, monkeypatch):
     proc = cli("reproduce", "--quick", "--jobs", "2", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((out / "index.json").read_text())
-    headline = [i for i, e in experiments.EXPERIMENTS.items() if e.headline]
+    headline = [i for i, e in registry.EXPERIMENTS.items() if e.headline]
     assert sorted(manifest) == sorted(headline)  # --quick without IDs: the headline ones
     html = (out / "index.html").read_text()
     for exp_id in headline:

@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 
 import fake_emu_binary
-from westwood import experiments, which_tcpw
 from westwood.claims import VERDICTS
+from westwood.experiments import base, registry
+from westwood.papers import which_tcpw
 from westwood.reproduce import reproduce
 
 TINY = "10s"  # simulated time of every run (scenarios may start flows a few seconds in)
@@ -22,7 +23,7 @@ def tiny(e):
     if any(f.name == "quick_duration" for f in dataclasses.fields(e)):
         changes["quick_duration"] = TINY
     x = getattr(e, "x", None)
-    if isinstance(x, experiments.Axis):
+    if isinstance(x, base.Axis):
         values = x.values_for(True)
         changes["x"] = dataclasses.replace(
             x, quick_values=tuple(dict.fromkeys((values[0], values[-1])))
@@ -42,12 +43,12 @@ def tiny(e):
 
 def test_report_covers_every_registered_experiment(tmp_path: Path, monkeypatch):
     # The testbed experiments run against a stand-in binary (real ones: test_testbed_reproduce).
-    from westwood import testbed_experiments
+    from westwood.experiments import testbed as testbed_experiments
 
     fake_emu_binary.install(tmp_path, monkeypatch)
     monkeypatch.setattr(testbed_experiments, "unavailable_reason", lambda: None)
-    ids = list(experiments.EXPERIMENTS)
-    exps = [tiny(e) for e in experiments.get(ids)]
+    ids = list(registry.EXPERIMENTS)
+    exps = [tiny(e) for e in registry.get(ids)]
     out = tmp_path / "results"
     reproduce(exps, out, quick=True, seeds=1, jobs=2)
     html = (out / "index.html").read_text()
@@ -55,7 +56,7 @@ def test_report_covers_every_registered_experiment(tmp_path: Path, monkeypatch):
     manifest = json.loads((out / "index.json").read_text())
     assert sorted(manifest) == sorted(ids)
     assert which_tcpw.HEADING in md and '<section id="which-tcpw">' in html
-    for exp_id, e in experiments.EXPERIMENTS.items():
+    for exp_id, e in registry.EXPERIMENTS.items():
         assert f'<section id="{exp_id}">' in html, exp_id
         assert exp_id in md
         assert (out / f"{exp_id}.md").is_file(), exp_id

@@ -17,12 +17,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import ENOSPC_TEXT, SHORT, assert_clean_error, cli, dir_entries, fill_disk
-from westwood import runner, sweeps
+from westwood import sweeps
 from westwood.cli import main
 from westwood.errors import UsageError
-from westwood.executors import LocalExecutor, make_executor
 from westwood.locks import LOCK_FILE, DirectoryInUse, output_lock
 from westwood.progress import Progress
+from westwood.runs import store
+from westwood.runs.executors import LocalExecutor, make_executor
 
 # Dask is an optional extra (pip install 'westwood[dask]'); `make test` installs it.
 DASK_REASON = "dask[distributed] is not installed"
@@ -239,18 +240,18 @@ def test_worker_needs_only_the_scenario_text(tmp_path: Path):
     driver's file, and a worker with another build refuses the run."""
     scenario = tmp_path / "mine.toml"
     scenario.write_text((Path(sweeps.__file__).parents[2] / "scenarios/wireless.toml").read_text())
-    spec = runner.RunSpec("", str(scenario), (("duration", "2s"),), 3)
-    bad = runner.RunSpec("", str(scenario), (("duration", "2s"), ("cc", "nosuchcc")), 3)
-    job, bad_job = runner.make_jobs([spec, bad])
+    spec = store.RunSpec("", str(scenario), (("duration", "2s"),), 3)
+    bad = store.RunSpec("", str(scenario), (("duration", "2s"), ("cc", "nosuchcc")), 3)
+    job, bad_job = store.make_jobs([spec, bad])
     scenario.unlink()
-    entry = runner.run_job(job)
+    entry = store.run_job(job)
     assert entry["status"] == "ok" and entry["summary"]["scenario"] == "wireless"
     assert entry["summary"]["sim_seconds"] == 2.0 and entry["run"] == spec.identity()
-    failed = runner.run_job(bad_job)
+    failed = store.run_job(bad_job)
     assert failed["status"] == "failed" and failed["error_type"] == "ScenarioError"
     assert str(scenario) in failed["error"] and "nosuchcc" in failed["error"]
-    other = runner.Job(**{**job.__dict__, "code": {"core_sha256": "0" * 64, "version": "9"}})
-    mismatch = runner.run_job(other)
+    other = store.Job(**{**job.__dict__, "code": {"core_sha256": "0" * 64, "version": "9"}})
+    mismatch = store.run_job(other)
     assert mismatch["status"] == "failed" and "another westwood build" in mismatch["error"]
 
 
@@ -265,9 +266,9 @@ def test_edited_scenario_is_a_new_run(tmp_path: Path):
     scenario.write_text(text.replace('wired_delay = "45ms"', 'wired_delay = "40ms"'))
     after = sweeps.plan_sweep(str(scenario), axes, 1, [("duration", "1s")])
     assert before.runs[0].spec.key != after.runs[0].spec.key
-    with pytest.raises(runner.UsageError, match="changed after the runs were planned"):
-        runner.make_jobs([before.runs[0].spec])
-    assert runner.make_jobs([after.runs[0].spec])[0].text == scenario.read_text()
+    with pytest.raises(store.UsageError, match="changed after the runs were planned"):
+        store.make_jobs([before.runs[0].spec])
+    assert store.make_jobs([after.runs[0].spec])[0].text == scenario.read_text()
 
 
 # --- failures ----------------------------------------------------------------------------------
@@ -489,10 +490,10 @@ def test_ctrl_c_on_a_dask_local_cluster(tmp_path: Path):
 def test_local_executor_retries_runs_of_a_dead_worker(tmp_path: Path, monkeypatch):
     """A run whose worker dies every time is recorded as failed; the others finish."""
     path = str(Path(sweeps.__file__).parents[2] / "scenarios/wireless.toml")
-    specs = [runner.RunSpec("", path, (("duration", "1s"),), seed) for seed in (1, 2, 3)]
+    specs = [store.RunSpec("", path, (("duration", "1s"),), seed) for seed in (1, 2, 3)]
     monkeypatch.setenv("WESTWOOD_TEST_CRASH_SEED", "2")  # read by the crash hook below
     executor = LocalExecutor(2)
-    jobs = runner.make_jobs(specs)
+    jobs = store.make_jobs(specs)
     results = dict(
         (job.seed, entry) for job, entry in _run_with_crash(executor, jobs, str(tmp_path))
     )
@@ -504,11 +505,11 @@ def test_local_executor_retries_runs_of_a_dead_worker(tmp_path: Path, monkeypatc
 def _crashing_run_job(job, commit_dir=None):
     if str(job.seed) == os.environ.get("WESTWOOD_TEST_CRASH_SEED"):
         os._exit(9)  # the worker process dies, as if killed
-    return runner.run_job(job, commit_dir)
+    return store.run_job(job, commit_dir)
 
 
 def _run_with_crash(executor, jobs, store):
-    import westwood.executors as executors
+    import westwood.runs.executors as executors
 
     original = executors.run_job
     executors.run_job = _crashing_run_job

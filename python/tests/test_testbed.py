@@ -17,7 +17,8 @@ import time
 import pytest
 
 from conftest import REPO
-from westwood import tables, testbed
+from westwood import testbed
+from westwood.report import tables
 
 
 def _fake(tmp_path, monkeypatch, code=3):

@@ -1,4 +1,4 @@
-"""The testbed sections of `westwood reproduce` (westwood/testbed_experiments.py).
+"""The testbed sections of `westwood reproduce` (westwood/experiments/testbed.py).
 
 The runner, the store, the report and the skipped path are tested with a fake `westwood-emu`
 that writes canned summaries (no privileges). One test runs a real two-point testbed
@@ -14,10 +14,11 @@ import math
 import pytest
 
 import fake_emu_binary
-from westwood import report
-from westwood import testbed_experiments as tbx
 from westwood.claims import REPRODUCED, Claim, between, judge
-from westwood.experiments import GOODPUT_MBPS, Axis, Series, SweepResults
+from westwood.experiments import testbed as tbx
+from westwood.experiments.base import GOODPUT_MBPS, Axis, Series
+from westwood.experiments.sweep import SweepResults
+from westwood.report import html as report
 from westwood.reproduce import reproduce
 from westwood.stats import mean_ci
 
@@ -228,7 +229,7 @@ def test_agreement_picks_the_ratio_farthest_from_one():
 
 
 def test_testbed_experiments_are_registered_and_listed():
-    from westwood import experiments
+    from westwood.experiments import registry as experiments
 
     testbed = [e for e in experiments.EXPERIMENTS.values() if e.kind == "testbed"]
     assert {e.id for e in testbed} >= {

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from westwood import traces
 from westwood.claims import NOT_AVAILABLE, PARTLY, REPRODUCED, ClaimUnavailable, judge
-from westwood.experiments import EXPERIMENTS
+from westwood.experiments import trace as traces
+from westwood.experiments.registry import EXPERIMENTS
 
 # The paper's schedule: udp1 ON 25-200 s, udp2 ON 50-75 s and 125-175 s, 1 Mb/s each.
 PAPER_SOURCES = [

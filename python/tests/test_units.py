@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 
 from conftest import ENOSPC_TEXT, dir_entries, fill_disk
-from westwood import checks, experiments, files, messages, runner, stats
+from westwood import checks, files, messages, stats
 from westwood.errors import UsageError, WriteError
+from westwood.experiments import base, registry
 from westwood.files import staged_directory
 from westwood.overrides import OverrideError, merge, normalize, parse_assignment
 from westwood.paths import PACKAGE_SCENARIOS, resolve_scenario
 from westwood.progress import Progress, format_duration
+from westwood.runs import store
 
 
 @pytest.mark.parametrize(
@@ -97,17 +99,17 @@ def test_counts_reject_bools_and_strings():
 
 
 def test_axis_values_and_overrides():
-    axis = experiments.Axis("loss", (0, 0.5, 1, 2, 3), "Packet error rate", "%")
+    axis = base.Axis("loss", (0, 0.5, 1, 2, 3), "Packet error rate", "%")
     assert axis.values_for(False) == (0, 0.5, 1, 2, 3)
     assert axis.values_for(True) == (0, 1, 3)
-    assert experiments.Axis("x", (1, 2, 3, 4), "x").values_for(True) == (1, 3, 4)
+    assert base.Axis("x", (1, 2, 3, 4), "x").values_for(True) == (1, 3, 4)
     assert axis.override(0.5) == ("loss", "0.5%")
     assert axis.override(2.0) == ("loss", "2%")
     assert axis.axis_label == "Packet error rate (%)"
 
 
 def test_fig9_registry_entry():
-    fig9 = experiments.EXPERIMENTS["fig9"]
+    fig9 = registry.EXPERIMENTS["fig9"]
     assert fig9.scenario == "wireless" and fig9.x.parameter == "loss"
     assert fig9.x.values == (0, 0.5, 1, 1.5, 2, 3, 4, 5)
     assert [s.overrides["cc"] for s in fig9.series] == [
@@ -128,24 +130,24 @@ def test_fig9_registry_entry():
     assert full == {"cc": "newreno", "loss": "1.5%"}
     quick = dict(fig9.run_overrides(1.5, fig9.series[0], quick=True, extra=[("cc", "x")]))
     assert quick == {"cc": "x", "loss": "1.5%", "duration": fig9.quick_duration}
-    assert experiments.get([]) == list(experiments.EXPERIMENTS.values())
-    assert experiments.get(["fig9", "fig9"]) == [fig9]
-    assert [e.id for e in experiments.get([])][:2] == ["fig3", "fig9"]
+    assert registry.get([]) == list(registry.EXPERIMENTS.values())
+    assert registry.get(["fig9", "fig9"]) == [fig9]
+    assert [e.id for e in registry.get([])][:2] == ["fig3", "fig9"]
     with pytest.raises(UsageError, match="fig0"):
-        experiments.get(["fig0"])
+        registry.get(["fig0"])
 
 
 def test_cache_key():
-    k = runner.cache_key("fig9", [("loss", "1%"), ("cc", "reno")], 1)
-    assert k == runner.cache_key("fig9", [("cc", "reno"), ("loss", "1%")], 1)
-    assert k != runner.cache_key("fig9", [("loss", "1%"), ("cc", "reno")], 2)
-    assert k != runner.cache_key("fig9", [("loss", "2%"), ("cc", "reno")], 1)
-    assert k != runner.cache_key("fig10", [("loss", "1%"), ("cc", "reno")], 1)
+    k = store.cache_key("fig9", [("loss", "1%"), ("cc", "reno")], 1)
+    assert k == store.cache_key("fig9", [("cc", "reno"), ("loss", "1%")], 1)
+    assert k != store.cache_key("fig9", [("loss", "1%"), ("cc", "reno")], 2)
+    assert k != store.cache_key("fig9", [("loss", "2%"), ("cc", "reno")], 1)
+    assert k != store.cache_key("fig10", [("loss", "1%"), ("cc", "reno")], 1)
 
 
 def test_plan_covers_grid():
-    fig9 = experiments.EXPERIMENTS["fig9"]
-    specs = runner.plan(fig9, quick=False, seeds=3)
+    fig9 = registry.EXPERIMENTS["fig9"]
+    specs = store.plan(fig9, quick=False, seeds=3)
     assert len(specs) == 8 * 9 * 3  # 6 protocols + 3 other TCPWs (which_tcpw.py)
     assert len({s.key for s in specs}) == len(specs)
     assert {s.seed for s in specs} == {1, 2, 3}
@@ -213,10 +215,10 @@ def test_progress_line():
 def test_cache_key_changes_with_the_scenario_file(tmp_path):
     scenario = tmp_path / "s.toml"
     scenario.write_text("a = 1\n")
-    before = runner.cache_key("fig9", [("loss", "1%")], 1, str(scenario))
+    before = store.cache_key("fig9", [("loss", "1%")], 1, str(scenario))
     scenario.write_text("a = 2\n")
-    runner._file_digest.cache_clear()
-    assert runner.cache_key("fig9", [("loss", "1%")], 1, str(scenario)) != before
+    store._file_digest.cache_clear()
+    assert store.cache_key("fig9", [("loss", "1%")], 1, str(scenario)) != before
 
 
 def test_atomic_write_on_a_full_disk_names_the_file_and_keeps_the_old_one(

@@ -3,15 +3,15 @@ and the summary table finds each variant's number (and the testbed's, or its ski
 
 from __future__ import annotations
 
-from westwood import experiments, which_tcpw
-from westwood.papers import seed000, testbed
+from westwood.experiments import registry
+from westwood.papers import seed000, testbed, which_tcpw
 
 
 def test_every_variant_is_a_series_and_a_claim_of_each_summary_experiment():
     labels = [v.label for v in which_tcpw.VARIANTS]
     assert labels[0] == "TCPW" and len(set(labels)) == len(labels)
     for row in which_tcpw.ROWS:
-        e = experiments.EXPERIMENTS[row.experiment]
+        e = registry.EXPERIMENTS[row.experiment]
         texts = [c.text for c in e.claims]
         for label in labels:
             assert row.claim(label) in texts, (row.experiment, label)

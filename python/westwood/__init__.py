@@ -15,8 +15,7 @@ from ._core import ScenarioError
 from .api import RunResult, run
 from .replay import ReplayResult, replay
 from .sweeps import SweepResult, sweep
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "ReplayResult",

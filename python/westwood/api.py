@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Union
 
-from . import _core, tables
+from . import _core
 from .checks import integer
 from .files import PathLike, write_bytes_atomic, writing
 from .overrides import OverridesLike, normalize
 from .paths import ScenarioLike, resolve_scenario
+from .report import tables
 
 if TYPE_CHECKING:  # pandas is imported lazily, only when DataFrames are built
     import pandas as pd

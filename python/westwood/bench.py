@@ -284,8 +284,9 @@ def scaling(
 def sweep_speedup(extra: Pairs = (), factor: float = 1.0, jobs: int = 2) -> Dict[str, Any]:
     """The same sweep (dumbbell, flows 2/5/10/20 x 2 seeds, 60 s) on 1 local process and on
     ``jobs``, each into a fresh store; wall time of the execution (pool start-up included)."""
-    from . import runner, sweeps
-    from .executors import LocalExecutor
+    from . import sweeps
+    from .runs import runner
+    from .runs.executors import LocalExecutor
 
     overrides = list(extra) + [("duration", seconds_text(60.0 * factor))]
     plan = sweeps.plan_sweep(
@@ -396,10 +397,6 @@ def format_report(result: Dict[str, Any]) -> str:
             f"({100 * s['efficiency']:.0f}% efficiency; {s['cpus']} CPUs)",
         ]
     return "\n".join(lines)
-
-
-def bench_json(result: Dict[str, Any]) -> str:
-    return json.dumps(result)
 
 
 def main(

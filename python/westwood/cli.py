@@ -22,7 +22,7 @@ from ._core import ScenarioError
 from .errors import UsageError
 from .messages import clip_long_values
 from .overrides import parse_assignments
-from .runner import RunFailed
+from .runs.runner import RunFailed
 
 EXIT_USAGE = 2
 
@@ -80,7 +80,7 @@ def _add_wait(parser: argparse.ArgumentParser) -> None:
 
 
 def _executor(args: argparse.Namespace):
-    from .executors import make_executor
+    from .runs.executors import make_executor
 
     kind = args.executor or ("dask" if args.scheduler else "local")
     return make_executor(kind, args.jobs, args.scheduler)
@@ -107,7 +107,8 @@ def version_text() -> str:
     source the Rust engine was compiled from (``_core.__build__``, recorded by its build.rs), so
     a bug report from an installed wheel says which code ran. "unknown" for an engine built
     without git or before the engine recorded it."""
-    from . import __version__, _core
+    from . import _core
+    from .version import __version__
 
     return f"westwood {__version__} (engine {getattr(_core, '__build__', 'unknown')})"
 
@@ -461,7 +462,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    from .runplot import parse_size, plot_run
+    from .report.runplot import parse_size, plot_run
 
     size = parse_size(args.segment_size) if args.segment_size is not None else None
     result = plot_run(args.run_dir, args.out, args.flows, size)
@@ -478,7 +479,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from . import experiments
+    from .experiments import registry as experiments
 
     if args.list:
         for e in experiments.EXPERIMENTS.values():

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator, Optional, Union
 
 from .errors import WriteError
-from .tables import Columns, column_rows
+from .report.tables import Columns, column_rows
 
 PathLike = Union[str, "os.PathLike[str]"]
 

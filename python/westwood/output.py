@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
-from . import tables
 from .api import RawResult
 from .files import PathLike, staged_directory, write_columns_csv, writing
+from .report import tables
 
 RUN_FILES = ("summary.json", "flows.csv", "links.csv", "flow_series.csv", "link_series.csv")
 # Written with `westwood run --ack-trace` (docs/ack-trace.md).

@@ -308,7 +308,7 @@ def plot_replay(report: Dict[str, Any], plot: Dict[str, Dict[str, list]], stem: 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    from .plot import _save_both
+    from .report.plots import _save_both
 
     flows = [f for f in report["flows"] if f["flow"] in plot][:MAX_PLOTTED_FLOWS]
     panels = max(1, len(flows))

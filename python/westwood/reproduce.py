@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
-from . import report
 from .checks import count
-from .claims import judge, skipped_verdict
-from .experiments import AnyExperiment, Experiment, SweepResults
+from .experiments.base import ExperimentKind
+from .experiments.testbed import reproduce_testbed
 from .locks import output_lock
-from .plot import plot_experiment
-from .runner import RunSpec, default_jobs, execute, plan
+from .report import html as report
+from .runs.runner import execute
+from .runs.store import default_jobs, plan
 
 DEFAULT_OUT = "results"
 
 
-def default_seeds(experiment: AnyExperiment, quick: bool) -> int:
+def default_seeds(experiment: ExperimentKind, quick: bool) -> int:
     """Seeds per point when --seeds is not given: 1 in quick mode, else the experiment's."""
     return 1 if quick else experiment.seeds
 
@@ -36,7 +36,7 @@ def rerun_command(
 
 
 def reproduce(
-    experiments: Sequence[AnyExperiment],
+    experiments: Sequence[ExperimentKind],
     out_dir,
     *,
     quick: bool = False,
@@ -48,11 +48,11 @@ def reproduce(
     wait: bool = False,
 ) -> List[Path]:
     """Run every experiment's runs (cached ones are reused), then write per experiment
-    ``<id>.csv``, ``<id>.md``, ``<id>.png``, ``<id>.svg`` (trace experiments also
-    ``<id>_trace.csv``) and the directory's index. ``extra`` overrides apply to every run (and
-    are part of each run's cache key). ``seeds`` (default: 1 with ``quick``, else each
-    experiment's own) is the number of seeds per point. ``executor`` (see ``executors.py``)
-    runs what is not cached; default: ``jobs`` local processes.
+    ``<id>.csv``, ``<id>.md``, ``<id>.png``, ``<id>.svg`` (each kind's ``write_report``; trace
+    experiments also ``<id>_trace.csv``) and the directory's index. ``extra`` overrides apply
+    to every run (and are part of each run's cache key). ``seeds`` (default: 1 with ``quick``,
+    else each experiment's own) is the number of seeds per point. ``executor`` (see
+    ``runs/executors.py``) runs what is not cached; default: ``jobs`` local processes.
 
     ``out_dir`` is locked while this runs (``locks.output_lock``): if another sweep or
     reproduction is writing it, ``DirectoryInUse`` is raised, or with ``wait`` this waits for
@@ -78,8 +78,6 @@ def reproduce(
         written: List[Path] = []
         entries: Dict[str, Dict[str, Any]] = {}
         if testbed:
-            from .testbed_experiments import reproduce_testbed
-
             tb_written, tb_entries = reproduce_testbed(
                 testbed,
                 out,
@@ -93,8 +91,7 @@ def reproduce(
             entries.update(tb_entries)
         for experiment in experiments:
             command = rerun_command(experiment.id, quick, n_seeds[experiment.id], extra, out)
-            paths, entry = _write_report(
-                experiment,
+            paths, entry = experiment.write_report(
                 specs[experiment.id],
                 summaries,
                 out,
@@ -118,55 +115,3 @@ def reproduce(
         report.write_index(out, manifest)
         written += [out / "index.md", out / "index.html"]
         return written
-
-
-def _write_report(
-    experiment: AnyExperiment,
-    specs: Sequence[RunSpec],
-    summaries: Mapping[str, Mapping[str, Any]],
-    out: Path,
-    quick: bool,
-    seeds: int,
-    command: str,
-) -> Tuple[List[Path], Dict[str, Any]]:
-    """The files of one simulated experiment, by its kind (kinds defined in their own modules
-    write their own)."""
-    if hasattr(experiment, "write_report"):
-        return experiment.write_report(specs, summaries, out, quick, seeds, command)
-    if experiment.kind == "trace":
-        from .trace_report import write_trace_experiment
-
-        return write_trace_experiment(experiment, specs, summaries, out, quick, seeds, command)
-    return write_sweep(experiment, specs, summaries, out, quick, seeds, command)
-
-
-def write_sweep(
-    experiment: Experiment,
-    specs: Sequence[RunSpec],
-    summaries: Mapping[str, Mapping[str, Any]],
-    out: Path,
-    quick: bool,
-    seeds: int,
-    command: str,
-    skipped: Optional[report.Skipped] = None,
-) -> Tuple[List[Path], Dict[str, Any]]:
-    """Table, figure, claims of a sweep. ``skipped``: points with no runs and why (their cells
-    say so, and a claim left without points is *skipped* with the reason, not a bare n/a)."""
-    skipped = skipped or {}
-    rows = report.experiment_rows(experiment, specs, summaries)
-    xs, cells = report.aggregate(experiment, rows, [x for _, x in skipped])
-    verdicts = [judge(c, SweepResults(experiment, xs, cells)) for c in experiment.claims]
-    if skipped:
-        reasons = "; ".join(sorted(set(skipped.values())))
-        verdicts = [skipped_verdict(v, reasons) for v in verdicts]
-    csv_path = out / f"{experiment.id}.csv"
-    md_path = out / f"{experiment.id}.md"
-    report.write_csv(csv_path, rows)
-    report.write_markdown(md_path, experiment, xs, cells, seeds, quick, command, verdicts, skipped)
-    paths = [csv_path, md_path] + plot_experiment(experiment, xs, cells, out / experiment.id)
-    entry = {
-        "table": report.result_table(experiment, xs, cells, skipped),
-        "claims": [v.as_dict() for v in verdicts],
-        "files": report.default_files(experiment.id),
-    }
-    return paths, entry

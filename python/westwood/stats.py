@@ -1,9 +1,9 @@
-"""Mean and Student-t confidence interval over seeds, without SciPy; Jain's fairness index."""
+"""Mean and Student-t confidence interval over seeds, without SciPy."""
 
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping, NamedTuple, Optional, Sequence
+from typing import NamedTuple, Sequence
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -100,32 +100,3 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> MeanCI:
         return MeanCI(n, mean, math.nan)
     var = math.fsum((x - mean) ** 2 for x in xs) / (n - 1)
     return MeanCI(n, mean, t_quantile(confidence, n - 1) * math.sqrt(var / n))
-
-
-def jain_index(values: Iterable[float]) -> float:
-    """Jain's fairness index (sum x)^2 / (n * sum x^2): 1 for equal shares, 1/n when one value
-    takes everything; all zeros count as equal (1). NaN for no values. Same definition as the
-    simulator's ``westwood_simulator::metrics::jain_index``."""
-    xs = [float(v) for v in values]
-    if not xs:
-        return math.nan
-    squares = math.fsum(x * x for x in xs)
-    if squares == 0.0:
-        return 1.0
-    return min(1.0, math.fsum(xs) ** 2 / (len(xs) * squares))
-
-
-def fairness(
-    summary: Mapping[str, Any], flows: Optional[Sequence[str]] = None, key: str = "goodput_bps"
-) -> float:
-    """Jain's index over the named flows of a run summary (all of them by default), on ``key``.
-
-    The summary itself carries the index over all flows (``summary["fairness"]["index"]``) and
-    per congestion control (``summary["per_cc"][cc]["fairness_index"]``); this computes it for any
-    subset, e.g. ``fairness(result.summary, ["ftp.1", "ftp.3"])``."""
-    records = {f["name"]: f for f in summary.get("flows", [])}
-    names = list(records) if flows is None else list(flows)
-    missing = [n for n in names if n not in records]
-    if missing:
-        raise KeyError(f"no flow named {missing[0]!r}; the run has: {', '.join(records)}")
-    return jain_index(records[n][key] for n in names)

@@ -1,5 +1,5 @@
 """``westwood sweep``: the cartesian product of parameter axes x seeds, run on the shared engine
-(``runner.py``, ``executors.py``), stored one file per run and consolidated into Parquet.
+(``runs/``: runner, executors, store), stored one file per run and consolidated into Parquet.
 
 Store layout (``--out DIR``)::
 
@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
-from . import runner
 from .checks import count, describe
 from .errors import UsageError
 from .files import (
@@ -37,6 +36,7 @@ from .files import (
 from .locks import output_lock
 from .overrides import OverridesLike, merge, normalize
 from .paths import ScenarioLike, resolve_scenario
+from .runs import runner, store
 from .stats import MeanCI, mean_ci
 
 FORMAT = 1
@@ -171,25 +171,15 @@ RESERVED = (
 )
 
 
-def jain_index(values: Sequence[float]) -> Optional[float]:
-    """Jain's index (sum x)^2 / (n sum x^2): 1 when all flows get the same (all zeros too), 1/n
-    when one gets everything; None without flows."""
-    if not values:
-        return None
-    square_sum = math.fsum(v * v for v in values)
-    if square_sum == 0:
-        return 1.0
-    return min(1.0, math.fsum(values) ** 2 / (len(values) * square_sum))
-
-
 def run_metrics(summary: Mapping[str, Any]) -> Dict[str, Any]:
-    """The per-run numbers of a summary: totals over the TCP flows, fairness, run size."""
+    """The per-run numbers of a summary: totals over the TCP flows, fairness (the summary's own
+    Jain index over the same flows, the simulator's ``metrics::jain_index``), run size."""
     flows = summary.get("flows") or []
     goodputs = [float(f["goodput_bps"]) / 1e6 for f in flows]
     return {
         "goodput_mbps": math.fsum(goodputs),
         "throughput_mbps": math.fsum(float(f["throughput_bps"]) for f in flows) / 1e6,
-        "fairness": jain_index(goodputs),
+        "fairness": summary["fairness"]["index"],
         "retransmits": sum(int(f["retransmits"]) for f in flows),
         "timeouts": sum(int(f["timeouts"]) for f in flows),
         "fast_retransmits": sum(int(f["fast_retransmits"]) for f in flows),
@@ -209,7 +199,7 @@ def run_metrics(summary: Mapping[str, Any]) -> Dict[str, Any]:
 class SweepRun:
     values: Tuple[str, ...]  # one per axis
     seed: int
-    spec: runner.RunSpec
+    spec: store.RunSpec
 
 
 @dataclass
@@ -263,8 +253,8 @@ def plan_sweep(
             "dotted path or rename the scenario parameter"
         )
     path = str(resolve_scenario(scenario))
-    digest = runner.scenario_digest(path)
-    seed_list = tuple(runner.seed_values(seeds))
+    digest = store.scenario_digest(path)
+    seed_list = tuple(store.seed_values(seeds))
     sweep = Sweep(
         scenario=str(scenario),
         scenario_path=path,
@@ -275,7 +265,7 @@ def plan_sweep(
     for values in _grid(axes):
         run_overrides = tuple(fixed) + tuple(zip(keys, values))
         for seed in seed_list:
-            spec = runner.RunSpec(
+            spec = store.RunSpec(
                 experiment="",
                 scenario_path=path,
                 overrides=run_overrides,
@@ -307,7 +297,7 @@ def definition(sweep: Sweep, command: str, executor: str) -> Dict[str, Any]:
         "axes": [{"key": a.key, "values": list(a.values)} for a in sweep.axes],
         "seeds": list(sweep.seeds),
         "overrides": [list(p) for p in sweep.overrides],
-        "code": runner.code_version(),
+        "code": store.code_version(),
         "command": command,
         "executor": executor,
         "runs": [
@@ -335,7 +325,7 @@ class SweepResult:
 
     @property
     def failed(self) -> List[Dict[str, Any]]:
-        return [r for r in self.rows if r["status"] != runner.STATUS_OK]
+        return [r for r in self.rows if r["status"] != store.STATUS_OK]
 
     def dataframe(self):
         """The rows as a pandas DataFrame (as ``pandas.read_parquet(out / "results.parquet")``)."""
@@ -418,7 +408,7 @@ def sweep(
     ``DirectoryInUse`` is raised before anything runs, or with ``wait`` this waits for it to
     finish (and then reuses its runs).
     """
-    from .executors import make_executor
+    from .runs.executors import make_executor
 
     if jobs is not None:
         jobs = count(jobs, "jobs")
@@ -460,8 +450,8 @@ def _row(
     row: Dict[str, Any] = {"scenario": Path(defn["scenario"]["path"]).name}
     row.update(zip(axes, run["values"]))
     row["seed"] = run["seed"]
-    ok = entry.get("status", runner.STATUS_OK) == runner.STATUS_OK
-    row["status"] = runner.STATUS_OK if ok else runner.STATUS_FAILED
+    ok = entry.get("status", store.STATUS_OK) == store.STATUS_OK
+    row["status"] = store.STATUS_OK if ok else store.STATUS_FAILED
     row["error"] = None if ok else str(entry.get("error") or "failed")
     metrics = run_metrics(entry["summary"]) if ok else {}
     for metric in METRICS:
@@ -478,11 +468,11 @@ def collect_rows(out, defn: Mapping[str, Any]) -> Tuple[List[Dict[str, Any]], in
     planned runs have none (not run yet)."""
     rows, missing = [], 0
     for run in defn["runs"]:
-        entry = runner.read_entry(Path(out) / RUNS, run["key"])
+        entry = store.read_entry(Path(out) / RUNS, run["key"])
         if entry is None or entry.get("run") != run["run"]:
             missing += 1
             continue
-        if entry.get("status", runner.STATUS_OK) == runner.STATUS_OK and not isinstance(
+        if entry.get("status", store.STATUS_OK) == store.STATUS_OK and not isinstance(
             entry.get("summary"), dict
         ):
             missing += 1
@@ -543,7 +533,7 @@ def summarize(defn: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> Lis
         order[tuple(row[a] for a in axes)].append(row)
     cells = []
     for values, group in order.items():
-        ok = [r for r in group if r["status"] == runner.STATUS_OK]
+        ok = [r for r in group if r["status"] == store.STATUS_OK]
         stats = {m: mean_ci([r[m] for r in ok], CONFIDENCE) for m in SUMMARY_METRICS}
         cells.append(Cell(values, len(group), len(group) - len(ok), stats))
     return cells
@@ -592,7 +582,7 @@ def summary_markdown(
     plotted: bool,
 ) -> str:
     axes = [a["key"] for a in defn["axes"]]
-    failed = [r for r in rows if r["status"] != runner.STATUS_OK]
+    failed = [r for r in rows if r["status"] != store.STATUS_OK]
     seeds = defn["seeds"]
     fixed = " ".join(f"{k}={v}" for k, v in defn["overrides"]) or "none"
     axes_text = " · ".join(f"`{a['key']}` = {', '.join(a['values'])}" for a in defn["axes"])
@@ -645,7 +635,7 @@ def plot_sweep(defn: Mapping[str, Any], cells: Sequence[Cell], out_stem: Path) -
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    from .plot import MARKERS, _save_both
+    from .report.plots import MARKERS, _save_both
 
     axes_def = [Axis(a["key"], tuple(a["values"])) for a in defn["axes"]]
     first = axes_def[0]

@@ -6,47 +6,6 @@
 //! controls such as TCP Westwood (seed 000 §2) can measure the ACK rate, run AckedCount (§2.3)
 //! on the ACK sequence numbers and keep RTTmin, without any special case in the sender.
 
-/// How the sender recovers from a loss detected by duplicate ACKs.
-///
-/// Recovery is the sender's business (which segment to retransmit, when recovery ends, how the
-/// window is temporarily inflated by DUPACKs); the congestion control only decides the window
-/// the sender falls back to. Any congestion control composes with any recovery.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Recovery {
-    /// RFC 5681 fast recovery: leave recovery on the first ACK that acknowledges new data.
-    Reno,
-    /// RFC 6582: stay in recovery until everything outstanding at loss detection is acknowledged;
-    /// each partial ACK retransmits the next hole.
-    NewReno,
-    /// RFC 6675 with RFC 2018 SACK blocks: a scoreboard of what the receiver holds decides what
-    /// is lost and what to resend; during recovery the sender keeps `pipe` (its estimate of the
-    /// bytes in the network) below `cwnd`, with no window inflation.
-    Sack,
-    /// Jacobson's 1988 Tahoe: fast retransmit without fast recovery. On the `dupthresh`-th DUPACK
-    /// the sender resends from `snd_una` in slow start from one segment (go-back-N), reporting
-    /// [`CongestionEvent::DuplicateAcksSlowStart`].
-    Tahoe,
-}
-
-impl Recovery {
-    /// Every recovery, in the order the documentation lists them.
-    pub const ALL: [Recovery; 4] = [Recovery::Reno, Recovery::NewReno, Recovery::Sack, Recovery::Tahoe];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Recovery::Reno => "reno",
-            Recovery::NewReno => "newreno",
-            Recovery::Sack => "sack",
-            Recovery::Tahoe => "tahoe",
-        }
-    }
-
-    /// The recovery named `name` (as [`Recovery::name`] spells it, case-insensitive).
-    pub fn from_name(name: &str) -> Option<Recovery> {
-        Recovery::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
-    }
-}
-
 /// How a Reno-style window grows on an ACK of new data: per ACK, or by the bytes it acknowledges.
 ///
 /// The rules differ only when an ACK covers more than one segment, i.e. with delayed ACKs
@@ -92,7 +51,8 @@ pub enum WindowGrowth {
 
 impl WindowGrowth {
     /// Every rule, in the order the documentation lists them.
-    pub const ALL: [WindowGrowth; 3] = [WindowGrowth::PerAck, WindowGrowth::ByteCounting, WindowGrowth::Linux];
+    pub const ALL: [WindowGrowth; 3] =
+        [WindowGrowth::PerAck, WindowGrowth::ByteCounting, WindowGrowth::Linux];
 
     /// RFC 3465 §2.2's L for [`WindowGrowth::ByteCounting`], in segments: at most this many
     /// SMSS per ACK in slow start (2, the largest value §2.2 allows).
@@ -119,9 +79,7 @@ impl WindowGrowth {
     pub fn slow_start_step(self, newly_acked_bytes: u64, cwnd: u64, ssthresh: u64, mss: u64) -> (u64, u64) {
         match self {
             WindowGrowth::PerAck => (newly_acked_bytes.min(mss), 0),
-            WindowGrowth::ByteCounting => {
-                (newly_acked_bytes.min(WindowGrowth::ABC_LIMIT_SEGMENTS * mss), 0)
-            }
+            WindowGrowth::ByteCounting => (newly_acked_bytes.min(WindowGrowth::ABC_LIMIT_SEGMENTS * mss), 0),
             WindowGrowth::Linux => {
                 let increase = newly_acked_bytes.min(ssthresh.saturating_sub(cwnd));
                 (increase, newly_acked_bytes - increase)
@@ -188,7 +146,7 @@ pub struct AckEvent {
 pub enum CongestionEvent {
     /// `dupthresh` duplicate ACKs: fast retransmit, about to enter fast recovery.
     DuplicateAcks { now_ns: u64, bytes_in_flight: u64 },
-    /// `dupthresh` duplicate ACKs seen by a sender without fast recovery ([`Recovery::Tahoe`]):
+    /// `dupthresh` duplicate ACKs seen by a sender without fast recovery (Tahoe's):
     /// it retransmits and goes back to `snd_una` in slow start. `ssthresh` follows the control's
     /// DUPACK rule; `cwnd` restarts from the loss window, one segment (as after a timeout).
     DuplicateAcksSlowStart { now_ns: u64, bytes_in_flight: u64 },
@@ -208,9 +166,6 @@ pub enum CongestionEvent {
 /// Implementations must be deterministic functions of the event sequence and must keep
 /// `cwnd() >= mss`.
 pub trait CongestionControl {
-    /// Short name used in scenarios and outputs, e.g. `"reno"`.
-    fn name(&self) -> &'static str;
-
     /// Called for every ACK, duplicate or not, in arrival order.
     fn on_ack(&mut self, ack: &AckEvent);
 
@@ -228,6 +183,12 @@ pub trait CongestionControl {
 
     /// The control's bandwidth estimate in bits/s, for controls that keep one (Westwood family).
     fn bandwidth_estimate_bps(&self) -> Option<f64> {
+        None
+    }
+
+    /// RTTmin, ns, for controls whose loss rules use one (the Westwood family): what the test
+    /// vectors and per-ACK traces record beside the window.
+    fn min_rtt_ns(&self) -> Option<u64> {
         None
     }
 

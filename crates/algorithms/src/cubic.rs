@@ -234,10 +234,6 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
-    fn name(&self) -> &'static str {
-        "cubic"
-    }
-
     fn on_ack(&mut self, ack: &AckEvent) {
         if let Some(r) = ack.rtt_sample_ns {
             // RFC 6298 §2.3: SRTT <- 7/8 SRTT + 1/8 R'.

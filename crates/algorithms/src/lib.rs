@@ -7,18 +7,23 @@
 //!
 //! * [`congestion`] — the narrow [`CongestionControl`] trait the TCP sender calls.
 //! * [`reno`] — RFC 5681 slow start / congestion avoidance / multiplicative decrease (Reno,
-//!   NewReno, SACK and Tahoe share it; they differ only in the sender's loss recovery, see
-//!   [`Recovery`]).
+//!   NewReno, SACK and Tahoe share it; they differ only in the sender's loss recovery, which is
+//!   the simulator's).
 //! * [`westwood`] — the TCP Westwood family: TCPW, TCPW-TR, TCPW ABSE, Westwood+, and the UCLA
 //!   ns-2 agent (`docs/westwood.md` traces each to its reference).
 //! * [`cubic`] — CUBIC (RFC 9438), for comparison with today's default.
+//! * [`registry`] — every control by name: kernel name, default recovery, parameters, builder.
+//! * `vectors` (feature `vectors`) — the test vectors other implementations are checked
+//!   against (docs/vectors.md).
 
 pub mod congestion;
 pub mod cubic;
+pub mod registry;
 pub mod reno;
+#[cfg(feature = "vectors")]
 pub mod vectors;
 pub mod westwood;
 
-pub use congestion::{AckEvent, CongestionControl, CongestionEvent, Recovery, WindowConfig, WindowGrowth};
+pub use congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig, WindowGrowth};
 pub use cubic::{Cubic, CubicParams};
 pub use reno::Reno;

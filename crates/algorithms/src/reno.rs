@@ -126,10 +126,6 @@ impl Reno {
 }
 
 impl CongestionControl for Reno {
-    fn name(&self) -> &'static str {
-        "reno"
-    }
-
     fn on_ack(&mut self, ack: &AckEvent) {
         // During fast recovery the sender inflates its window itself (RFC 5681 §3.2 steps 4-5);
         // cwnd proper stays at ssthresh until recovery ends.

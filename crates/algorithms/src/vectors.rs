@@ -19,11 +19,8 @@
 //! Nothing here depends on anything outside the crate: JSON is written by hand.
 
 use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig, WindowGrowth};
-use crate::reno::Reno;
-use crate::westwood::{
-    AbseEstimator, AbseParams, AckedCountRule, BandwidthEstimator, PlusParams, Sampling, TcpwEstimator,
-    TcpwParams, TrEstimator, UclaEstimator, UclaParams, Westwood, WestwoodPlusEstimator,
-};
+use crate::registry::{self, CcEntry, ParamValue, ParamValues};
+use crate::westwood::{AbseParams, AckedCountRule, PlusParams, Sampling, TcpwParams, UclaParams};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 use std::fmt::Write as _;
@@ -210,24 +207,6 @@ fn json_opt_u64(x: Option<u64>) -> String {
 // Variants
 // ---------------------------------------------------------------------------------------------
 
-/// A congestion control whose RTTmin can be read for the trace.
-pub trait TracedControl: CongestionControl {
-    /// RTTmin, ns, for controls that keep one.
-    fn rtt_min_ns(&self) -> Option<u64>;
-}
-
-impl TracedControl for Reno {
-    fn rtt_min_ns(&self) -> Option<u64> {
-        None
-    }
-}
-
-impl<E: BandwidthEstimator> TracedControl for Westwood<E> {
-    fn rtt_min_ns(&self) -> Option<u64> {
-        self.min_rtt_ns()
-    }
-}
-
 /// The variants the vectors cover: each estimator with its default parameters, and TCPW with
 /// each option of `docs/westwood.md` changed on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -257,45 +236,43 @@ impl Variant {
         Variant::WestwoodAckedUcla,
     ];
 
-    /// The controller, freshly constructed.
-    pub fn controller(self, config: WindowConfig) -> Box<dyn TracedControl> {
+    /// The registered control the variant runs, the parameters it sets and the AckedCount rule
+    /// (`None`: the control's reference's).
+    fn setup(self) -> (&'static str, ParamValues, Option<AckedCountRule>) {
+        let defaults = ParamValues::default();
         match self {
-            Variant::Reno => Box::new(Reno::new(config)),
-            Variant::Westwood => Box::new(Westwood::new(config, TcpwEstimator::new(TcpwParams::default()))),
-            Variant::WestwoodTr => Box::new(Westwood::new(config, TrEstimator::new())),
-            Variant::WestwoodAbse => {
-                Box::new(Westwood::new(config, AbseEstimator::new(AbseParams::default())))
-            }
-            Variant::WestwoodPlus => {
-                Box::new(Westwood::new(config, WestwoodPlusEstimator::new(PlusParams::default())))
-            }
-            Variant::WestwoodUcla => {
-                Box::new(Westwood::new(config, UclaEstimator::new(UclaParams::default())))
-            }
+            Variant::Reno => ("reno", defaults, None),
+            Variant::Westwood => ("westwood", defaults, None),
+            Variant::WestwoodTr => ("westwood-tr", defaults, None),
+            Variant::WestwoodAbse => ("westwood-abse", defaults, None),
+            Variant::WestwoodPlus => ("westwood-plus", defaults, None),
+            Variant::WestwoodUcla => ("westwood-ucla", defaults, None),
             Variant::WestwoodInterval => {
-                let params = TcpwParams { sample: Sampling::Interval, ..TcpwParams::default() };
-                Box::new(Westwood::new(config, TcpwEstimator::new(params)))
+                ("westwood", defaults.with("sample", ParamValue::Sampling(Sampling::Interval)), None)
             }
-            Variant::WestwoodAckedUcla => Box::new(Westwood::with_acked_count_rule(
-                config,
-                TcpwEstimator::new(TcpwParams::default()),
-                AckedCountRule::Ucla,
-            )),
+            Variant::WestwoodAckedUcla => ("westwood", defaults, Some(AckedCountRule::Ucla)),
         }
+    }
+
+    /// The registry entry of the control the variant runs.
+    pub fn cc(self) -> &'static CcEntry {
+        let (name, _, _) = self.setup();
+        registry::lookup(name).expect("every vector variant is a registered control")
+    }
+
+    /// The controller, freshly constructed through the registry.
+    pub fn controller(self, config: WindowConfig) -> Box<dyn CongestionControl> {
+        let (_, params, rule) = self.setup();
+        (self.cc().build)(config, &params, rule)
     }
 
     /// The directory under `vectors/` and the header's `variant`: the `cc` name for each
     /// estimator with its defaults, `westwood-<option>` for TCPW with an option changed.
     pub fn name(self) -> &'static str {
         match self {
-            Variant::Reno => "reno",
-            Variant::Westwood => "westwood",
-            Variant::WestwoodTr => "westwood-tr",
-            Variant::WestwoodAbse => "westwood-abse",
-            Variant::WestwoodPlus => "westwood-plus",
-            Variant::WestwoodUcla => "westwood-ucla",
             Variant::WestwoodInterval => "westwood-interval",
             Variant::WestwoodAckedUcla => "westwood-acked-ucla",
+            _ => self.cc().name,
         }
     }
 
@@ -406,7 +383,7 @@ pub fn replay(variant: Variant, sequence: &Sequence) -> Vec<TraceRecord> {
                     bwe_bps: cc.bandwidth_estimate_bps(),
                     cwnd: cc.cwnd(),
                     ssthresh: cc.ssthresh(),
-                    rtt_min_us: cc.rtt_min_ns().map(|ns| ns / 1000),
+                    rtt_min_us: cc.min_rtt_ns().map(|ns| ns / 1000),
                 },
             }
         })
@@ -1073,7 +1050,7 @@ mod tests {
     #[test]
     fn folders_of_estimators_with_their_defaults_are_their_cc_names() {
         for variant in Variant::ALL {
-            let cc = variant.controller(window_config(1000)).name();
+            let cc = variant.cc().name;
             match variant {
                 Variant::WestwoodInterval | Variant::WestwoodAckedUcla => {
                     assert_eq!(cc, "westwood");

@@ -587,14 +587,26 @@ impl Variant {
     pub const TR: Variant = Variant::Tr { ratio: TR_RATIO };
     pub const ABSE: Variant = Variant::Abse { params: ffi::WwcAbseParams::DEFAULT };
 
-    /// The reference's `cc` name (the folder of its vectors).
+    /// The kernel congestion control (kernel/tcpw.bpf.c) this estimator is the core of.
+    pub fn kernel_name(&self) -> &'static str {
+        match self {
+            Variant::Tcpw { .. } => "tcpw",
+            Variant::Plus { .. } => "tcpw_plus",
+            Variant::Tr { .. } => "tcpw_tr",
+            Variant::Abse { .. } => "tcpw_abse",
+        }
+    }
+
+    /// The reference's `cc` name, as the registry maps the kernel name (the folder of its
+    /// vectors); TCPW with interval sampling has its own folder, `westwood-interval`.
     pub fn name(&self) -> &'static str {
         match self {
             Variant::Tcpw { sample, .. } if *sample == ffi::WWC_SAMPLE_INTERVAL => "westwood-interval",
-            Variant::Tcpw { .. } => "westwood",
-            Variant::Plus { .. } => "westwood-plus",
-            Variant::Tr { .. } => "westwood-tr",
-            Variant::Abse { .. } => "westwood-abse",
+            _ => {
+                westwood_algorithms::registry::lookup(self.kernel_name())
+                    .expect("every kernel estimator is registered")
+                    .name
+            }
         }
     }
 }
@@ -776,14 +788,6 @@ impl Core {
             Estimator::Abse(s) => (s.flags, s.rtt_min_us),
         };
         (flags & ffi::WWC_F_HAVE_RTT != 0).then_some(rtt)
-    }
-
-    /// The raw TCPW state (None for the other variants).
-    pub fn tcpw_state(&self) -> Option<&ffi::WwcTcpw> {
-        match &self.estimator {
-            Estimator::Tcpw(s) => Some(s),
-            _ => None,
-        }
     }
 
     /// The raw Westwood+ state (None for the other variants).

@@ -23,12 +23,11 @@
 //! error would make one window differ by a segment: the test would then fail naming the event,
 //! with the margin printed, instead of tolerating a segment.
 
-use westwood_algorithms::vectors::TracedControl;
 use westwood_algorithms::westwood::{
     AbseEstimator, AbseParams, PlusParams, Sampling, Tcpw, TcpwAbse, TcpwEstimator, TcpwParams, TcpwTr,
     TrEstimator, WestwoodPlus, WestwoodPlusEstimator,
 };
-use westwood_algorithms::{AckEvent, CongestionEvent, WindowConfig, WindowGrowth};
+use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, WindowConfig, WindowGrowth};
 use westwood_bpf_core::{Ack, Core, Variant};
 
 struct Rng(u64);
@@ -88,7 +87,7 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
         initial_ssthresh: 0x7fff_ffff,
         window_growth: WindowGrowth::PerAck,
     };
-    let mut reference: Box<dyn TracedControl> = match variant {
+    let mut reference: Box<dyn CongestionControl> = match variant {
         Variant::Tcpw { sample, .. } => {
             let sample = if sample == westwood_bpf_core::ffi::WWC_SAMPLE_INTERVAL {
                 Sampling::Interval
@@ -196,7 +195,7 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
         }
         if loss {
             let a = if variant.name() == "westwood-tr" { tr_a } else { 1.0 };
-            let rtt_min_s = reference.rtt_min_ns().unwrap_or(0) as f64 / 1e9;
+            let rtt_min_s = reference.min_rtt_ns().unwrap_or(0) as f64 / 1e9;
             let quotient = want * rtt_min_s / (mss as f64 * 8.0) / a;
             assert_eq!(
                 (quotient.floor().max(2.0) as u64) * mss,
@@ -223,7 +222,7 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
         }
         assert_eq!(
             core.rtt_min_us().map(|us| u64::from(us) * 1000),
-            reference.rtt_min_ns(),
+            reference.min_rtt_ns(),
             "{} mss {mss} seed {seed} event {i}: RTTmin",
             variant.name()
         );

@@ -79,10 +79,10 @@ fn cmd_testbed(mut args: Args) -> Result<i32> {
     let mut opts = testbed::Options::default();
     for cc in args.values("--cc")? {
         for c in cc.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-            if !westwood_emulator::plan::KERNEL_CCS.contains(&c) {
+            if !westwood_emulator::plan::kernel_ccs().contains(&c) {
                 return Err(usage_err(format!(
                     "--cc {c}: choose among {}",
-                    westwood_emulator::plan::KERNEL_CCS.join(", ")
+                    westwood_emulator::plan::kernel_ccs().join(", ")
                 )));
             }
             if !opts.ccs.iter().any(|x| x == c) {

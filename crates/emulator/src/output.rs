@@ -1,6 +1,7 @@
 //! The files of a run, as `westwood run --out DIR` writes them (python/westwood/output.py):
 //! summary.json, flows.csv, links.csv, flow_series.csv, link_series.csv. Column order: the
-//! documented columns (python/westwood/tables.py) first, then any others in record order;
+//! simulator's declared columns (`westwood_simulator::results::columns`) first, then any others
+//! in record order;
 //! floats as Python's csv module writes them (`1.0`, `nan`).
 
 use std::path::Path;
@@ -10,40 +11,11 @@ use westwood_simulator::results::{FlowSeries, LinkSeries};
 
 use crate::error::{Error, Result};
 
-pub const FLOW_COLUMNS: &[&str] = &[
-    "name",
-    "cc",
-    "recovery",
-    "src",
-    "dst",
-    "goodput_bps",
-    "throughput_bps",
-    "bytes_delivered",
-    "segments_sent",
-    "retransmits",
-    "timeouts",
-    "fast_retransmits",
-    "active_seconds",
-    "min_rtt_seconds",
-];
-pub const LINK_COLUMNS: &[&str] = &[
-    "name",
-    "from",
-    "to",
-    "rate_bps",
-    "delay_seconds",
-    "queue_limit",
-    "packets_sent",
-    "bytes_sent",
-    "drops_overflow",
-    "drops_error",
-    "utilization",
-    "queue_type",
-    "drops_red",
-    "drops_outage",
-];
-/// The series files' columns, as the simulator streams them (one definition for both).
-pub use westwood_simulator::series::{float_text, FLOW_SERIES_COLUMNS, LINK_SERIES_COLUMNS};
+/// The tables' columns, as the simulator declares them (one schema for both).
+pub use westwood_simulator::results::columns::{
+    FLOW_COLUMNS, FLOW_SERIES_COLUMNS, LINK_COLUMNS, LINK_SERIES_COLUMNS,
+};
+pub use westwood_simulator::series::float_text;
 
 /// One CSV cell.
 #[derive(Debug, Clone, PartialEq)]

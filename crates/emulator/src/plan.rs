@@ -8,39 +8,36 @@
 //! simulator builds them (rate, delay, queue and its limit, RED, error models per direction).
 //! Flows that share a link in the scenario share it (its queue) in the emulator.
 
-use westwood_algorithms::WindowGrowth;
+use westwood_algorithms::{registry, WindowGrowth};
 use westwood_simulator::model::{CcSpec, ErrorSpec, Nanos, Scenario, NANOS_PER_SECOND};
 use westwood_simulator::network::Routes;
 
 use crate::error::{Error, Result};
 
-/// Kernel congestion controls the testbed knows how to use.
-pub const KERNEL_CCS: &[&str] = &["reno", "cubic", "bbr", "tcpw", "tcpw_tr", "tcpw_abse", "tcpw_plus"];
+/// Kernel congestion controls with no counterpart in the simulator that the testbed still runs
+/// (with CUBIC's simulation beside them).
+const KERNEL_ONLY: &[&str] = &["bbr"];
+
+/// Kernel congestion controls the testbed knows how to use: the registry's kernel names
+/// (`westwood_algorithms::registry`), then [`KERNEL_ONLY`].
+pub fn kernel_ccs() -> Vec<&'static str> {
+    let mut names: Vec<&str> = Vec::new();
+    for kernel in registry::entries().iter().filter_map(|e| e.kernel).chain(KERNEL_ONLY.iter().copied()) {
+        if !names.contains(&kernel) {
+            names.push(kernel);
+        }
+    }
+    names
+}
 
 /// The simulator's congestion control for a kernel one (`None`: the simulator has none).
 pub fn simulator_cc(kernel: &str) -> Option<&'static str> {
-    match kernel {
-        "reno" => Some("reno"),
-        "cubic" => Some("cubic"),
-        "tcpw" => Some("westwood"),
-        "tcpw_tr" => Some("westwood-tr"),
-        "tcpw_abse" => Some("westwood-abse"),
-        "tcpw_plus" => Some("westwood-plus"),
-        _ => None,
-    }
+    registry::lookup(kernel).filter(|e| e.kernel == Some(kernel)).map(|e| e.name)
 }
 
 /// The kernel congestion control standing for a scenario's `cc`.
 pub fn kernel_cc(simulator: &str) -> Option<&'static str> {
-    match simulator {
-        "reno" | "newreno" | "sack" => Some("reno"),
-        "cubic" => Some("cubic"),
-        "westwood" => Some("tcpw"),
-        "westwood-tr" => Some("tcpw_tr"),
-        "westwood-abse" => Some("tcpw_abse"),
-        "westwood-plus" => Some("tcpw_plus"),
-        _ => None,
-    }
+    registry::lookup(simulator).and_then(|e| e.kernel)
 }
 
 /// One flow as the testbed runs it.
@@ -117,20 +114,28 @@ fn kernel_parameters(
     params: &mut westwood_linux::loader::Params,
     note: &mut impl FnMut(String),
 ) {
-    use westwood_algorithms::westwood::{AbseParams, PlusParams, Sampling, TcpwParams};
+    use westwood_algorithms::westwood::{AbseParams, PlusParams, Sampling, TcpwParams, TrParams};
     use westwood_linux::loader::Sample;
     let us = |ns: u64| u32::try_from(ns / 1000).unwrap_or(u32::MAX);
-    match cc {
-        CcSpec::Westwood(p) if *p != TcpwParams::default() => {
-            params.tau_us = Some(us(p.tau_ns));
-            params.m = Some(p.m);
-            params.sample = Some(match p.sample {
-                Sampling::Trapezoid => Sample::Trapezoid,
-                Sampling::Interval => Sample::Interval,
-            });
+    // Keyed by the kernel program, whose parameters these are.
+    match cc.entry.kernel {
+        Some("tcpw") => {
+            let p = TcpwParams::from_values(&cc.params);
+            if p != TcpwParams::default() {
+                params.tau_us = Some(us(p.tau_ns));
+                params.m = Some(p.m);
+                params.sample = Some(match p.sample {
+                    Sampling::Trapezoid => Sample::Trapezoid,
+                    Sampling::Interval => Sample::Interval,
+                });
+            }
         }
-        CcSpec::WestwoodAbse(p) if *p != AbseParams::default() => {
+        Some("tcpw_abse") => {
+            let p = AbseParams::from_values(&cc.params);
             let d = AbseParams::default();
+            if p == d {
+                return;
+            }
             if p.t_min_ns != d.t_min_ns {
                 params.abse_t_min_us = Some(us(p.t_min_ns));
             }
@@ -157,14 +162,20 @@ fn kernel_parameters(
                 ));
             }
         }
-        CcSpec::WestwoodTr(p) if p.sample != Sampling::Trapezoid => {
-            note(format!(
-                "{at}: westwood-tr's sample = {:?}: the kernel's tcpw_tr has the paper's trapezoid only",
-                p.sample
-            ));
+        Some("tcpw_tr") => {
+            let p = TrParams::from_values(&cc.params);
+            if p.sample != Sampling::Trapezoid {
+                note(format!(
+                    "{at}: westwood-tr's sample = {:?}: the kernel's tcpw_tr has the paper's trapezoid only",
+                    p.sample
+                ));
+            }
         }
-        CcSpec::WestwoodPlus(p) if *p != PlusParams::default() => {
-            params.plus_min_window_us = Some(us(p.min_window_ns));
+        Some("tcpw_plus") => {
+            let p = PlusParams::from_values(&cc.params);
+            if p != PlusParams::default() {
+                params.plus_min_window_us = Some(us(p.min_window_ns));
+            }
         }
         _ => {}
     }
@@ -263,10 +274,10 @@ fn secs(ns: Nanos) -> String {
 /// cc's kernel counterpart). Usage error (exit 2) listing everything that cannot be mapped.
 pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> {
     if let Some(cc) = kernel_override {
-        if !KERNEL_CCS.contains(&cc) {
+        if !kernel_ccs().contains(&cc) {
             return Err(Error::Usage(format!(
                 "--cc {cc}: the testbed runs {} (kernel congestion controls)",
-                KERNEL_CCS.join(", ")
+                kernel_ccs().join(", ")
             )));
         }
     }
@@ -575,31 +586,40 @@ mod tests {
 
     #[test]
     fn every_westwood_variant_maps_to_its_kernel_program_with_its_parameters() {
-        for (sim, kernel) in [
-            ("westwood", "tcpw"),
-            ("westwood-tr", "tcpw_tr"),
-            ("westwood-abse", "tcpw_abse"),
-            ("westwood-plus", "tcpw_plus"),
-        ] {
-            let p = plan(&load("wireless.toml", &[("cc", sim)]), None).unwrap();
-            assert_eq!(p.flows[0].kernel_cc, kernel);
-            assert!(p.flows[0].uses_bpf());
-            assert_eq!(simulator_cc(kernel), Some(sim));
+        // Every registered control with a westwood-linux program, by either of its names.
+        let bpf: Vec<_> = registry::entries()
+            .into_iter()
+            .filter(|e| e.kernel.is_some_and(|k| westwood_linux::Algo::from_name(k).is_some()))
+            .collect();
+        assert_eq!(bpf.len(), westwood_linux::Algo::ALL.len());
+        for e in bpf {
+            let kernel = e.kernel.unwrap();
+            for name in [e.name, kernel] {
+                let p = plan(&load("wireless.toml", &[("cc", name)]), None).unwrap();
+                assert_eq!(
+                    (p.flows[0].kernel_cc.as_str(), p.flows[0].scenario_cc.as_str()),
+                    (kernel, e.name)
+                );
+                assert!(p.flows[0].uses_bpf());
+            }
+            assert_eq!(simulator_cc(kernel), Some(e.name));
         }
+        assert_eq!(simulator_cc("reno"), Some("reno"));
+        assert_eq!(simulator_cc("bbr"), None);
+        assert_eq!(kernel_cc("sack"), Some("reno"));
+        assert!(kernel_ccs().contains(&"bbr"));
         let p = plan(
             &load("wireless.toml", &[("cc", "westwood"), ("tcp.westwood", "{ tau = \"1s\", m = 2 }")]),
             None,
         )
         .unwrap();
         assert_eq!((p.kernel_params.tau_us, p.kernel_params.m), (Some(1_000_000), Some(2)));
-        let p = plan(
-            &load("wireless.toml", &[("cc", "westwood-abse"), ("tcp.westwood_abse", "{ n = 4 }")]),
-            None,
-        )
-        .unwrap();
+        let p =
+            plan(&load("wireless.toml", &[("cc", "tcpw_abse"), ("tcp.westwood_abse", "{ n = 4 }")]), None)
+                .unwrap();
         assert_eq!(p.kernel_params.abse_n, Some(4));
         let p = plan(
-            &load("wireless.toml", &[("cc", "westwood-abse"), ("tcp.westwood_abse", "{ epsilon = 0.8 }")]),
+            &load("wireless.toml", &[("cc", "tcpw_abse"), ("tcp.westwood_abse", "{ epsilon = 0.8 }")]),
             None,
         )
         .unwrap();
@@ -622,7 +642,7 @@ mod tests {
         // CUBIC-free simulator names with no kernel program: none left among the Westwood family.
         let err = plan(&load("wireless.toml", &[("cc", "newreno")]), Some("vegas")).unwrap_err().to_string();
         assert!(err.contains("--cc vegas"), "{err}");
-        assert!(plan(&load("wireless.toml", &[("cc", "westwood-abse")]), Some("tcpw")).is_ok());
+        assert!(plan(&load("wireless.toml", &[("cc", "tcpw_abse")]), Some("tcpw")).is_ok());
         let err = plan(&load("wireless.toml", &[("cc", "tahoe")]), None).unwrap_err().to_string();
         assert!(err.contains("Tahoe"), "{err}");
         let err = plan(&load("wireless.toml", &[]), Some("vegas")).unwrap_err().to_string();

@@ -127,12 +127,11 @@ pub struct Histogram {
     over: u64,
     count: u64,
     max: Nanos,
-    sum: f64,
 }
 
 impl Default for Histogram {
     fn default() -> Self {
-        Histogram { buckets: vec![0; 100_000], over: 0, count: 0, max: 0, sum: 0.0 }
+        Histogram { buckets: vec![0; 100_000], over: 0, count: 0, max: 0 }
     }
 }
 
@@ -145,7 +144,6 @@ impl Histogram {
         }
         self.count += 1;
         self.max = self.max.max(ns);
-        self.sum += ns as f64;
     }
 
     pub fn count(&self) -> u64 {
@@ -154,14 +152,6 @@ impl Histogram {
 
     pub fn max_ns(&self) -> Nanos {
         self.max
-    }
-
-    pub fn mean_ns(&self) -> f64 {
-        if self.count == 0 {
-            0.0
-        } else {
-            self.sum / self.count as f64
-        }
     }
 
     /// The `q` quantile (0..=1), to the microsecond (upper edge of its bucket).

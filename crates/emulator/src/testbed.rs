@@ -139,7 +139,7 @@ pub fn load_scenario(opts: &Options, cc: Option<&str>) -> Result<(Scenario, Opti
                     .tcp
                     .clone();
             for f in &mut scenario.flows {
-                f.tcp.cc = reference.cc;
+                f.tcp.cc = reference.cc.clone();
                 f.tcp.cc_name = reference.cc_name.clone();
                 f.tcp.recovery = reference.recovery;
             }
@@ -543,6 +543,40 @@ impl KernelAckTrace {
     }
 }
 
+/// The emulator must send 99 % of its packets within this long of their scheduled instant for
+/// a run to count. Idle, its p99 lateness is 0.1-0.2 ms; on a loaded 2-core machine with a
+/// PREEMPT_NONE kernel other work holds the CPU for milliseconds even against the SCHED_FIFO
+/// emulator thread (p99 3-4 ms measured while builds ran). A packet sent late goes out just
+/// before the one scheduled after it, so a path that spaces ACKs by 1.76 ms delivers pairs a
+/// few microseconds apart, which a rate estimator reads as hundreds of Mb/s (the kernel's tcpw
+/// estimated 73 Mb/s on the 2 Mb/s path in such a run): the run measured the machine's load,
+/// not the scenario's path.
+pub const LATENESS_P99_LIMIT_NS: u64 = 1_000_000;
+
+/// The 1, 5 and 15 minute load averages (`/proc/loadavg`), recorded with every run so that a
+/// measurement says how busy the machine was; empty where unreadable.
+fn load_average() -> Vec<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|t| t.split_whitespace().take(3).filter_map(|v| v.parse().ok()).collect())
+        .unwrap_or_default()
+}
+
+/// What a run's summary says of an emulator that fell behind ([`LATENESS_P99_LIMIT_NS`]):
+/// `None` if it kept to the schedule, else a line naming the run, its p99 lateness and the
+/// machine's load.
+pub fn late_emulator(label: &str, summary: &Value) -> Option<String> {
+    let emulator = &summary["testbed"]["emulator"];
+    if emulator["on_time"].as_bool() == Some(true) {
+        return None;
+    }
+    let p99_ms = emulator["lateness_seconds"]["p99"].as_f64().unwrap_or(f64::NAN) * 1e3;
+    let load: Vec<String> = summary["testbed"]["load_average"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_f64).map(|l| format!("{l:.2}")).collect())
+        .unwrap_or_default();
+    Some(format!("{label}: lateness p99 {p99_ms:.2} ms, load average {}", load.join(" ")))
+}
+
 /// Run `plan` once on the testbed; with `ack_trace`, the kernel's per-ACK trace of its tcpw*
 /// flows goes to that file.
 pub fn run_once(
@@ -936,7 +970,10 @@ fn assemble(
                 "max": lateness.max_ns() as f64 / 1e9,
                 "count": lateness.count(),
             },
+            "lateness_limit_seconds": LATENESS_P99_LIMIT_NS as f64 / 1e9,
+            "on_time": lateness.quantile_ns(0.99) <= LATENESS_P99_LIMIT_NS,
         },
+        "load_average": load_average(),
         "approximations": plan.approximations,
     });
 
@@ -1099,6 +1136,8 @@ pub struct Comparison {
     pub testbed_timeouts: u64,
     pub simulator_timeouts: Option<u64>,
     pub integrity_ok: bool,
+    /// The emulator kept to the path's schedule ([`LATENESS_P99_LIMIT_NS`]).
+    pub emulator_on_time: bool,
 }
 
 /// `westwood-emu testbed --dry-run`: how the scenario maps (or why it cannot), nothing run.
@@ -1176,6 +1215,7 @@ pub fn main(opts: &Options) -> Result<i32> {
     }
     let mut rows = Vec::new();
     let mut all_ok = true;
+    let mut late = Vec::new();
     for (cc, sim_scenario, sim_cc, plan, setup) in &runs {
         let scenario = &plan.scenario;
         let label = cc.clone().unwrap_or_else(|| "scenario".into());
@@ -1244,6 +1284,9 @@ pub fn main(opts: &Options) -> Result<i32> {
                 output::write_run(&dir.join("simulator"), &summary, &fs, &ls)?;
             }
         }
+        let lateness_problem = late_emulator(&label, &tb.summary);
+        let on_time = lateness_problem.is_none();
+        late.extend(lateness_problem);
         for (i, f) in tb.summary["flows"].as_array().cloned().unwrap_or_default().iter().enumerate() {
             let s = sim.as_ref().map(|s| &s.summary.flows[i]);
             let ok = tb.integrity[i].ok;
@@ -1263,6 +1306,7 @@ pub fn main(opts: &Options) -> Result<i32> {
                 testbed_timeouts: f["timeouts"].as_u64().unwrap_or(0),
                 simulator_timeouts: s.map(|s| s.timeouts),
                 integrity_ok: ok,
+                emulator_on_time: on_time,
             });
         }
         if !opts.json {
@@ -1293,6 +1337,16 @@ pub fn main(opts: &Options) -> Result<i32> {
     }
     if !all_ok {
         eprintln!("error: iperf3's sent and received byte counts disagree beyond the socket buffers (see summary.json testbed.integrity)");
+        return Ok(1);
+    }
+    if !late.is_empty() {
+        eprintln!(
+            "error: the emulator fell behind the path's schedule ({}; limit {} ms): late packets went out \
+             in bunches the scenario's links would have spaced, so the run measured the machine's load, not \
+             the path. Rerun on a quiet machine (no builds or other real-time work beside it).",
+            late.join("; "),
+            LATENESS_P99_LIMIT_NS as f64 / 1e6
+        );
         return Ok(1);
     }
     Ok(0)
@@ -1408,8 +1462,9 @@ pub fn format_comparison(rows: &[Comparison], ratios: &[Value]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use westwood_algorithms::{Recovery, WindowGrowth};
+    use westwood_algorithms::WindowGrowth;
     use westwood_simulator::model::{PartialAckTimer, RecoveryPacing};
+    use westwood_simulator::tcp::Recovery;
 
     fn options(overrides: &[(&str, &str)]) -> Options {
         Options {
@@ -1485,10 +1540,7 @@ mod tests {
             assert_eq!(setup.overrides, linux_changes(), "{cc:?}");
             assert!(setup.user_keys.is_empty());
             assert_eq!(setup.scenario_keys, ["initial_cwnd", "rto_min", "rto_max"]);
-            assert_eq!(
-                (setup.window_growth.as_str(), setup.limited_transmit.as_str()),
-                ("linux", "true")
-            );
+            assert_eq!((setup.window_growth.as_str(), setup.limited_transmit.as_str()), ("linux", "true"));
             assert_eq!(
                 setup.overrides_json(),
                 json!({
@@ -1521,6 +1573,23 @@ mod tests {
             back.flows[0].tcp = scenario.flows[0].tcp.clone();
             assert_eq!(back, scenario);
         }
+    }
+
+    #[test]
+    fn a_run_whose_emulator_fell_behind_is_named_with_its_lateness_and_load() {
+        let summary = |p99: f64, on_time: bool| {
+            json!({ "testbed": {
+                "emulator": { "lateness_seconds": { "p99": p99 }, "on_time": on_time },
+                "load_average": [5.24, 4.45, 2.25],
+            }})
+        };
+        assert_eq!(late_emulator("tcpw", &summary(0.00013, true)), None);
+        assert_eq!(
+            late_emulator("tcpw", &summary(0.00297, false)).as_deref(),
+            Some("tcpw: lateness p99 2.97 ms, load average 5.24 4.45 2.25")
+        );
+        // A summary without the record (an older binary's) does not pass for on time.
+        assert!(late_emulator("reno", &json!({})).is_some());
     }
 
     #[test]

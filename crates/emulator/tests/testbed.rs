@@ -161,6 +161,9 @@ fn kernel_tcp_over_a_lossy_10_mbps_path_for_reno_cubic_tcpw_and_tcpw_abse() {
         assert_eq!(counters["tx_errors"], 0, "{cc}: {counters}");
         assert_eq!(counters["gso_frames"], 0, "{cc}: GSO should be off: {counters}");
         assert_eq!(counters["unroutable"], 0, "{cc}: {counters}");
+        // Whether the emulator kept to the schedule, and how busy the machine was, are recorded.
+        assert!(s["testbed"]["emulator"]["on_time"].is_boolean(), "{cc}");
+        assert_eq!(s["testbed"]["load_average"].as_array().map(Vec::len), Some(3), "{cc}");
         let local = &s["testbed"]["emulator"]["endpoint_interface_drops"];
         assert_eq!(local, 0, "{cc}: drops on the endpoints' own interfaces");
         let routes = &s["testbed"]["emulator"]["routes"][0];
@@ -218,13 +221,14 @@ fn kernel_tcp_over_a_lossy_10_mbps_path_for_reno_cubic_tcpw_and_tcpw_abse() {
     println!("four runs in {:?}", started.elapsed());
 }
 
-/// 2 Mb/s, 200 ms each way: the bandwidth-delay product (100 KB) is several times the window
-/// the receiver's buffer allows (`receiver_window` 16 KB: `tcp_rmem` max 64 KB), so the flight
-/// is window-limited and never fills the path.
+/// Seed 000's wireless hop as one link: 2 Mb/s, 45 ms each way, 2 % Bernoulli loss both ways,
+/// 400-byte segments. Random losses keep TCPW's window (20-30 segments) below the
+/// bandwidth-delay product (57 segments), so each window leaves as a burst behind the ACKs that
+/// open it unless the sender paces.
 const WINDOW_LIMITED: &str = r#"
 [scenario]
 name = "window_limited"
-duration = "6s"
+duration = "10s"
 seed = 1
 
 [topology]
@@ -234,14 +238,15 @@ nodes = ["a", "b"]
 from = "a"
 to = "b"
 rate = "2Mbps"
-delay = "200ms"
+delay = "45ms"
 queue = "bdp"
+errors = { model = "bernoulli", rate = "2%", direction = "both" }
 
 [tcp]
 cc = "westwood"
 segment_size = "400B"
 header_size = "40B"
-receiver_window = "16KB"
+receiver_window = "1MB"
 
 [flows.bulk]
 from = "a"
@@ -249,11 +254,13 @@ to = "b"
 "#;
 
 /// The kernel's sender is ACK-clocked, as on a Linux host whose default congestion control is
-/// loss-based: a window-limited flight leaves as a burst behind the ACKs that open the window,
-/// so ACKs come back spaced by the bottleneck (1.76 ms per 440-byte segment, 3.52 ms per
-/// delayed ACK) and then a silence. A paced sender (Linux's internal pacing at 1.2 x cwnd/srtt,
-/// which a connection keeps if it was set up under bbr: iperf3 switches congestion control
-/// only after connect()) would spread the window over the round trip, about 9 ms per ACK here.
+/// loss-based: outside recovery each window leaves as a burst behind the ACKs that open it, so
+/// ACKs come back spaced by the bottleneck (1.76 ms per 440-byte segment, 3.52 ms per delayed
+/// ACK) with a silence after each burst. A paced sender (Linux's internal pacing at 1.2 x
+/// cwnd/srtt in congestion avoidance, which a connection keeps if it was set up under bbr:
+/// iperf3 switches congestion control only after connect()) spreads the window over the round
+/// trip: no two ACKs closer than about 3 ms (measured with the host's bbr inherited: the first
+/// quartile of the gaps 4 ms, against 1.8 ms unpaced).
 #[test]
 fn the_kernel_sender_is_ack_clocked_not_paced_whatever_the_host_default() {
     let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
@@ -268,24 +275,34 @@ fn the_kernel_sender_is_ack_clocked_not_paced_whatever_the_host_default() {
     testbed::run_once(&plan, 100_000_000, opts.fifo, "tcpw", Some(&trace)).unwrap();
     let rows = westwood_trace::read_ack_trace(&trace).unwrap();
     std::fs::remove_dir_all(&dir).ok();
+    // ACKs of new data outside loss recovery, after the first second's slow start.
     let start = rows.first().unwrap().time_ns;
-    // After slow start (a few 400 ms round trips): ACKs of new data only.
-    let times: Vec<u64> = rows
+    let open: Vec<&westwood_trace::AckRecord> = rows
         .iter()
-        .filter(|r| r.event == westwood_trace::TraceEvent::Ack && r.time_ns >= start + 3_000_000_000)
-        .map(|r| r.time_ns)
+        .filter(|r| r.event == westwood_trace::TraceEvent::Ack && r.time_ns >= start + 1_000_000_000)
         .collect();
-    assert!(times.len() > 100, "{} ACKs after 3 s", times.len());
-    let mut gaps: Vec<u64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    let mut gaps: Vec<u64> = open
+        .windows(2)
+        .filter(|w| w.iter().all(|r| r.ca_state == westwood_trace::CaState::Open && !r.dupack))
+        .map(|w| w[1].time_ns - w[0].time_ns)
+        .collect();
+    assert!(gaps.len() > 100, "{} gaps between open-state ACKs", gaps.len());
     gaps.sort_unstable();
-    let median_ms = gaps[gaps.len() / 2] as f64 / 1e6;
-    let host_default = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control").unwrap_or_default();
+    // Back to back at the bottleneck, ACKs of single segments (quick ACKs, or a delayed ACK's
+    // timer) come 1.76 ms apart; a paced window never brings two ACKs that close.
+    let quartile_ms = gaps[gaps.len() / 4] as f64 / 1e6;
+    let host_default =
+        std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control").unwrap_or_default();
     assert!(
-        median_ms < 5.0,
-        "median ACK gap {median_ms:.2} ms: the sender was paced (host default congestion control: {})",
+        quartile_ms < 2.5,
+        "a quarter of the ACK gaps below {quartile_ms:.2} ms: the sender was paced (host default congestion \
+         control: {})",
         host_default.trim()
     );
-    println!("median ACK gap {median_ms:.2} ms (host default congestion control: {})", host_default.trim());
+    println!(
+        "first quartile of the ACK gaps {quartile_ms:.2} ms (host default congestion control: {})",
+        host_default.trim()
+    );
 }
 
 #[test]

@@ -6,6 +6,8 @@
 //!   registered now, and `status`, which probes by loading;
 //! - [`probe`]: loading the programs without registering them, to learn what this kernel
 //!   accepts; the `WESTWOOD_LINUX_REFUSE` testing switch;
+//! - [`pins`]: the bpf filesystem, the congestion controls and maps pinned in it, and what the
+//!   pins say is loaded;
 //! - [`loader`]: `load` / `unload` — the congestion controls first, then (optionally) what
 //!   observes them, all pinned under /sys/fs/bpf/westwood so they stay after the command exits;
 //! - [`watch`]: per-connection BWE, RTTmin, cwnd, ssthresh from socket-local storage, read
@@ -22,6 +24,7 @@ pub mod bench;
 pub mod error;
 pub mod loader;
 pub mod netns;
+pub mod pins;
 pub mod prereq;
 pub mod probe;
 mod record;
@@ -47,4 +50,4 @@ pub mod lossy_skel {
 }
 
 pub use error::{Error, Result};
-pub use loader::{Algo, PIN_DIR};
+pub use pins::{Algo, PIN_DIR};

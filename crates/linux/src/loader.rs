@@ -33,160 +33,17 @@ use std::time::{Duration, Instant};
 
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 
-use crate::prereq::{self, BPFFS};
-use crate::probe::{self, Feature, WatchKind};
+pub use crate::pins::{
+    ensure_bpffs, map_pin_path, pinned_algos, pinned_watch, trace_status, watch_pin_path, Algo, SharedMap,
+    PIN_DIR,
+};
+use crate::prereq;
+use crate::probe::{self, disable_trace, Feature, WatchKind};
 use crate::skel::{OpenTcpwSkel, TcpwSkelBuilder};
 use crate::{Error, Result};
 
-pub const PIN_DIR: &str = "/sys/fs/bpf/westwood";
-
 /// BPF_F_LINK (uapi): a struct_ops map registered through a link.
 const BPF_F_LINK: u32 = 1 << 13;
-
-/// The congestion controls kernel/tcpw.bpf.c registers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Algo {
-    /// TCPW, seed 000.
-    Tcpw,
-    /// TCPW with the threshold reduction factor, seed 001.
-    TcpwTr,
-    /// TCPW ABSE, seed 004.
-    TcpwAbse,
-    /// Westwood+.
-    TcpwPlus,
-}
-
-impl Algo {
-    pub const ALL: [Algo; 4] = [Algo::Tcpw, Algo::TcpwTr, Algo::TcpwAbse, Algo::TcpwPlus];
-
-    /// The congestion-control name (TCP_CONGESTION, sysctl, `iperf3 -C`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Algo::Tcpw => "tcpw",
-            Algo::TcpwTr => "tcpw_tr",
-            Algo::TcpwAbse => "tcpw_abse",
-            Algo::TcpwPlus => "tcpw_plus",
-        }
-    }
-
-    /// Algorithm id in the watch and trace records (TCPW_ALGO_*).
-    pub fn id(self) -> u8 {
-        match self {
-            Algo::Tcpw => 1,
-            Algo::TcpwPlus => 2,
-            Algo::TcpwTr => 3,
-            Algo::TcpwAbse => 4,
-        }
-    }
-
-    pub fn from_id(id: u8) -> Option<Algo> {
-        Algo::ALL.into_iter().find(|a| a.id() == id)
-    }
-
-    pub fn from_name(name: &str) -> Option<Algo> {
-        let name = name.replace('-', "_");
-        Algo::ALL.into_iter().find(|a| a.name() == name)
-    }
-
-    /// What it is and where it comes from, for `status` and the usage text.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Algo::Tcpw => "TCPW (seed 000): Tustin filter, alpha_k from the ACK gap, virtual samples",
-            Algo::TcpwTr => "TCPW-TR (seed 001): constant-gain filter, threshold reduction factor a",
-            Algo::TcpwAbse => "TCPW ABSE (seed 004): adaptive sampling interval and filter gain",
-            Algo::TcpwPlus => "Westwood+: one bandwidth sample per RTT, two 7/8 EWMAs",
-        }
-    }
-
-    pub fn pin_path(self) -> PathBuf {
-        Path::new(PIN_DIR).join(self.name())
-    }
-
-    /// One name ("tcpw", "tcpw-plus", ...), a comma list, or "all".
-    pub fn parse_set(s: &str) -> Option<Vec<Algo>> {
-        if s == "all" {
-            return Some(Algo::ALL.to_vec());
-        }
-        let mut out = Vec::new();
-        for name in s.split(',') {
-            let a = Algo::from_name(name.trim())?;
-            if !out.contains(&a) {
-                out.push(a);
-            }
-        }
-        (!out.is_empty()).then_some(out)
-    }
-}
-
-/// The maps the programs share, pinned so that every later load (and `watch`) finds them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SharedMap {
-    SkStorage,
-    AbseStorage,
-    Acks,
-    TraceCtl,
-    Counters,
-}
-
-impl SharedMap {
-    pub const ALL: [SharedMap; 5] = [
-        SharedMap::SkStorage,
-        SharedMap::AbseStorage,
-        SharedMap::Acks,
-        SharedMap::TraceCtl,
-        SharedMap::Counters,
-    ];
-
-    pub fn pin_name(self) -> &'static str {
-        match self {
-            SharedMap::SkStorage => "sk_storage",
-            SharedMap::AbseStorage => "abse_storage",
-            SharedMap::Acks => "acks",
-            SharedMap::TraceCtl => "trace_ctl",
-            SharedMap::Counters => "counters",
-        }
-    }
-
-    pub fn pin_path(self) -> PathBuf {
-        Path::new(PIN_DIR).join(self.pin_name())
-    }
-}
-
-pub fn pinned_algos() -> Vec<Algo> {
-    Algo::ALL.into_iter().filter(|a| a.pin_path().exists()).collect()
-}
-
-pub fn map_pin_path() -> PathBuf {
-    SharedMap::SkStorage.pin_path()
-}
-
-pub fn watch_pin_path(kind: WatchKind) -> PathBuf {
-    Path::new(PIN_DIR).join(kind.pin_name())
-}
-
-/// The watch iterator pinned now, if any.
-pub fn pinned_watch() -> Option<WatchKind> {
-    WatchKind::ALL.into_iter().find(|k| watch_pin_path(*k).exists())
-}
-
-/// Mount bpffs at /sys/fs/bpf if it is not mounted.
-pub fn ensure_bpffs() -> Result<()> {
-    if prereq::bpffs_mounted_at(BPFFS) {
-        return Ok(());
-    }
-    fs::create_dir_all(BPFFS).map_err(|e| Error::Prereq(format!("cannot create {BPFFS}: {e}")))?;
-    let c = |s: &str| std::ffi::CString::new(s).unwrap();
-    let (src, target, fstype) = (c("bpf"), c(BPFFS), c("bpf"));
-    let data = c("mode=0700");
-    let rc = unsafe { libc::mount(src.as_ptr(), target.as_ptr(), fstype.as_ptr(), 0, data.as_ptr().cast()) };
-    if rc != 0 {
-        return Err(Error::Prereq(format!(
-            "bpffs is not mounted at {BPFFS} and mounting it failed ({}): run `mount -t bpf bpf {BPFFS}` as root",
-            std::io::Error::last_os_error()
-        )));
-    }
-    Ok(())
-}
 
 /// Filter parameters, set in the object's read-only data before it loads (None: the default of
 /// kernel/westwood_core.h, which is the Rust reference's).
@@ -309,15 +166,6 @@ impl Drop for Rollback {
             let _ = fs::remove_file(p);
         }
     }
-}
-
-/// Compile the trace out of an opened object: the ring buffer is not created and the programs'
-/// trace code is dead once `tcpw_trace_available` is 0 (the verifier drops it).
-pub fn disable_trace(open: &mut OpenTcpwSkel<'_>) -> libbpf_rs::Result<()> {
-    if let Some(rodata) = open.maps.rodata_data.as_deref_mut() {
-        rodata.tcpw_trace_available = 0;
-    }
-    open.maps.tcpw_acks.set_autocreate(false)
 }
 
 fn set_params(open: &mut OpenTcpwSkel<'_>, p: &Params) {
@@ -457,19 +305,6 @@ pub fn load(opts: &LoadOptions) -> Result<LoadReport> {
     };
     let observation = ensure_watch();
     Ok(LoadReport { loaded, already, observation, trace })
-}
-
-/// The per-ACK trace as the pins show it: available when the ring buffer is pinned.
-pub fn trace_status() -> std::result::Result<(), String> {
-    if SharedMap::Acks.pin_path().exists() {
-        Ok(())
-    } else if pinned_algos().is_empty() {
-        Err("nothing is loaded — run `westwood-linux load` first".into())
-    } else {
-        Err("the congestion controls were loaded without the trace's ring buffer (the kernel refused it, or \
-             WESTWOOD_LINUX_REFUSE said so): `westwood-linux status` tells why"
-            .into())
-    }
 }
 
 /// Why an attempt to register failed: at load (the kernel refused the object: another

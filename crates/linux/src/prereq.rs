@@ -8,13 +8,13 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-use crate::loader::{self, Algo};
+use crate::pins::{self, Algo};
+pub use crate::pins::{bpffs_mounted_at, BPFFS};
 use crate::probe::{self, ControlsProbe, WatchKind};
 use crate::{Error, Result};
 
 pub const VMLINUX_BTF: &str = "/sys/kernel/btf/vmlinux";
 pub const AVAILABLE_CC: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
-pub const BPFFS: &str = "/sys/fs/bpf";
 
 /// The running kernel: `uname -r` and its numeric version.
 #[derive(Debug, Clone)]
@@ -151,18 +151,6 @@ pub fn is_registered(name: &str) -> bool {
     available_congestion_controls().iter().any(|n| n == name)
 }
 
-/// Is a bpf filesystem mounted at `dir`?
-pub fn bpffs_mounted_at(dir: &str) -> bool {
-    fs::read_to_string("/proc/self/mounts")
-        .map(|m| {
-            m.lines().any(|l| {
-                let f: Vec<&str> = l.split_whitespace().collect();
-                f.len() > 2 && f[1] == dir && f[2] == "bpf"
-            })
-        })
-        .unwrap_or(false)
-}
-
 impl Status {
     pub fn gather() -> Status {
         Status {
@@ -178,7 +166,7 @@ impl Status {
             caps: Caps::current(),
             bpffs_mounted: bpffs_mounted_at(BPFFS),
             available: available_congestion_controls(),
-            pinned: loader::pinned_algos(),
+            pinned: pins::pinned_algos(),
             probes: None,
         }
     }
@@ -188,7 +176,7 @@ impl Status {
         let mut st = Status::gather();
         if st.privilege_problems().is_empty()
             && st.kernel_problems().is_empty()
-            && loader::ensure_bpffs().is_ok()
+            && pins::ensure_bpffs().is_ok()
         {
             st.probes = Some(Probes::run());
         }
@@ -341,16 +329,14 @@ impl Status {
             let _ = writeln!(s, "  {:<16} {state}", algo.name());
         }
         if !self.pinned.is_empty() {
-            let observed = match loader::pinned_watch() {
-                Some(k) => format!(
-                    "through the {} (pinned at {})",
-                    k.describe(),
-                    loader::watch_pin_path(k).display()
-                ),
+            let observed = match pins::pinned_watch() {
+                Some(k) => {
+                    format!("through the {} (pinned at {})", k.describe(), pins::watch_pin_path(k).display())
+                }
                 None => "no: no iterator loaded (`westwood-linux watch` says why)".to_string(),
             };
             let _ = writeln!(s, "  {:<16} {observed}", "observed");
-            let trace = match loader::trace_status() {
+            let trace = match pins::trace_status() {
                 Ok(()) => "available (`westwood-linux watch --acks --out FILE`)".to_string(),
                 Err(why) => format!("no: {why}"),
             };

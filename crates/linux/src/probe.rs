@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 use libbpf_rs::PrintLevel;
 
-use crate::skel::TcpwSkelBuilder;
+use crate::skel::{OpenTcpwSkel, TcpwSkelBuilder};
 use crate::watch_skel::TcpwWatchSkelBuilder;
 
 /// Environment variable: features the loader must treat as refused (testing switch).
@@ -127,7 +127,7 @@ pub fn probe_controls() -> Result<ControlsProbe, String> {
             let mut object = MaybeUninit::uninit();
             let mut open = TcpwSkelBuilder::default().open(&mut object).map_err(|e| e.to_string())?;
             if !trace {
-                crate::loader::disable_trace(&mut open).map_err(|e| e.to_string())?;
+                disable_trace(&mut open).map_err(|e| e.to_string())?;
             }
             open.load().map(drop).map_err(|e| e.to_string())
         });
@@ -166,7 +166,7 @@ impl WatchKind {
         }
     }
 
-    /// Its pin under [`crate::loader::PIN_DIR`].
+    /// Its pin under [`crate::pins::PIN_DIR`].
     pub fn pin_name(self) -> &'static str {
         match self {
             WatchKind::Storage => "watch",
@@ -205,6 +205,15 @@ pub fn probe_watch(kind: WatchKind) -> Result<(), String> {
     });
     result
         .map_err(|e| format!("the kernel refused {}: {e}: {}", kind.feature().describe(), log_summary(&log)))
+}
+
+/// Compile the trace out of an opened object: the ring buffer is not created and the programs'
+/// trace code is dead once `tcpw_trace_available` is 0 (the verifier drops it).
+pub fn disable_trace(open: &mut OpenTcpwSkel<'_>) -> libbpf_rs::Result<()> {
+    if let Some(rodata) = open.maps.rodata_data.as_deref_mut() {
+        rodata.tcpw_trace_available = 0;
+    }
+    open.maps.tcpw_acks.set_autocreate(false)
 }
 
 #[cfg(test)]

@@ -724,13 +724,27 @@ fn status_ready_means_load_succeeds() {
 /// fresh veth pair `name` with one segment per packet, while `watch --acks` records the per-ACK
 /// trace for `port`. Returns iperf3's result and the trace's rows of the data connection (not
 /// empty; every row of `cc`'s connection to the server's port).
+/// TCP segments the namespace `ns` has sent (`Tcp: OutSegs` of its /proc/net/snmp).
+fn tcp_out_segments(pair: &NetnsPair, ns: &str) -> u64 {
+    let out = pair.command(ns, std::path::Path::new("/bin/cat")).arg("/proc/net/snmp").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut tcp = text.lines().filter(|l| l.starts_with("Tcp:"));
+    let (names, values) = (tcp.next().unwrap_or(""), tcp.next().unwrap_or(""));
+    let column =
+        names.split_whitespace().position(|n| n == "OutSegs").expect("Tcp OutSegs in /proc/net/snmp");
+    values.split_whitespace().nth(column).and_then(|v| v.parse().ok()).expect("an OutSegs count")
+}
+
+/// A paced iperf3 transfer with `cc` through a namespace pair while `watch --acks` records the
+/// per-ACK trace: iperf3's result, the data connection's records, and the number of segments
+/// the receiving namespace sent meanwhile (its ACKs, plus a few of iperf3's control connection).
 fn paced_transfer_with_ack_trace(
     name: &str,
     port: u16,
     cc: &str,
     seconds: u32,
     rate: &str,
-) -> (netns::Iperf3Result, Vec<westwood_trace::AckRecord>) {
+) -> (netns::Iperf3Result, Vec<westwood_trace::AckRecord>, u64) {
     let pair = NetnsPair::create(name).unwrap();
     pair.one_segment_per_packet().unwrap();
     let trace = std::env::temp_dir().join(format!("westwood-{name}-acks-{}.csv", std::process::id()));
@@ -745,10 +759,12 @@ fn paced_transfer_with_ack_trace(
     .unwrap();
     thread::sleep(Duration::from_millis(500));
     let _server = netns::start_iperf3_server(&pair, port).unwrap();
+    let sent_before = tcp_out_segments(&pair, &pair.server);
     let r = Iperf3Client::start_with(&pair, port, cc, seconds, None, &["--fq-rate", rate])
         .unwrap()
         .finish()
         .unwrap();
+    let receiver_segments = tcp_out_segments(&pair, &pair.server) - sent_before;
     assert_eq!(r.congestion, cc, "{r:?}");
     let status = watcher.wait_timeout(Duration::from_secs(15)).unwrap();
     assert!(status.success(), "watch --acks: {status}");
@@ -760,7 +776,7 @@ fn paced_transfer_with_ack_trace(
     let data: Vec<westwood_trace::AckRecord> =
         rows.into_iter().filter(|r| r.flow.ends_with(&server)).collect();
     assert!(!data.is_empty(), "no records of the data connection among {total} rows");
-    (r, data)
+    (r, data, receiver_segments)
 }
 
 #[test]
@@ -776,26 +792,32 @@ fn tcpw_abse_over_veth_with_a_per_ack_trace() {
     assert!(out.contains("per-ACK trace available"), "this kernel has a ring buffer: {out}");
 
     // Paced at 100 Mb/s (SO_MAX_PACING_RATE: TCP's internal pacing, no fq needed), segments arrive
-    // spaced as from a real link and the receiver ACKs every second one, so the trace must hold
-    // about one record per 2 segments. Unpaced, veth delivers bursts and Linux answers with
-    // stretch ACKs (tens of segments each: it ACKs when the window edge moves), which would test
-    // nothing of the trace.
-    let (r, data) = paced_transfer_with_ack_trace("abse", 5230, "tcpw_abse", 5, "100M");
+    // spaced as from a real link and the receiver ACKs about every second one. Unpaced, veth
+    // delivers bursts and Linux answers with stretch ACKs (tens of segments each: it ACKs when
+    // the window edge moves), which would test nothing of the trace.
+    let (r, data, receiver_segments) = paced_transfer_with_ack_trace("abse", 5230, "tcpw_abse", 5, "100M");
     assert!(data.iter().all(|r| r.cc == "tcpw_abse"), "other ccs in the trace");
     let mss = data[0].mss;
     let acked = data.last().unwrap().ack;
     let segments = acked / mss;
     let acks = data.iter().filter(|r| r.event == westwood_trace::TraceEvent::Ack).count() as u64;
     eprintln!(
-        "tcpw_abse: {:.2} Gb/s, {} bytes acked ({segments} segments), {acks} ACK records, last BWE {:.1} Mb/s",
+        "tcpw_abse: {:.2} Gb/s, {} bytes acked ({segments} segments), {acks} ACK records of \
+         {receiver_segments} segments the receiver sent, last BWE {:.1} Mb/s",
         r.received_bps / 1e9,
         acked,
         data.last().unwrap().bwe_bps.unwrap_or(0.0) / 1e6
     );
+    // Every ACK the receiver sent has its record: its namespace's segment count is the ACKs
+    // of the data connection plus about a hundred of iperf3's control connection and handshakes
+    // (96 of 21 755 in one run).
+    // (How many ACKs there are depends on the receiver: about one per 2 segments, fewer on a
+    // loaded machine, whose late softirqs let segments pile up into stretch ACKs.)
     assert!(
-        acks * 2 >= segments,
-        "{acks} ACK records for {segments} segments: fewer than one per 2 segments"
+        acks * 100 >= receiver_segments * 97 && acks <= receiver_segments,
+        "{acks} ACK records for the {receiver_segments} segments the receiver sent"
     );
+    assert!(acks * 8 >= segments, "{acks} ACK records for {segments} segments");
     assert!(
         data.windows(2).all(|w| w[0].ack <= w[1].ack && w[0].time_ns <= w[1].time_ns),
         "ACK or time went back"
@@ -824,7 +846,7 @@ fn tcpw_with_interval_sampling_estimates_a_paced_rate() {
     cli_ok(&["unload"]);
     cli_ok(&["load", "tcpw", "--sample", "interval"]);
 
-    let (_, data) = paced_transfer_with_ack_trace("interval", 5240, "tcpw", 3, "50M");
+    let (_, data, _) = paced_transfer_with_ack_trace("interval", 5240, "tcpw", 3, "50M");
     // In the last second the paced flow delivers 50 Mb/s: the estimate is there, within 10 %.
     let end = data.last().unwrap().time_ns;
     let late: Vec<f64> =

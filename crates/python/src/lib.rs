@@ -3,6 +3,8 @@
 //! It only loads a scenario file (with `--set`-style overrides), runs it with the GIL released
 //! and hands the results back in plain Python types: the summary as a JSON string (so its schema
 //! is defined once, by `serde` in the simulator) and time series as `dict[str, list]` columns.
+//! It also exports what the front end must agree on with the simulator: the result tables'
+//! column order (`FLOW_COLUMNS`, ...) and the registry of congestion controls.
 //! Everything else (paths, DataFrames, CLI, reports) lives in the Python package.
 
 use std::collections::HashMap;
@@ -14,7 +16,7 @@ use std::time::{Duration, Instant};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyTuple};
 use westwood_simulator::budget::DEFAULT_MAX_MEMORY_BYTES;
 use westwood_simulator::replay::{
     self as replaying, Decimator, ReplayConfig, ReplayError, ReplayRow, Replayer,
@@ -472,6 +474,29 @@ fn replay<'py>(
     Ok((json, rows, plot))
 }
 
+/// The registry of congestion controls (`westwood_algorithms::registry`), one dict per control
+/// in the registry's order: `name` (printed in outputs), `kernel` (the Linux congestion control
+/// standing for it, or None), `default_recovery`, `fast_recovery_inflation`, `parameter_table`
+/// (the scenario key of its parameters, or None) and `parameters` (that table's keys).
+#[pyfunction]
+fn congestion_controls(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    westwood_algorithms::registry::entries()
+        .into_iter()
+        .map(|e| {
+            let d = PyDict::new(py);
+            d.set_item("name", e.name)?;
+            d.set_item("kernel", e.kernel)?;
+            d.set_item("default_recovery", e.default_recovery)?;
+            d.set_item("fast_recovery_inflation", e.fast_recovery_inflation)?;
+            d.set_item("parameter_table", e.parameters.map(|t| t.key))?;
+            let keys: Vec<&str> =
+                e.parameters.map_or_else(Vec::new, |t| t.params.iter().map(|p| p.key).collect());
+            d.set_item("parameters", keys)?;
+            Ok(d)
+        })
+        .collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -479,6 +504,17 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     pcap::register(m)?;
+    m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
+    // The result tables' column order, declared once in the simulator (`results::columns`).
+    use westwood_simulator::results::columns;
+    for (name, cols) in [
+        ("FLOW_COLUMNS", columns::FLOW_COLUMNS),
+        ("LINK_COLUMNS", columns::LINK_COLUMNS),
+        ("FLOW_SERIES_COLUMNS", columns::FLOW_SERIES_COLUMNS),
+        ("LINK_SERIES_COLUMNS", columns::LINK_SERIES_COLUMNS),
+    ] {
+        m.add(name, PyTuple::new(m.py(), cols)?)?;
+    }
     // `git describe` of the source this module was compiled from (see build.rs).
     m.add("__build__", env!("WESTWOOD_BUILD"))?;
     Ok(())

@@ -11,8 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
+pub use crate::results::{CcShare, Fairness};
 use crate::results::{FlowSummary, Summary};
 
 /// Jain's fairness index of `values`; `None` for an empty list. All zeros count as equal
@@ -59,26 +58,6 @@ impl JainAccumulator {
         }
         Some((self.sum * self.sum / (self.n as f64 * self.sum_of_squares)).min(1.0))
     }
-}
-
-/// Jain's index over named flows, on their goodput.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct Fairness {
-    /// `null` when there are no flows.
-    pub index: Option<f64>,
-    /// The flows it was computed over.
-    pub flows: Vec<String>,
-}
-
-/// The share of one congestion control among the flows of a run.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct CcShare {
-    pub flows: usize,
-    /// Mean goodput per flow, bits/s: the friendliness comparison.
-    pub mean_goodput_bps: f64,
-    pub total_goodput_bps: f64,
-    /// Jain's index among this control's flows (`null` without flows).
-    pub fairness_index: Option<f64>,
 }
 
 /// Jain's index over every flow of `flows`.

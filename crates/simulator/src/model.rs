@@ -4,10 +4,11 @@
 //! every field checked by [`crate::scenario`]; the result is this model, in SI base units held as
 //! integers (nanoseconds, bits per second, bytes). The simulator never sees TOML.
 
-use westwood_algorithms::westwood::{
-    AbseParams, AckedCountRule, PlusParams, TcpwParams, TrParams, UclaParams,
-};
-use westwood_algorithms::{Recovery, WindowGrowth};
+use westwood_algorithms::registry::{self, CcEntry, ParamValues};
+use westwood_algorithms::westwood::AckedCountRule;
+use westwood_algorithms::WindowGrowth;
+
+use crate::tcp::Recovery;
 
 /// Simulated time in integer nanoseconds.
 pub type Nanos = u64;
@@ -113,6 +114,8 @@ pub enum QueueLimit {
     },
 }
 
+/// A link direction's channel loss models, as the scenario set them; each is read and run by
+/// its file in `network::loss`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ErrorSpec {
     /// Each packet is lost independently with this probability.
@@ -126,7 +129,7 @@ pub enum ErrorSpec {
     Outage(OutageSpec),
     /// Several models on one link: a packet is lost if any of them loses it.
     Any(Vec<ErrorSpec>),
-    /// Scripted drops of chosen data segments of one flow (`network::drop_list`).
+    /// Scripted drops of chosen data segments of one flow (`network::loss::drop_list`).
     DropList(DropListSpec),
 }
 
@@ -194,24 +197,33 @@ pub enum SourceKind {
     Cbr { rate_bps: u64, packet_size: u64, on: Vec<(Nanos, Nanos)> },
 }
 
-/// Which congestion control a flow runs, with its parameters.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum CcSpec {
-    /// RFC 5681 window rules (`reno`, `newreno`, `tahoe`, `sack`; they differ in
-    /// `TcpSpec::recovery`).
-    Reno,
-    /// CUBIC, RFC 9438 (default constants).
-    Cubic,
-    /// TCPW, seed 000.
-    Westwood(TcpwParams),
-    /// TCPW with the threshold reduction factor, seed 001.
-    WestwoodTr(TrParams),
-    /// TCPW ABSE, seed 004.
-    WestwoodAbse(AbseParams),
-    /// Westwood+.
-    WestwoodPlus(PlusParams),
-    /// The UCLA ns-2 agent's TCPW (`westwood-ucla`, `westwood-ucla-nr`; docs/westwood.md).
-    WestwoodUcla(UclaParams),
+/// Which congestion control a flow runs, with its parameters: an entry of
+/// `westwood_algorithms::registry` and the parameters the scenario set for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CcSpec {
+    pub entry: &'static CcEntry,
+    /// Only keys of the entry's parameter table; the control's defaults fill the rest.
+    pub params: ParamValues,
+}
+
+impl CcSpec {
+    /// The registered control `name` (scenario or kernel name) with its default parameters.
+    ///
+    /// # Panics
+    /// If no control has that name: for code and tests that name a control they know.
+    pub fn named(name: &str) -> CcSpec {
+        let entry = registry::lookup(name).unwrap_or_else(|| panic!("no congestion control {name}"));
+        CcSpec { entry, params: ParamValues::default() }
+    }
+
+    pub fn with_params(self, params: ParamValues) -> CcSpec {
+        CcSpec { params, ..self }
+    }
+
+    /// The name outputs print.
+    pub fn name(&self) -> &'static str {
+        self.entry.name
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

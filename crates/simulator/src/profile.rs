@@ -41,7 +41,9 @@
 //!   `TCP_RTO_MIN` 200 ms, `TCP_RTO_MAX` 120 s; `tcp_rtt_estimator` keeps the variance term at
 //!   least `tcp_rto_min`, so the RTO is `srtt + max(rto_min, 4·mdev)`: RFC 6298 with G = `rto_min`.
 
-use westwood_algorithms::{Recovery, WindowConfig, WindowGrowth};
+use westwood_algorithms::{WindowConfig, WindowGrowth};
+
+use crate::tcp::Recovery;
 
 use crate::model::{PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND};
 use crate::scenario::units::format_duration;
@@ -229,7 +231,7 @@ mod tests {
     fn defaults(recovery: Recovery) -> TcpSpec {
         TcpSpec {
             cc_name: "reno".into(),
-            cc: CcSpec::Reno,
+            cc: CcSpec::named("reno"),
             recovery,
             segment_size: 400,
             header_size: 40,

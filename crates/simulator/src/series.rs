@@ -4,7 +4,7 @@
 //! its series with a bounded buffer instead of holding every sample until the end.
 //!
 //! The CSV files have the columns and the number format `westwood run --out` has always written
-//! (python/westwood/tables.py; floats as Python's `str(float)`), so readers see no difference.
+//! (python/westwood/report/tables.py; floats as Python's `str(float)`), so readers see no difference.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -14,6 +14,7 @@ use westwood_trace::AtomicFile;
 
 use crate::ack_trace::with_path;
 
+use crate::results::columns::{FLOW_SERIES_COLUMNS, LINK_SERIES_COLUMNS};
 use crate::results::{FlowSeries, LinkSeries};
 
 /// One sample of one TCP flow.
@@ -86,32 +87,6 @@ impl SeriesSink for SeriesMemory {
         Ok(())
     }
 }
-
-/// The columns of `flow_series.csv`, in file order (python/westwood/tables.py).
-pub const FLOW_SERIES_COLUMNS: &[&str] = &[
-    "time_seconds",
-    "flow",
-    "cwnd_bytes",
-    "ssthresh_bytes",
-    "srtt_seconds",
-    "bwe_bps",
-    "bytes_delivered",
-    "snd_max",
-    "snd_una",
-];
-
-/// The columns of `link_series.csv`, in file order.
-pub const LINK_SERIES_COLUMNS: &[&str] = &[
-    "time_seconds",
-    "link",
-    "queue_packets",
-    "queue_bytes",
-    "queue_avg_packets",
-    "drops_overflow",
-    "drops_red",
-    "drops_error",
-    "drops_outage",
-];
 
 /// `flow_series.csv` and `link_series.csv` in a directory, written as the run goes through
 /// buffered temporary files that take their names only on [`SeriesCsvFiles::commit`]: a failed

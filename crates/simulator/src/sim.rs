@@ -5,7 +5,7 @@ use crate::budget::{self, Recording};
 use crate::engine::rng::RngStream;
 use crate::engine::EventQueue;
 use crate::invariants::InvariantMonitor;
-use crate::model::{CcSpec, Nanos, QueueLimit, QueueSpec, Scenario, SourceKind, NANOS_PER_SECOND};
+use crate::model::{Nanos, QueueLimit, QueueSpec, Scenario, SourceKind, NANOS_PER_SECOND};
 use crate::network::link::Capacity;
 use crate::network::red::Red;
 use crate::network::{Enqueue, ErrorModel, Link, Multipath, Packet, PacketKind, Routes, SackBlocks};
@@ -13,9 +13,10 @@ use crate::pcap::PacketTap;
 use crate::results::{FlowSummary, LinkSummary, RunOptions, RunResult, SourceSummary, Summary};
 use crate::scenario::ScenarioError;
 use crate::series::{FlowSample, LinkSample, SeriesMemory, SeriesSink};
+use crate::tcp::Recovery;
 use crate::tcp::{Receiver, Sender};
 use crate::traffic::Arrivals;
-use westwood_algorithms::{westwood, CongestionControl, Cubic, Recovery, Reno, WindowConfig};
+use westwood_algorithms::{CongestionControl, WindowConfig};
 
 #[derive(Debug, Clone, Copy)]
 enum Event {
@@ -191,7 +192,7 @@ struct RoutePair {
 }
 
 /// The congestion control a flow's TCP settings name, with its parameters (also what
-/// `westwood replay` feeds a trace through).
+/// `westwood replay` feeds a trace through): built by its registry entry.
 pub fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionControl> {
     let config = WindowConfig {
         mss: spec.segment_size,
@@ -199,27 +200,7 @@ pub fn congestion_control(spec: &crate::model::TcpSpec) -> Box<dyn CongestionCon
         initial_ssthresh: spec.initial_ssthresh,
         window_growth: spec.window_growth,
     };
-    /// A Westwood variant with the scenario's AckedCount rule, else its reference's.
-    fn westwood<E: westwood::BandwidthEstimator + 'static>(
-        config: WindowConfig,
-        estimator: E,
-        rule: Option<westwood::AckedCountRule>,
-    ) -> Box<dyn CongestionControl> {
-        match rule {
-            Some(rule) => Box::new(westwood::Westwood::with_acked_count_rule(config, estimator, rule)),
-            None => Box::new(westwood::Westwood::new(config, estimator)),
-        }
-    }
-    let rule = spec.acked_count;
-    match spec.cc {
-        CcSpec::Reno => Box::new(Reno::new(config)),
-        CcSpec::Cubic => Box::new(Cubic::new(config)),
-        CcSpec::Westwood(p) => westwood(config, westwood::TcpwEstimator::new(p), rule),
-        CcSpec::WestwoodTr(p) => westwood(config, westwood::TrEstimator::with_params(p), rule),
-        CcSpec::WestwoodAbse(p) => westwood(config, westwood::AbseEstimator::new(p), rule),
-        CcSpec::WestwoodPlus(p) => westwood(config, westwood::WestwoodPlusEstimator::new(p), rule),
-        CcSpec::WestwoodUcla(p) => westwood(config, westwood::UclaEstimator::new(p), rule),
-    }
+    (spec.cc.entry.build)(config, &spec.cc.params, spec.acked_count)
 }
 
 /// What a caller attaches to a run beyond its [`RunOptions`]: where its outputs stream, how
@@ -366,54 +347,24 @@ pub fn link_summaries(scenario: &Scenario, links: &[Link], over_seconds: f64) ->
 /// queues resolved, RED and the channel error models seeded from the scenario's seed. The
 /// testbed's link emulator (`crates/emulator`) drives these in wall-clock time.
 pub fn build_links(scenario: &Scenario) -> Result<Vec<Link>, ScenarioError> {
-    Ok(Simulation::build(scenario, RunOptions::default(), None, Series::Off)?.links)
+    Ok(Network::build(scenario)?.links)
 }
 
-/// `'a`: the scenario; `'s`: the trace sink.
-struct Simulation<'a, 's> {
-    scenario: &'a Scenario,
-    queue: EventQueue<Event>,
+/// The network a scenario describes, without its endpoints: links with their queues and error
+/// models, routes, and the flows' paths (which size `bdp` queues and RED's typical packet).
+/// The testbed's emulator runs these links alone ([`build_links`]); a simulation adds flows,
+/// sources and events.
+struct Network {
     links: Vec<Link>,
     routes: Routes,
-    flows: Vec<Flow>,
-    /// Flows created during the run (ids from `flows.len()` on), `None` once closed.
-    generated: Vec<Option<Box<Flow>>>,
-    arrivals: Arrivals,
     multipath: Multipath,
     /// Data paths of each scenario flow (1: ordinary routing).
     paths: Vec<usize>,
-    sources: Vec<CbrSource>,
-    monitor: Option<InvariantMonitor>,
-    outbox: Vec<Packet>,
-    propagating: PacketStore,
-    events: u64,
-    /// Where samples go: memory, a caller's sink, or nowhere (`Off`).
-    series: Series<'s>,
-    /// Where the per-ACK trace goes (`None`: not traced).
-    ack_sink: Option<&'s mut dyn AckSink>,
-    /// The first error writing the trace; it ends the run.
-    trace_error: Option<std::io::Error>,
-    /// The first error writing the series; it ends the run.
-    series_error: Option<std::io::Error>,
-    /// The run was stopped by `RunControl::interrupted`.
-    interrupted: bool,
-    /// Packet captures (`None`: none).
-    tap: Option<&'s mut dyn PacketTap>,
 }
 
-enum Series<'s> {
-    Off,
-    Memory(Box<SeriesMemory>),
-    Sink(&'s mut dyn SeriesSink),
-}
-
-impl<'a, 's> Simulation<'a, 's> {
-    fn build(
-        scenario: &'a Scenario,
-        options: RunOptions,
-        ack_sink: Option<&'s mut dyn AckSink>,
-        series: Series<'s>,
-    ) -> Result<Self, ScenarioError> {
+impl Network {
+    /// Check that every flow, arrival and source can reach its peer, then build the links.
+    fn build(scenario: &Scenario) -> Result<Network, ScenarioError> {
         let error =
             |field: String, message: String| ScenarioError { file: scenario.source.clone(), field, message };
         let endpoints: Vec<(u32, u32)> =
@@ -548,6 +499,56 @@ impl<'a, 's> Simulation<'a, 's> {
                 }
             });
         }
+        Ok(Network { links, routes, multipath, paths })
+    }
+}
+
+/// `'a`: the scenario; `'s`: the trace sink.
+struct Simulation<'a, 's> {
+    scenario: &'a Scenario,
+    queue: EventQueue<Event>,
+    links: Vec<Link>,
+    routes: Routes,
+    flows: Vec<Flow>,
+    /// Flows created during the run (ids from `flows.len()` on), `None` once closed.
+    generated: Vec<Option<Box<Flow>>>,
+    arrivals: Arrivals,
+    multipath: Multipath,
+    /// Data paths of each scenario flow (1: ordinary routing).
+    paths: Vec<usize>,
+    sources: Vec<CbrSource>,
+    monitor: Option<InvariantMonitor>,
+    outbox: Vec<Packet>,
+    propagating: PacketStore,
+    events: u64,
+    /// Where samples go: memory, a caller's sink, or nowhere (`Off`).
+    series: Series<'s>,
+    /// Where the per-ACK trace goes (`None`: not traced).
+    ack_sink: Option<&'s mut dyn AckSink>,
+    /// The first error writing the trace; it ends the run.
+    trace_error: Option<std::io::Error>,
+    /// The first error writing the series; it ends the run.
+    series_error: Option<std::io::Error>,
+    /// The run was stopped by `RunControl::interrupted`.
+    interrupted: bool,
+    /// Packet captures (`None`: none).
+    tap: Option<&'s mut dyn PacketTap>,
+}
+
+enum Series<'s> {
+    Off,
+    Memory(Box<SeriesMemory>),
+    Sink(&'s mut dyn SeriesSink),
+}
+
+impl<'a, 's> Simulation<'a, 's> {
+    fn build(
+        scenario: &'a Scenario,
+        options: RunOptions,
+        ack_sink: Option<&'s mut dyn AckSink>,
+        series: Series<'s>,
+    ) -> Result<Self, ScenarioError> {
+        let Network { links, routes, multipath, paths } = Network::build(scenario)?;
 
         let flows = scenario
             .flows

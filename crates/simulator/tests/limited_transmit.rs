@@ -6,9 +6,10 @@
 mod common;
 
 use common::*;
-use westwood_algorithms::{Recovery, WindowGrowth};
+use westwood_algorithms::WindowGrowth;
 use westwood_simulator::model::{DropListSpec, ErrorSpec, Scenario};
 use westwood_simulator::results::{FlowSummary, Summary};
+use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, RunOptions};
 
 const MSS: u64 = 1000;

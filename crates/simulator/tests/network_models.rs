@@ -3,12 +3,12 @@
 mod common;
 
 use common::*;
-use westwood_algorithms::Recovery;
 use westwood_simulator::model::{
     ErrorSpec, GilbertElliottSpec, OutageSpec, QueueLimit, QueueSpec, RedSpec, Scenario, SourceKind,
     SourceSpec,
 };
 use westwood_simulator::results::{LinkSeries, LinkSummary, RunResult};
+use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, RunOptions};
 
 const BOTTLENECK: usize = 2; // index of "bottleneck" (forward half) in Line::scenario()

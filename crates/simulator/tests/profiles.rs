@@ -6,10 +6,10 @@
 mod common;
 
 use common::*;
-use westwood_algorithms::Recovery;
 use westwood_simulator::model::{DropListSpec, ErrorSpec, PartialAckTimer, RecoveryPacing, Scenario};
 use westwood_simulator::results::Summary;
 use westwood_simulator::scenario::{load_file, load_str};
+use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, run_with_ack_trace, RunOptions};
 use westwood_trace::{AckRecord, CaState, TraceEvent};
 
@@ -210,7 +210,7 @@ fn without_inflation_no_new_segment_is_sent_in_fast_recovery_before_the_retransm
                     t.fast_recovery_inflation = inflation;
                     if cc == "westwood" {
                         t.cc_name = "westwood".into();
-                        t.cc = westwood_simulator::model::CcSpec::Westwood(Default::default());
+                        t.cc = westwood_simulator::model::CcSpec::named("westwood");
                     }
                 });
                 let rows = trace(&s);

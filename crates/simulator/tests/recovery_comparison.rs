@@ -13,9 +13,9 @@
 mod common;
 
 use common::*;
-use westwood_algorithms::Recovery;
 use westwood_simulator::model::{CcSpec, DropListSpec, ErrorSpec, QueueLimit, Scenario};
 use westwood_simulator::results::FlowSummary;
+use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, RunOptions};
 
 /// Segments of the window the drops are taken from. Slow start (from 4 segments, one ACK per
@@ -194,9 +194,11 @@ fn cubic_refills_a_long_fat_pipe_faster_than_reno_after_a_loss() {
         let delivered = series.bytes_delivered[at(t_loss + 20.0)] - series.bytes_delivered[loss];
         (flow, t_loss, window_after, delivered)
     };
-    let (reno, reno_loss, reno_window, reno_bytes) = run_with("newreno", CcSpec::Reno, Recovery::NewReno);
-    let (cubic, cubic_loss, cubic_window, cubic_bytes) = run_with("cubic", CcSpec::Cubic, Recovery::NewReno);
-    let (cubic_sack, _, _, cubic_sack_bytes) = run_with("cubic", CcSpec::Cubic, Recovery::Sack);
+    let (reno, reno_loss, reno_window, reno_bytes) =
+        run_with("newreno", CcSpec::named("reno"), Recovery::NewReno);
+    let (cubic, cubic_loss, cubic_window, cubic_bytes) =
+        run_with("cubic", CcSpec::named("cubic"), Recovery::NewReno);
+    let (cubic_sack, _, _, cubic_sack_bytes) = run_with("cubic", CcSpec::named("cubic"), Recovery::Sack);
     let mbps = |bytes: u64| bytes as f64 * 8.0 / 20.0 / 1e6;
     eprintln!(
         "20 s after the loss: newreno {:.1} Mb/s (loss at {reno_loss:.1} s, cwnd {} after), cubic {:.1} Mb/s \
@@ -218,7 +220,7 @@ fn cubic_refills_a_long_fat_pipe_faster_than_reno_after_a_loss() {
 #[test]
 fn sack_needs_fewer_timeouts_than_newreno_when_bursts_of_drops_hit_small_buffers() {
     // Eight flows on a small buffer: drop-tail overflows take several packets from one window.
-    let base = Line {
+    let base = || Line {
         queue: QueueLimit::Packets(5),
         flows: 8,
         bottleneck_bps: 10_000_000,
@@ -227,7 +229,7 @@ fn sack_needs_fewer_timeouts_than_newreno_when_bursts_of_drops_hit_small_buffers
     };
     let options = RunOptions { record_series: false, check_invariants: true };
     let total = |recovery: Recovery| {
-        let summary = run(&Line { recovery, ..base }.scenario(), options).unwrap().summary;
+        let summary = run(&Line { recovery, ..base() }.scenario(), options).unwrap().summary;
         let timeouts: u64 = summary.flows.iter().map(|f| f.timeouts).sum();
         let goodput: f64 = summary.flows.iter().map(|f| f.goodput_bps).sum();
         (timeouts, goodput)

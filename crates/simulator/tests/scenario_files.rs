@@ -2,9 +2,11 @@
 
 use std::path::PathBuf;
 
-use westwood_algorithms::{Recovery, WindowConfig};
+use westwood_algorithms::WindowConfig;
+
 use westwood_simulator::model::{CcSpec, ErrorSpec, QueueLimit, QueueSpec, Scenario};
 use westwood_simulator::scenario::{load_file, ScenarioError};
+use westwood_simulator::tcp::Recovery;
 
 fn scenario_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name)
@@ -70,7 +72,7 @@ fn scenario_file_wireless_defaults() {
     assert_eq!((f.name.as_str(), node(&s, f.src), node(&s, f.dst)), ("ftp", "src", "mobile"));
     assert_eq!((f.start, f.stop), (0, None));
     let t = &f.tcp;
-    assert_eq!((t.cc_name.as_str(), t.cc, t.recovery), ("reno", CcSpec::Reno, Recovery::Reno));
+    assert_eq!((t.cc_name.as_str(), &t.cc, t.recovery), ("reno", &CcSpec::named("reno"), Recovery::Reno));
     assert_eq!((t.segment_size, t.header_size, t.receiver_window), (400, 40, 1_000_000));
     assert_eq!(t.initial_cwnd, WindowConfig::rfc5681_initial_window(400));
     assert_eq!(t.initial_cwnd, 1_600);

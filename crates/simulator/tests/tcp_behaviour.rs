@@ -4,9 +4,9 @@
 mod common;
 
 use common::*;
-use westwood_algorithms::Recovery;
 use westwood_simulator::model::{CcSpec, QueueLimit};
 use westwood_simulator::results::{FlowSummary, Summary};
+use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, RunOptions};
 
 fn simulate(line: &Line) -> Summary {
@@ -26,14 +26,14 @@ fn invariants_hold_across_losses_queues_and_recoveries() {
     // The monitor fails the run on the first violation of in-order exactly-once delivery,
     // cwnd >= 1 segment, monotone sequence numbers or (SACK) a consistent scoreboard. Every
     // recovery, under Reno's window rules and CUBIC's.
-    for (cc_name, cc) in [("reno", CcSpec::Reno), ("cubic", CcSpec::Cubic)] {
+    for (cc_name, cc) in [("reno", CcSpec::named("reno")), ("cubic", CcSpec::named("cubic"))] {
         for recovery in Recovery::ALL {
             for (data_loss, ack_loss) in [(0.0, 0.0), (0.01, 0.0), (0.05, 0.05), (0.2, 0.0)] {
                 for queue in [QueueLimit::Packets(3), QueueLimit::BandwidthDelayProduct { rtt: None }] {
                     for delayed_ack in [true, false] {
                         let line = Line {
                             cc_name,
-                            cc,
+                            cc: cc.clone(),
                             recovery,
                             data_loss,
                             ack_loss,

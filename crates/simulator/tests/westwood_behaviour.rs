@@ -6,18 +6,17 @@ mod common;
 
 use common::*;
 use std::path::PathBuf;
-use westwood_algorithms::westwood::{AbseParams, PlusParams, TcpwParams, TrParams, UclaParams};
-use westwood_algorithms::Recovery;
 use westwood_simulator::model::{CcSpec, QueueLimit};
+use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, scenario, RunOptions};
 
 fn variants() -> Vec<(&'static str, CcSpec)> {
     vec![
-        ("westwood", CcSpec::Westwood(TcpwParams::default())),
-        ("westwood-tr", CcSpec::WestwoodTr(TrParams::default())),
-        ("westwood-abse", CcSpec::WestwoodAbse(AbseParams::default())),
-        ("westwood-plus", CcSpec::WestwoodPlus(PlusParams::default())),
-        ("westwood-ucla", CcSpec::WestwoodUcla(UclaParams::default())),
+        ("westwood", CcSpec::named("westwood")),
+        ("westwood-tr", CcSpec::named("westwood-tr")),
+        ("westwood-abse", CcSpec::named("westwood-abse")),
+        ("westwood-plus", CcSpec::named("westwood-plus")),
+        ("westwood-ucla", CcSpec::named("westwood-ucla")),
     ]
 }
 
@@ -36,7 +35,7 @@ fn invariants_hold_for_every_variant_and_recovery() {
             ] {
                 let line = Line {
                     cc_name,
-                    cc,
+                    cc: cc.clone(),
                     recovery,
                     data_loss,
                     ack_loss,

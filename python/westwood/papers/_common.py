@@ -6,7 +6,8 @@ import math
 from typing import Any, Mapping, Sequence
 
 from ..claims import ClaimUnavailable, Measurement
-from ..experiments import Experiment, Metric, Series
+from ..experiments.base import Metric, Series
+from ..experiments.sweep import Experiment
 
 
 def group_goodput_metric(prefix: str, name: str, label: str, divisor: float = 1e6) -> Metric:

@@ -1,9 +1,10 @@
 """Seed 000: Casetti, Gerla, Mascolo, Sanadidi, Wang, "TCP Westwood: End-to-End Congestion Control
 for Wired/Wireless Networks" (Wireless Networks 8, 2002).
 
-Figures 3 and 9 are registered in ``westwood.experiments`` (``fig3``, ``fig9``); this module adds
-the paper's other simulated figures and tables. Figures 19-20 and table 1 are Internet
-measurements and are not simulated. Figure 7 is a lab test bed in the paper; it is simulated here.
+Figures 3 and 9 (``fig3``, ``fig9``) are the headline experiments of ``westwood reproduce
+--quick``; the paper's other simulated figures and tables follow. Figures 19-20 and table 1 are
+Internet measurements and are not simulated. Figure 7 is a lab test bed in the paper; it is
+simulated here.
 
 How claims about a gain are judged (one rule for every such claim of this paper, ``gain_claim``):
 with the paper's gain g (394 % is g = 3.94, a TCPW/Reno ratio of 4.94), the measured ratio is
@@ -14,25 +15,14 @@ the paper's gain, or gains more than twice as much), *not reproduced* below.
 from __future__ import annotations
 
 import math
-from typing import Dict
+from typing import Dict, Tuple
 
 from ..claims import Claim, ClaimUnavailable, Measurement, at_least, at_most, between
-from ..experiments import (
-    GOODPUT_MBPS,
-    Axis,
-    Experiment,
-    Metric,
-    Series,
-    SweepResults,
-    fairness_metric,
-    per_cc_metric,
-    ratio_at,
-    tcpw_variant_series,
-    x_of_largest_ratio,
-)
-from ..table_experiments import TableExperiment, cell_ratio
-from ..which_tcpw import OTHERS, fig10_claim, mix_claim, mix_label
-from ..window_traces import (
+from ..experiments.base import GOODPUT_MBPS, Axis, Metric, Series, fairness_metric, per_cc_metric
+from ..experiments.sweep import Experiment, SweepResults, ratio_at, spread_at, x_of_largest_ratio
+from ..experiments.table import TableExperiment, cell_ratio
+from ..experiments.trace import TraceExperiment, worst_step_error
+from ..experiments.window import (
     CWND,
     SEQUENCE,
     SSTHRESH,
@@ -40,11 +30,113 @@ from ..window_traces import (
     curve_ratio,
     flow_ratio_of_ratios,
 )
+from .which_tcpw import OTHERS, fig9_claim, fig10_claim, mix_claim, mix_label
 
 RENO = Series("Reno", {"cc": "reno"})
 SACK = Series("SACK", {"cc": "sack"})
 TCPW = Series("TCPW", {"cc": "westwood"})
 COMPARED = (RENO, SACK, TCPW)  # §5: "We compare the throughput of TCPW to that of Reno and SACK"
+
+# --- figs. 3 and 9, the headline experiments ---------------------------------------------------
+
+RENO_FAMILY = (
+    Series("Reno", {"cc": "reno"}),
+    Series("NewReno", {"cc": "newreno"}),
+)
+WESTWOOD_FAMILY = (
+    Series("TCPW", {"cc": "westwood"}),
+    Series("TCPW TR", {"cc": "westwood-tr"}),
+    Series("TCPW ABSE", {"cc": "westwood-abse"}),
+    Series("Westwood+", {"cc": "westwood-plus"}),
+)
+
+
+def tcpw_variant_series() -> Tuple[Series, ...]:
+    """The TCPWs other than the paper's as series of a one-flow sweep (which_tcpw.py): figs. 9
+    and 10 compare them with TCPW."""
+    return tuple(Series(v.label, dict(v.single)) for v in OTHERS)
+
+
+def _fig9_ratio_claim(label: str) -> Claim:
+    return Claim(
+        fig9_claim(label),
+        ratio_at(1, label, "Reno"),
+        target=at_least(3),
+        partly=at_least(1.5),
+        paper='4.94 ("TCPW gains up to 394% over Reno", at 1%)',
+    )
+
+
+FIG3 = TraceExperiment(
+    id="fig3",
+    title="Bandwidth estimate under UDP ON/OFF traffic",
+    paper="seed 000 §4.1, fig. 3",
+    scenario="udp_onoff",
+    series=WESTWOOD_FAMILY,
+    flow="tcp",
+    bottleneck="bottleneck",
+    headline=True,
+    description="One TCP flow shares a 5 Mbps / 30 ms bottleneck with two 1 Mbps UDP "
+    "ON/OFF sources; the flow's bandwidth estimate (BWE) is compared with the bandwidth "
+    "the UDP sources leave, step by step. The scenario has no random component, so "
+    "one seed is the default (every seed gives the same trace).",
+    claims=(
+        Claim(
+            "BWE within 15% of the available bandwidth in every step (after settling)",
+            worst_step_error("TCPW"),
+            target=at_most(15),
+            partly=at_most(30),
+            paper="fig. 3: BWE follows the 5, 4, 3, 4, 3, 4, 5 Mb/s steps",
+            unit="%",
+            digits=1,
+        ),
+    ),
+)
+
+FIG9 = Experiment(
+    id="fig9",
+    title="Throughput vs. wireless packet error rate",
+    paper="seed 000 §5.1, fig. 9",
+    scenario="wireless",
+    x=Axis(
+        parameter="loss",
+        values=(0, 0.5, 1, 1.5, 2, 3, 4, 5),
+        label="Packet error rate",
+        unit="%",
+        # Runs are cheap (~0.05 s of CPU for 60 s simulated): the full axis in quick too.
+        quick_values=(0, 0.5, 1, 1.5, 2, 3, 4, 5),
+    ),
+    series=RENO_FAMILY + WESTWOOD_FAMILY + tcpw_variant_series(),
+    metric=GOODPUT_MBPS,
+    seeds=10,
+    headline=True,
+    description="Bulk transfer over a wired path with a lossy wireless last hop; "
+    "goodput of the single flow as the wireless packet error rate grows. Beside the "
+    "paper's TCPW: the same with interval-weighted samples and the authors' ns-2 agents "
+    "(docs/westwood.md).",
+    claims=(
+        _fig9_ratio_claim("TCPW"),
+        Claim(
+            "TCPW's largest gain over Reno (throughput ratio) lies between 0.5% and 2% loss",
+            x_of_largest_ratio("TCPW", "Reno"),
+            target=between(0.5, 2),
+            partly=between(0, 3),
+            paper='"This gain occurs at a realistic packet error probability of 1%"',
+            unit="%",
+            digits=1,
+        ),
+        Claim(
+            "At 0% loss all protocols within 10% of each other",
+            spread_at(0),
+            target=at_most(10),
+            partly=at_most(20),
+            paper="fig. 9: the curves meet at 0% loss",
+            unit="%",
+            digits=1,
+        ),
+    )
+    + tuple(_fig9_ratio_claim(v.label) for v in OTHERS),
+)
 
 
 def gain_claim(text: str, measure, paper_ratio: float, paper: str, digits: int = 2) -> Claim:
@@ -683,6 +775,8 @@ FIG18 = Experiment(
 
 
 EXPERIMENTS = [
+    FIG3,
+    FIG9,
     FIG4,
     FIG5,
     SEC4_3,

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import math
 
-from .. import traces
 from ..claims import Claim, ClaimUnavailable, Measurement, at_least, at_most, between
-from ..experiments import Axis, Experiment, Series, TraceExperiment, ratio_at
-from ..window_traces import CWND, SSTHRESH, SeriesTraceExperiment, curve_ratio
+from ..experiments import trace as traces
+from ..experiments.base import Axis, Series
+from ..experiments.sweep import Experiment, ratio_at
+from ..experiments.trace import TraceExperiment
+from ..experiments.window import CWND, SSTHRESH, SeriesTraceExperiment, curve_ratio
 from . import _common as c
 
 TCPW = Series("TCPW", {"cc": "westwood-tr"})

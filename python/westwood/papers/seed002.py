@@ -21,8 +21,9 @@ so rather than being tuned around it.
 from __future__ import annotations
 
 from ..claims import Claim, at_least, at_most
-from ..experiments import GOODPUT_MBPS, Axis, Experiment, Series, ratio_at
-from ..window_traces import Curve, SeriesTraceExperiment, curve_ratio
+from ..experiments.base import GOODPUT_MBPS, Axis, Series
+from ..experiments.sweep import Experiment, ratio_at
+from ..experiments.window import Curve, SeriesTraceExperiment, curve_ratio
 from . import _common as c
 
 RENO = Series("Reno", {"cc": "reno"})

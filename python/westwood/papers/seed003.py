@@ -16,7 +16,8 @@ reproduced: the slides do not describe that topology beyond one line.
 from __future__ import annotations
 
 from ..claims import Claim, at_least, at_most, between
-from ..experiments import GOODPUT_MBPS, Axis, Experiment, Series
+from ..experiments.base import GOODPUT_MBPS, Axis, Series
+from ..experiments.sweep import Experiment
 from . import _common as c
 
 TCPW = Series("TCPW", {"cc": "westwood"})

@@ -20,7 +20,8 @@ numbers, as a 3-seed run showed).
 from __future__ import annotations
 
 from ..claims import Claim, ClaimUnavailable, Measurement, at_least, at_most, between
-from ..experiments import Axis, Experiment, Series, fairness_metric, per_cc_metric
+from ..experiments.base import Axis, Series, fairness_metric, per_cc_metric
+from ..experiments.sweep import Experiment
 from . import _common as c
 
 

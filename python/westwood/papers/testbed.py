@@ -26,11 +26,12 @@ from __future__ import annotations
 import dataclasses
 
 from ..claims import Claim, at_least, at_most, between
-from ..experiments import GOODPUT_MBPS, Axis, Series, fairness_metric, per_cc_metric, ratio_at
-from ..testbed_experiments import TestbedExperiment, agreement
-from ..which_tcpw import TESTBED_FIG9_CLAIM
+from ..experiments.base import GOODPUT_MBPS, Axis, Series, fairness_metric, per_cc_metric
+from ..experiments.sweep import ratio_at
+from ..experiments.testbed import TestbedExperiment, agreement
 from . import _common as c
 from . import seed000, seed004
+from .which_tcpw import TESTBED_FIG9_CLAIM
 
 FIG9 = TestbedExperiment(
     id="testbed_fig9",

@@ -42,6 +42,7 @@
 
 use super::filter::{tustin_coefficient, Sampling};
 use super::{BandwidthEstimator, PathState};
+use crate::registry::{Param, ParamKind, ParamValues};
 use std::collections::VecDeque;
 
 /// Most history slots an estimator keeps (`WWC_ABSE_SLOTS` of `kernel/westwood_core.h`).
@@ -84,6 +85,31 @@ impl Default for AbseParams {
 }
 
 impl AbseParams {
+    /// The `[tcp] westwood_abse = { ... }` keys (crate::registry).
+    pub const SCHEMA: &'static [Param] = &[
+        Param { key: "t_min", kind: ParamKind::FilterTime },
+        Param { key: "n", kind: ParamKind::Number { min: 0.0, max: f64::INFINITY } },
+        Param { key: "u_max", kind: ParamKind::RateOrAuto },
+        Param { key: "epsilon", kind: ParamKind::Number { min: 0.0, max: 1.0 } },
+        Param { key: "beta", kind: ParamKind::Number { min: 0.0, max: 1.0 } },
+        Param { key: "sample", kind: ParamKind::Sampling },
+        Param { key: "acked_count", kind: ParamKind::AckedCount },
+    ];
+
+    /// The defaults, with what a scenario set.
+    pub fn from_values(v: &ParamValues) -> Self {
+        let d = AbseParams::default();
+        AbseParams {
+            t_min_ns: v.nanos("t_min").unwrap_or(d.t_min_ns),
+            n: v.number("n").unwrap_or(d.n),
+            u_max_bps: v.rate("u_max").unwrap_or(d.u_max_bps),
+            epsilon: v.number("epsilon").unwrap_or(d.epsilon),
+            beta: v.number("beta").unwrap_or(d.beta),
+            sample: v.sampling("sample").unwrap_or(d.sample),
+            ..d
+        }
+    }
+
     /// The slot width `q` in effect, ns (at least 1).
     pub fn slot_width_ns(&self) -> u64 {
         self.history_slot_ns.unwrap_or(self.t_min_ns / HISTORY_SLOT_DIVISOR).max(1)
@@ -173,8 +199,6 @@ impl AbseEstimator {
 }
 
 impl BandwidthEstimator for AbseEstimator {
-    const NAME: &'static str = "westwood-abse";
-
     fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, path: &PathState) {
         let p = self.params;
         let rtt = path.smoothed_rtt_ns.unwrap_or(p.t_min_ns).max(1);

@@ -104,8 +104,8 @@ impl<E: BandwidthEstimator> Westwood<E> {
 }
 
 impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
-    fn name(&self) -> &'static str {
-        E::NAME
+    fn min_rtt_ns(&self) -> Option<u64> {
+        Westwood::min_rtt_ns(self)
     }
 
     fn on_ack(&mut self, ack: &AckEvent) {

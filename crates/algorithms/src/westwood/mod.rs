@@ -49,9 +49,6 @@ pub struct PathState {
 
 /// A bandwidth estimator: turns the ACK stream into BWE (bits/s).
 pub trait BandwidthEstimator {
-    /// The `cc` name of the variant built on this estimator.
-    const NAME: &'static str;
-
     /// An ACK arrived at `now_ns` reporting `delivered_bytes` (AckedCount's credit).
     fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, path: &PathState);
 

@@ -7,6 +7,7 @@
 //! keeps ACK compression from inflating the estimate.
 
 use super::{BandwidthEstimator, PathState};
+use crate::registry::{Param, ParamKind, ParamValues};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlusParams {
@@ -17,6 +18,20 @@ pub struct PlusParams {
 impl Default for PlusParams {
     fn default() -> Self {
         PlusParams { min_window_ns: 50_000_000 }
+    }
+}
+
+impl PlusParams {
+    /// The `[tcp] westwood_plus = { ... }` keys (crate::registry): no `sample`, since Westwood+
+    /// has no Tustin step.
+    pub const SCHEMA: &'static [Param] = &[
+        Param { key: "min_window", kind: ParamKind::FilterTime },
+        Param { key: "acked_count", kind: ParamKind::AckedCount },
+    ];
+
+    /// The defaults, with what a scenario set.
+    pub fn from_values(v: &ParamValues) -> Self {
+        PlusParams { min_window_ns: v.nanos("min_window").unwrap_or(PlusParams::default().min_window_ns) }
     }
 }
 
@@ -56,8 +71,6 @@ impl WestwoodPlusEstimator {
 }
 
 impl BandwidthEstimator for WestwoodPlusEstimator {
-    const NAME: &'static str = "westwood-plus";
-
     fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, path: &PathState) {
         let Some(start) = self.window_start else {
             self.window_start = Some(now_ns);

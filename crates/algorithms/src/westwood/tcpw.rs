@@ -5,6 +5,7 @@
 
 use super::filter::{Gain, Sampling, TustinFilter};
 use super::{BandwidthEstimator, PathState};
+use crate::registry::{Param, ParamKind, ParamValues};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TcpwParams {
@@ -25,6 +26,26 @@ impl Default for TcpwParams {
     }
 }
 
+impl TcpwParams {
+    /// The `[tcp] westwood = { ... }` keys (crate::registry).
+    pub const SCHEMA: &'static [Param] = &[
+        Param { key: "tau", kind: ParamKind::FilterTime },
+        Param { key: "m", kind: ParamKind::Integer { min: 2, max: u32::MAX, beyond: "" } },
+        Param { key: "sample", kind: ParamKind::Sampling },
+        Param { key: "acked_count", kind: ParamKind::AckedCount },
+    ];
+
+    /// The defaults, with what a scenario set.
+    pub fn from_values(v: &ParamValues) -> Self {
+        let d = TcpwParams::default();
+        TcpwParams {
+            tau_ns: v.nanos("tau").unwrap_or(d.tau_ns),
+            m: v.integer("m").unwrap_or(d.m),
+            sample: v.sampling("sample").unwrap_or(d.sample),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TcpwEstimator {
     filter: TustinFilter,
@@ -42,8 +63,6 @@ impl TcpwEstimator {
 }
 
 impl BandwidthEstimator for TcpwEstimator {
-    const NAME: &'static str = "westwood";
-
     fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, _path: &PathState) {
         self.filter.on_ack(now_ns, delivered_bytes);
     }

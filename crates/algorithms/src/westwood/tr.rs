@@ -11,6 +11,7 @@
 
 use super::filter::{Gain, Sampling, TustinFilter};
 use super::{BandwidthEstimator, LossKind, PathState};
+use crate::registry::{Param, ParamKind, ParamValues};
 
 /// Time-constant to sampling-time ratio of seed 001's filter.
 pub const TIME_CONSTANT_RATIO: f64 = 10.0;
@@ -22,6 +23,19 @@ pub struct TrParams {
     /// Which samples each step averages: [`Sampling::Trapezoid`] (seed 001 §II, the default) or
     /// [`Sampling::Interval`].
     pub sample: Sampling,
+}
+
+impl TrParams {
+    /// The `[tcp] westwood_tr = { ... }` keys (crate::registry).
+    pub const SCHEMA: &'static [Param] = &[
+        Param { key: "sample", kind: ParamKind::Sampling },
+        Param { key: "acked_count", kind: ParamKind::AckedCount },
+    ];
+
+    /// The defaults, with what a scenario set.
+    pub fn from_values(v: &ParamValues) -> Self {
+        TrParams { sample: v.sampling("sample").unwrap_or_default() }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -54,8 +68,6 @@ impl TrEstimator {
 }
 
 impl BandwidthEstimator for TrEstimator {
-    const NAME: &'static str = "westwood-tr";
-
     fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, _path: &PathState) {
         self.filter.on_ack(now_ns, delivered_bytes);
     }

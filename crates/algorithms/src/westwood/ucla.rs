@@ -59,6 +59,7 @@
 
 use super::filter::Sampling;
 use super::{AckedCountRule, BandwidthEstimator, LossKind, PathState};
+use crate::registry::{Param, ParamKind, ParamValues};
 
 /// Nanoseconds per second, as f64.
 const NS: f64 = 1e9;
@@ -147,6 +148,40 @@ impl Default for UclaParams {
             tick_ns: 10_000_000,
             initial_rtt_min_ns: 5_000_000_000,
             sample: Sampling::Trapezoid,
+        }
+    }
+}
+
+impl UclaParams {
+    /// The `[tcp] westwood_ucla = { ... }` keys (crate::registry), for both agents.
+    pub const SCHEMA: &'static [Param] = &[
+        Param {
+            key: "filter",
+            kind: ParamKind::Integer { min: 0, max: 3, beyond: "the agent has 0, 1, 2 and 3 (filter_type_)" },
+        },
+        Param { key: "tau", kind: ParamKind::FilterTime },
+        Param { key: "alpha", kind: ParamKind::Number { min: 0.0, max: 1.0 } },
+        Param { key: "tick", kind: ParamKind::ClockTick },
+        Param { key: "initial_rtt_min", kind: ParamKind::Duration },
+        Param { key: "sample", kind: ParamKind::Sampling },
+        Param { key: "acked_count", kind: ParamKind::AckedCount },
+    ];
+
+    /// The defaults, with what a scenario set.
+    pub fn from_values(v: &ParamValues) -> Self {
+        let d = UclaParams::default();
+        UclaParams {
+            filter: v.integer("filter").map_or(d.filter, |t| {
+                u8::try_from(t)
+                    .ok()
+                    .and_then(UclaFilter::from_type)
+                    .expect("filter checked against the schema")
+            }),
+            tau_ns: v.nanos("tau").unwrap_or(d.tau_ns),
+            fr_alpha: v.number("alpha").unwrap_or(d.fr_alpha),
+            tick_ns: v.nanos("tick").unwrap_or(d.tick_ns),
+            initial_rtt_min_ns: v.nanos("initial_rtt_min").unwrap_or(d.initial_rtt_min_ns),
+            sample: v.sampling("sample").unwrap_or(d.sample),
         }
     }
 }
@@ -279,8 +314,6 @@ impl UclaEstimator {
 }
 
 impl BandwidthEstimator for UclaEstimator {
-    const NAME: &'static str = "westwood-ucla";
-
     fn on_ack(&mut self, now_ns: u64, delivered_bytes: u64, _path: &PathState) {
         let Some(last) = self.last_time else {
             self.last_time = Some(now_ns);

@@ -1,7 +1,7 @@
 //! A unidirectional link: an output queue (drop-tail, optionally behind RED), a transmitter of
 //! fixed rate, a propagation delay and an optional channel error model.
 
-use super::channel::{ErrorModel, LossCause};
+use super::loss::{ErrorModel, LossCause};
 use super::packet::Packet;
 use super::red::Red;
 use crate::model::{Nanos, NANOS_PER_SECOND};

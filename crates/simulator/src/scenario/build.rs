@@ -1,22 +1,18 @@
 //! Checks every field of a substituted scenario document and builds the typed model.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-use toml::{Table, Value};
-use westwood_algorithms::{WindowConfig, WindowGrowth};
+use toml::Table;
 
-use super::congestion;
-use super::fields::{self, describe, join, Section};
+use super::fields::{self, join, Section};
 use super::links;
+use super::nodes::{node_index, nodes, Nodes};
 use super::sources;
+use super::tcp::{resolve_tcp, tcp_keys};
 use super::traffic;
 use super::units::format_duration;
-use super::{echo, echo_list, FieldError, Res};
-use crate::model::{
-    DelayedAckSpec, FlowSpec, LinkSpec, NodeSpec, PartialAckTimer, RecoveryPacing, RtoSpec, Scenario,
-    TcpSpec, TimeoutThreshold,
-};
-use crate::profile::Profile;
+use super::{echo, FieldError, Res};
+use crate::model::{FlowSpec, LinkSpec, Scenario};
 
 const TOP_KEYS: &[&str] =
     &["scenario", "parameters", "topology", "links", "tcp", "flows", "sources", "routing"];
@@ -24,40 +20,6 @@ const SCENARIO_KEYS: &[&str] = &["name", "description", "duration", "seed", "sam
 const TOPOLOGY_KEYS: &[&str] = &["nodes", "groups"];
 const LINK_KEYS: &[&str] = &["from", "to", "rate", "delay", "duplex", "queue", "errors"];
 const FLOW_KEYS: &[&str] = &["from", "to", "start", "stop", "count"];
-pub(crate) const TCP_KEYS: &[&str] = &[
-    "cc",
-    "recovery",
-    "segment_size",
-    "header_size",
-    "receiver_window",
-    "initial_cwnd",
-    "initial_ssthresh",
-    "dupack_threshold",
-    "rto_initial",
-    "rto_min",
-    "rto_max",
-    "clock_granularity",
-    "delayed_ack",
-    "delayed_ack_timeout",
-    "ack_every",
-    "window_growth",
-    "limited_transmit",
-    "profile",
-    "partial_ack_timer",
-    "timeout_threshold",
-    "recovery_pacing",
-    "fast_recovery_inflation",
-    "quick_acks",
-    "westwood",
-    "westwood_tr",
-    "westwood_abse",
-    "westwood_plus",
-    "westwood_ucla",
-];
-
-/// `initial_ssthresh = "unlimited"`: high enough never to matter, low enough never to overflow.
-pub(crate) const UNLIMITED_SSTHRESH: u64 = u64::MAX / 4;
-
 /// Default sampling interval of time series: 10 ms.
 pub(crate) const DEFAULT_SAMPLE_INTERVAL: u64 = 10_000_000;
 
@@ -128,7 +90,7 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
     // [tcp]: checked on its own too, so a mistake there is reported even when every flow
     // overrides the key.
     let tcp_section = match top.get("tcp") {
-        Some((v, f)) => Some(Section::new("tcp", fields::table(v, &f)?, TCP_KEYS)?),
+        Some((v, f)) => Some(Section::new("tcp", fields::table(v, &f)?, &tcp_keys())?),
         None => None,
     };
     if let Some(tcp) = tcp_section {
@@ -146,8 +108,12 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
     let mut flows = BulkFlows::default();
     let mut arrivals = Vec::new();
     if let Some((v, f)) = top.get("flows") {
-        let allowed: Vec<&str> =
-            FLOW_KEYS.iter().chain(TCP_KEYS).chain(traffic::FLOW_EXTRA_KEYS).copied().collect();
+        let allowed: Vec<&str> = FLOW_KEYS
+            .iter()
+            .copied()
+            .chain(tcp_keys())
+            .chain(traffic::FLOW_EXTRA_KEYS.iter().copied())
+            .collect();
         for (flow_name, fv) in fields::table(v, &f)? {
             let path = join("flows", flow_name);
             let section = Section::new(&path, fields::table(fv, &path)?, &allowed)?;
@@ -160,7 +126,7 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
     }
 
     let BulkFlows { specs: flows, names: flow_names } = flows;
-    super::drop_list::resolve(&mut links, &flows)?;
+    crate::network::loss::drop_list::resolve(&mut links, &flows)?;
 
     // [sources.NAME]
     let mut traffic_sources = Vec::new();
@@ -193,72 +159,6 @@ pub(crate) fn build(doc: &Table, parameters: Vec<(String, String)>, default_name
         sources: traffic_sources,
         arrivals,
         sample_interval,
-    })
-}
-
-/// The scenario's nodes with an index by name, so that resolving the endpoints of links, flows
-/// and groups is one lookup each (a scan per endpoint made a 90 000-node grid take minutes).
-pub(crate) struct Nodes {
-    specs: Vec<NodeSpec>,
-    by_name: HashMap<String, usize>,
-}
-
-impl Nodes {
-    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
-        self.by_name.get(name).copied()
-    }
-
-    fn into_specs(self) -> Vec<NodeSpec> {
-        self.specs
-    }
-}
-
-impl std::ops::Deref for Nodes {
-    type Target = [NodeSpec];
-
-    fn deref(&self) -> &[NodeSpec] {
-        &self.specs
-    }
-}
-
-fn nodes(topology: Section) -> Res<Nodes> {
-    let (v, f) = topology.required("nodes", "an array of node names like [\"src\", \"dst\"]")?;
-    let Value::Array(items) = v else {
-        return Err(FieldError::new(
-            f,
-            format!("expected an array of node names like [\"src\", \"dst\"], found {}", describe(v)),
-        ));
-    };
-    let mut nodes: Vec<NodeSpec> = Vec::with_capacity(items.len());
-    // A set rather than a scan of `nodes`, which would be quadratic in the number of nodes.
-    let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let field = format!("{f}[{i}]");
-        let name = fields::string(item, &field, "a node name string")?;
-        if name.trim().is_empty() {
-            return Err(FieldError::new(field, "a node name must not be empty"));
-        }
-        if !seen.insert(name) {
-            return Err(FieldError::new(field, format!("duplicate node name {name}", name = echo(name))));
-        }
-        nodes.push(NodeSpec { name: name.to_string() });
-    }
-    let by_name = nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i)).collect();
-    Ok(Nodes { specs: nodes, by_name })
-}
-
-pub(crate) fn node_index(nodes: &Nodes, v: &Value, field: &str) -> Res<usize> {
-    let name = fields::string(v, field, "a node name string")?;
-    nodes.index_of(name).ok_or_else(|| {
-        let known: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
-        FieldError::new(
-            field,
-            format!(
-                "unknown node {name}; topology.nodes defines: {}",
-                if known.is_empty() { "none".to_string() } else { echo_list(known) },
-                name = echo(name)
-            ),
-        )
     })
 }
 
@@ -439,209 +339,4 @@ fn flow(
         flows.push(spec, section.path)?;
     }
     Ok(())
-}
-
-/// Builds a flow's TCP settings; `layers` are searched most specific first (the flow's table,
-/// then `[tcp]`), defaults fill the rest.
-pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
-    let get = |key: &str| layers.iter().find_map(|s| s.get(key));
-    // Where to report a problem with a defaulted key.
-    let field_of = |key: &str| get(key).map(|(_, f)| f).unwrap_or_else(|| layers[0].field(key));
-
-    let resolved = congestion::resolve(get("cc"), &get)?;
-    let (cc_name, cc) = (resolved.name.clone(), resolved.spec);
-    let recovery = match get("recovery") {
-        Some((v, f)) => congestion::recovery(v, &f)?,
-        None => resolved.default_recovery,
-    };
-    let segment_size = match get("segment_size") {
-        Some((v, f)) => {
-            let n = fields::size(v, &f)?;
-            if n < 1 {
-                return Err(FieldError::new(f, "must be at least 1 byte, like \"1000B\""));
-            }
-            n
-        }
-        None => 1_000,
-    };
-    let header_size = match get("header_size") {
-        Some((v, f)) => fields::size(v, &f)?,
-        None => 40,
-    };
-    let receiver_window = match get("receiver_window") {
-        Some((v, f)) => fields::size(v, &f)?,
-        None => 1_000_000,
-    };
-    if receiver_window < segment_size {
-        return Err(FieldError::new(
-            field_of("receiver_window"),
-            format!(
-                "the receiver window ({receiver_window} bytes) must hold at least one segment \
-                 (segment_size = {segment_size} bytes)"
-            ),
-        ));
-    }
-    let segments = |n: u64, f: &str| -> Res<u64> {
-        if n < 1 {
-            return Err(FieldError::new(f, "must be at least 1 segment"));
-        }
-        n.checked_mul(segment_size)
-            .filter(|b| *b <= UNLIMITED_SSTHRESH)
-            .ok_or_else(|| FieldError::new(f, format!("{n} segments is too large")))
-    };
-    let initial_cwnd = match get("initial_cwnd") {
-        None => WindowConfig::rfc5681_initial_window(segment_size),
-        Some((Value::String(s), _)) if s.trim().eq_ignore_ascii_case("rfc5681") => {
-            WindowConfig::rfc5681_initial_window(segment_size)
-        }
-        Some((v, f)) => match fields::packet_count(v) {
-            Some(Ok(n)) => segments(n, &f)?,
-            Some(Err(m)) => return Err(FieldError::new(f, m)),
-            None => {
-                return Err(FieldError::new(
-                    f,
-                    format!(
-                        "expected \"rfc5681\" or a number of segments like 4 or \"4pkt\", found {}",
-                        describe(v)
-                    ),
-                ))
-            }
-        },
-    };
-    let initial_ssthresh = match get("initial_ssthresh") {
-        None => UNLIMITED_SSTHRESH,
-        Some((Value::String(s), _)) if s.trim().eq_ignore_ascii_case("unlimited") => UNLIMITED_SSTHRESH,
-        Some((v, f)) => match fields::packet_count(v) {
-            Some(Ok(n)) => segments(n, &f)?,
-            Some(Err(m)) => return Err(FieldError::new(f, m)),
-            None => {
-                let bytes = fields::size(v, &f).map_err(|e| {
-                    FieldError::new(
-                        e.field,
-                        format!("{}; or \"unlimited\", or a number of segments like \"64pkt\"", e.message),
-                    )
-                })?;
-                if bytes == 0 {
-                    return Err(FieldError::new(f, "must be greater than zero"));
-                }
-                bytes.min(UNLIMITED_SSTHRESH)
-            }
-        },
-    };
-    let dupack_threshold = match get("dupack_threshold") {
-        Some((v, f)) => fields::uint32_at_least(v, &f, 1)?,
-        None => 3,
-    };
-    /// Why the RTO has a floor: a backed-off timer climbs to `rto_max`, so that bounds the
-    /// timeouts per second of a flow whose segments keep getting lost.
-    const RTO_COST: &str = "at most 10000 timeouts per flow per simulated second";
-    let defaults = RtoSpec::default();
-    let rto = RtoSpec {
-        initial: match get("rto_initial") {
-            Some((v, f)) => fields::duration_at_least(v, &f, fields::MIN_RTO_NS, RTO_COST)?,
-            None => defaults.initial,
-        },
-        min: match get("rto_min") {
-            Some((v, f)) => fields::duration(v, &f)?,
-            None => defaults.min,
-        },
-        max: match get("rto_max") {
-            Some((v, f)) => fields::duration_at_least(v, &f, fields::MIN_RTO_NS, RTO_COST)?,
-            None => defaults.max,
-        },
-        granularity: match get("clock_granularity") {
-            Some((v, f)) => fields::duration(v, &f)?,
-            None => defaults.granularity,
-        },
-    };
-    let ack_defaults = DelayedAckSpec::default();
-    let delayed_ack = DelayedAckSpec {
-        enabled: match get("delayed_ack") {
-            Some((v, f)) => fields::boolean(v, &f)?,
-            None => ack_defaults.enabled,
-        },
-        timeout: match get("delayed_ack_timeout") {
-            Some((v, f)) => fields::positive_duration(v, &f)?,
-            None => ack_defaults.timeout,
-        },
-        every_segments: match get("ack_every") {
-            Some((v, f)) => fields::uint32_at_least(v, &f, 1)?,
-            None => ack_defaults.every_segments,
-        },
-        quick_acks: match get("quick_acks") {
-            Some((v, f)) => fields::uint32_at_least(v, &f, 0)?,
-            None => ack_defaults.quick_acks,
-        },
-    };
-    let window_growth = match get("window_growth") {
-        Some((v, f)) => congestion::window_growth(v, &f)?,
-        None => WindowGrowth::default(),
-    };
-    let limited_transmit = match get("limited_transmit") {
-        Some((v, f)) => fields::boolean(v, &f)?,
-        None => false,
-    };
-    let partial_ack_timer = match get("partial_ack_timer") {
-        Some((v, f)) => congestion::partial_ack_timer(v, &f)?,
-        None => PartialAckTimer::default(),
-    };
-    let timeout_threshold = match get("timeout_threshold") {
-        Some((v, f)) => congestion::timeout_threshold(v, &f)?,
-        None => TimeoutThreshold::default(),
-    };
-    let recovery_pacing = match get("recovery_pacing") {
-        Some((v, f)) => congestion::recovery_pacing(v, &f)?,
-        None => RecoveryPacing::default(),
-    };
-    let fast_recovery_inflation = match get("fast_recovery_inflation") {
-        Some((v, f)) => fields::boolean(v, &f)?,
-        None => resolved.default_inflation,
-    };
-    let profile = match get("profile") {
-        Some((v, f)) => congestion::profile(v, &f)?,
-        None => Profile::default(),
-    };
-    let mut tcp = TcpSpec {
-        cc_name,
-        cc,
-        recovery,
-        segment_size,
-        header_size,
-        receiver_window,
-        initial_cwnd,
-        initial_ssthresh,
-        dupack_threshold,
-        rto,
-        delayed_ack,
-        window_growth,
-        limited_transmit,
-        partial_ack_timer,
-        timeout_threshold,
-        recovery_pacing,
-        fast_recovery_inflation,
-        acked_count: resolved.acked_count,
-    };
-    // The profile fills in the keys set nowhere (a key set in any layer wins over it).
-    profile.apply(&mut tcp, &|key| get(key).is_some());
-    let rto = tcp.rto;
-    if rto.min > rto.max {
-        let from_profile = |key: &str| {
-            if get(key).is_none() && profile != Profile::Paper {
-                format!(", from profile {}", profile.name())
-            } else {
-                String::new()
-            }
-        };
-        return Err(FieldError::new(
-            field_of(if get("rto_min").is_some() { "rto_min" } else { "rto_max" }),
-            format!(
-                "rto_min ({}{}) must not exceed rto_max ({}{})",
-                format_duration(rto.min),
-                from_profile("rto_min"),
-                format_duration(rto.max),
-                from_profile("rto_max")
-            ),
-        ));
-    }
-    Ok(tcp)
 }

@@ -155,6 +155,17 @@ pub(crate) fn duration_at_least(v: &Value, field: &str, min: u64, what_for: &str
     Ok(ns)
 }
 
+/// How long a channel stays in one state (Gilbert-Elliott, outages): at least 1 µs, as the
+/// channel changes state at that pace whether or not packets cross it.
+pub(crate) fn state_duration(v: &Value, field: &str) -> Res<u64> {
+    duration_at_least(
+        v,
+        field,
+        MIN_STATE_DURATION_NS,
+        "at most 10^6 channel state changes per simulated second",
+    )
+}
+
 /// A rate in bits per second: a string like "10Mbps", > 0.
 pub(crate) fn rate(v: &Value, field: &str) -> Res<u64> {
     match v {

@@ -3,9 +3,10 @@
 use toml::{Table, Value};
 
 use super::fields::{self, describe, Section};
-use super::units::{self, format_duration};
+use super::units;
 use super::{echo, FieldError, Res};
-use crate::model::{ErrorSpec, GilbertElliottSpec, OutageSpec, QueueLimit, QueueSpec, RedSpec};
+use crate::model::{ErrorSpec, QueueLimit, QueueSpec, RedSpec};
+use crate::network::loss::MODELS;
 
 const QUEUE_KEYS: &[&str] =
     &["type", "limit", "rtt", "min_th", "max_th", "max_p", "w_q", "gentle", "mean_packet_size"];
@@ -207,37 +208,6 @@ enum Direction {
     Both,
 }
 
-const MODELS: &str = "\"bernoulli\", \"ber\", \"gilbert-elliott\", \"outage\" or \"drop-list\"";
-const RATE_KEYS: &[&str] = &["model", "rate", "direction"];
-const GILBERT_ELLIOTT_KEYS: &[&str] =
-    &["model", "mean_good", "mean_bad", "loss_good", "loss_bad", "start", "direction"];
-const OUTAGE_KEYS: &[&str] = &["model", "period", "duration", "offset", "direction"];
-/// Every key some model accepts (checked when the model itself is missing or unknown).
-const ALL_ERROR_KEYS: &[&str] = &[
-    "model",
-    "rate",
-    "mean_good",
-    "mean_bad",
-    "loss_good",
-    "loss_bad",
-    "start",
-    "period",
-    "duration",
-    "offset",
-    "flow",
-    "segments",
-    "direction",
-];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Model {
-    Bernoulli,
-    Ber,
-    GilbertElliott,
-    Outage,
-    DropList,
-}
-
 /// A link's `errors`: one model table or an array of them. Returns the models of the forward
 /// and the reverse half (`None`: no error model); with several models on one half, a packet is
 /// lost if any of them loses it.
@@ -291,48 +261,33 @@ fn combine(mut specs: Vec<ErrorSpec>) -> Option<ErrorSpec> {
     }
 }
 
-/// One model table. The spec is `None` when the model can lose nothing (a rate of 0).
+/// One model table. The spec is `None` when the model can lose nothing (a rate of 0). The model
+/// and its keys are the loss-model registry's (`network::loss::MODELS`); `direction` is every
+/// model's.
 fn error_model(t: &Table, field: &str) -> Res<(Option<ErrorSpec>, Direction)> {
-    let model =
-        t.get("model").and_then(Value::as_str).and_then(|m| match m.trim().to_ascii_lowercase().as_str() {
-            "bernoulli" => Some(Model::Bernoulli),
-            "ber" => Some(Model::Ber),
-            "gilbert-elliott" | "gilbert_elliott" => Some(Model::GilbertElliott),
-            "outage" => Some(Model::Outage),
-            "drop-list" | "drop_list" => Some(Model::DropList),
-            _ => None,
-        });
-    let keys = match model {
-        Some(Model::Bernoulli | Model::Ber) => RATE_KEYS,
-        Some(Model::GilbertElliott) => GILBERT_ELLIOTT_KEYS,
-        Some(Model::Outage) => OUTAGE_KEYS,
-        Some(Model::DropList) => super::drop_list::KEYS,
-        None => ALL_ERROR_KEYS,
-    };
-    let section = Section::new(field, t, keys)?;
-    let (v, f) = section.required("model", MODELS)?;
-    let name = fields::string(v, &f, MODELS)?;
+    let model = t.get("model").and_then(Value::as_str).and_then(|m| {
+        let m = m.trim().to_ascii_lowercase();
+        MODELS.iter().find(|e| e.names.contains(&m.as_str()))
+    });
+    // Its keys, or with no known model every key some model accepts.
+    let mut keys = vec!["model"];
+    for key in model.map_or(MODELS, std::slice::from_ref).iter().flat_map(|e| e.keys) {
+        if !keys.contains(key) {
+            keys.push(key);
+        }
+    }
+    keys.push("direction");
+    let section = Section::new(field, t, &keys)?;
+    let expected = model_names();
+    let (v, f) = section.required("model", &expected)?;
+    let name = fields::string(v, &f, &expected)?;
     let Some(model) = model else {
         return Err(FieldError::new(
             f,
-            format!("unknown error model {name}; expected {MODELS}", name = echo(name)),
+            format!("unknown error model {name}; expected {expected}", name = echo(name)),
         ));
     };
-    let spec = match model {
-        Model::Bernoulli => {
-            let (rv, rf) = section.required("rate", "the packet error probability, like \"1%\"")?;
-            let p = fields::probability(rv, &rf)?;
-            (p > 0.0).then_some(ErrorSpec::PacketErrorRate(p))
-        }
-        Model::Ber => {
-            let (rv, rf) = section.required("rate", "the bit error probability, like \"1e-5\"")?;
-            let p = fields::bit_error_rate(rv, &rf)?;
-            (p > 0.0).then_some(ErrorSpec::BitErrorRate(p))
-        }
-        Model::GilbertElliott => gilbert_elliott(section)?,
-        Model::Outage => Some(outage(section)?),
-        Model::DropList => Some(super::drop_list::parse(&section)?),
-    };
+    let spec = (model.parse)(&section)?;
     const DIRECTIONS: &str = "\"forward\", \"reverse\" or \"both\"";
     let direction = match section.get("direction") {
         None => Direction::Both,
@@ -352,71 +307,14 @@ fn error_model(t: &Table, field: &str) -> Res<(Option<ErrorSpec>, Direction)> {
     Ok((spec, direction))
 }
 
-/// How long a channel stays in one state (Gilbert-Elliott, outages): at least 1 µs, as the
-/// channel changes state at that pace whether or not packets cross it.
-fn state_duration(v: &Value, field: &str) -> Res<u64> {
-    fields::duration_at_least(
-        v,
-        field,
-        fields::MIN_STATE_DURATION_NS,
-        "at most 10^6 channel state changes per simulated second",
-    )
-}
-
-fn gilbert_elliott(section: Section) -> Res<Option<ErrorSpec>> {
-    let (v, f) = section.required("mean_good", "the mean time in the Good state, like \"8s\"")?;
-    let mean_good = state_duration(v, &f)?;
-    let (v, f) = section.required("mean_bad", "the mean time in the Bad state, like \"4s\"")?;
-    let mean_bad = state_duration(v, &f)?;
-    let loss_good = match section.get("loss_good") {
-        Some((v, f)) => fields::probability(v, &f)?,
-        None => 0.0,
-    };
-    let loss_bad = match section.get("loss_bad") {
-        Some((v, f)) => fields::probability(v, &f)?,
-        None => 1.0,
-    };
-    const STARTS: &str = "\"good\" or \"stationary\"";
-    let start_stationary = match section.get("start") {
-        None => false,
-        Some((v, f)) => {
-            let s = fields::string(v, &f, STARTS)?;
-            match s.trim().to_ascii_lowercase().as_str() {
-                "good" => false,
-                "stationary" => true,
-                _ => {
-                    return Err(FieldError::new(
-                        f,
-                        format!("unknown start state {s}; expected {STARTS}", s = echo(s)),
-                    ))
-                }
-            }
-        }
-    };
-    let spec = GilbertElliottSpec { mean_good, mean_bad, loss_good, loss_bad, start_stationary };
-    Ok((loss_good > 0.0 || loss_bad > 0.0).then_some(ErrorSpec::GilbertElliott(spec)))
-}
-
-fn outage(section: Section) -> Res<ErrorSpec> {
-    let (v, f) = section.required("period", "the time between outage starts, like \"4s\"")?;
-    let period = state_duration(v, &f)?;
-    let (v, f) = section.required("duration", "how long each outage lasts, like \"100ms\"")?;
-    let duration = fields::positive_duration(v, &f)?;
-    if duration >= period {
-        return Err(FieldError::new(
-            f,
-            format!(
-                "duration {} must be shorter than the period {}",
-                format_duration(duration),
-                format_duration(period)
-            ),
-        ));
+/// The models' names as messages list them: `"bernoulli", "ber", ... or "drop-list"`.
+fn model_names() -> String {
+    let names: Vec<String> = MODELS.iter().map(|e| format!("{:?}", e.names[0])).collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
-    let offset = match section.get("offset") {
-        Some((v, f)) => fields::duration(v, &f)?,
-        None => 0,
-    };
-    Ok(ErrorSpec::Outage(OutageSpec { period, duration, offset }))
 }
 
 #[cfg(test)]

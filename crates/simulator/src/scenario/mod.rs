@@ -13,12 +13,13 @@
 
 mod build;
 mod congestion;
-mod drop_list;
-mod fields;
+pub(crate) mod fields;
 mod links;
+mod nodes;
 mod overrides;
 mod params;
 mod sources;
+mod tcp;
 mod topology;
 mod traffic;
 pub mod units;

@@ -1,6 +1,8 @@
 //! `profile` and the keys it bundles: parsing, precedence, errors.
 
-use westwood_algorithms::{Recovery, WindowGrowth};
+use westwood_algorithms::WindowGrowth;
+
+use crate::tcp::Recovery;
 
 use super::*;
 use crate::model::{PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold};
@@ -187,10 +189,7 @@ fn a_key_set_anywhere_wins_over_the_profile_each_key_on_its_own() {
         [("tcp.recovery_pacing", "inflation"), ("tcp.profile", "linux")],
     ] {
         let t = tcp_of(&text("", ""), &sets);
-        assert_eq!(
-            (t.recovery_pacing, t.window_growth),
-            (RecoveryPacing::Inflation, WindowGrowth::Linux)
-        );
+        assert_eq!((t.recovery_pacing, t.window_growth), (RecoveryPacing::Inflation, WindowGrowth::Linux));
     }
     // The delayed-ACK and RTO keys one at a time; Linux's clock granularity is its rto_min,
     // whichever decided that.

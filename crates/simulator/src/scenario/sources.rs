@@ -14,8 +14,8 @@
 
 use toml::Value;
 
-use super::build::{node_index, Nodes};
 use super::fields::{self, describe, Section};
+use super::nodes::{node_index, Nodes};
 use super::units::format_duration;
 use super::{echo, FieldError, Res};
 use crate::engine::rng::RngStream;

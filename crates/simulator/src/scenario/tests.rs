@@ -1,6 +1,8 @@
 //! End-to-end tests of the loader: parse, override, substitute, validate.
 
-use westwood_algorithms::{Recovery, WindowConfig};
+use westwood_algorithms::WindowConfig;
+
+use crate::tcp::Recovery;
 
 use super::*;
 use crate::model::{CcSpec, ErrorSpec, QueueLimit, QueueSpec};
@@ -90,7 +92,7 @@ fn base_scenario_loads_with_defaults() {
     let f = &s.flows[0];
     assert_eq!((f.name.as_str(), f.src, f.dst, f.start, f.stop), ("f", 0, 2, 0, None));
     let t = &f.tcp;
-    assert_eq!((t.cc_name.as_str(), t.cc, t.recovery), ("reno", CcSpec::Reno, Recovery::Reno));
+    assert_eq!((t.cc_name.as_str(), &t.cc, t.recovery), ("reno", &CcSpec::named("reno"), Recovery::Reno));
     assert_eq!((t.segment_size, t.header_size, t.receiver_window), (1000, 40, 1_000_000));
     assert_eq!(t.initial_cwnd, WindowConfig::rfc5681_initial_window(1000));
     assert_eq!(t.initial_ssthresh, u64::MAX / 4);

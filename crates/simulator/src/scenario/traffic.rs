@@ -20,8 +20,9 @@
 
 use toml::Value;
 
-use super::build::{node_index, resolve_tcp, Nodes};
 use super::fields::{self, describe, Section};
+use super::nodes::{node_index, Nodes};
+use super::tcp::{resolve_tcp, tcp_keys};
 use super::units::format_duration;
 use super::{echo, echo_list, FieldError, Res};
 use crate::model::{ArrivalEndpoints, ArrivalsSpec, MultipathMode, MultipathSpec, Nanos, PathSelection};
@@ -250,7 +251,7 @@ pub(crate) fn arrivals(
     ctx: &FlowContext,
     duration: Nanos,
 ) -> Res<ArrivalsSpec> {
-    let allowed: Vec<&str> = ARRIVAL_FLOW_KEYS.iter().chain(super::build::TCP_KEYS).copied().collect();
+    let allowed: Vec<&str> = ARRIVAL_FLOW_KEYS.iter().copied().chain(tcp_keys()).collect();
     let section = Section::new(section.path, section.table, &allowed)?;
     if name.trim().is_empty() {
         return Err(FieldError::new(section.path, "a flow name must not be empty"));

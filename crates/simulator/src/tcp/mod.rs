@@ -6,12 +6,14 @@
 
 pub mod observation;
 pub mod receiver;
+pub mod recovery;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
 
 pub use observation::AckObservation;
 pub use receiver::Receiver;
+pub use recovery::Recovery;
 pub use rtt::RttEstimator;
 pub use sack::Scoreboard;
 pub use sender::{Sender, SenderStats};

@@ -96,14 +96,15 @@
 use super::observation::AckObservation;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
+use super::Recovery;
 use crate::model::{Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold};
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
-use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, Recovery};
+use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent};
 use westwood_trace::{CaState, TraceEvent};
 
 #[derive(Debug, Clone, Copy)]
-struct SentSegment {
+pub(in crate::tcp) struct SentSegment {
     start: u64,
     end: u64,
     sent_at: Nanos,
@@ -123,97 +124,84 @@ pub struct SenderStats {
     pub limited_transmits: u64,
 }
 
-/// Which `NextSeg` rule (RFC 6675 §4) chose a segment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum NextSegRule {
-    /// (1) a lost hole above `HighRxt`.
-    Lost,
-    /// (2) new data.
-    New,
-    /// (3) un-SACKed data above `HighRxt` below the highest SACKed byte.
-    Unsacked,
-    /// (4) the rescue retransmission of the highest un-SACKed data.
-    Rescue,
-}
-
 pub struct Sender {
-    flow: u32,
-    node: u32,
-    peer: u32,
-    mss: u64,
-    header_size: u64,
-    dupack_threshold: u32,
-    recovery_style: Recovery,
-    cc: Box<dyn CongestionControl>,
-    rtt: RttEstimator,
+    pub(in crate::tcp) flow: u32,
+    pub(in crate::tcp) node: u32,
+    pub(in crate::tcp) peer: u32,
+    pub(in crate::tcp) mss: u64,
+    pub(in crate::tcp) header_size: u64,
+    pub(in crate::tcp) dupack_threshold: u32,
+    pub(in crate::tcp) recovery_style: Recovery,
+    pub(in crate::tcp) cc: Box<dyn CongestionControl>,
+    pub(in crate::tcp) rtt: RttEstimator,
 
     /// Oldest unacknowledged byte.
-    snd_una: u64,
+    pub(in crate::tcp) snd_una: u64,
     /// Next byte to send (moves back to `snd_una` after a timeout or a Tahoe fast retransmit).
-    snd_nxt: u64,
+    pub(in crate::tcp) snd_nxt: u64,
     /// Highest byte sent + 1.
-    snd_max: u64,
+    pub(in crate::tcp) snd_max: u64,
     /// The application has handed TCP data up to here (`None`: unlimited).
-    data_limit: Option<u64>,
-    started: bool,
-    peer_window: u64,
+    pub(in crate::tcp) data_limit: Option<u64>,
+    pub(in crate::tcp) started: bool,
+    pub(in crate::tcp) peer_window: u64,
 
-    dupacks: u32,
+    pub(in crate::tcp) dupacks: u32,
     /// RFC 3042 limited transmit is on.
-    limited_transmit: bool,
+    pub(in crate::tcp) limited_transmit: bool,
     /// Bytes sent by limited transmit since the last ACK of new data (or timeout): left out of
     /// the FlightSize a loss detection reports (RFC 5681 §3.2 step 2).
-    limited_bytes: u64,
-    in_recovery: bool,
+    pub(in crate::tcp) limited_bytes: u64,
+    pub(in crate::tcp) in_recovery: bool,
     /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: `snd_max` when the last loss was detected.
-    recover: Option<u64>,
+    pub(in crate::tcp) recover: Option<u64>,
     /// Window inflation during fast recovery, bytes (may go negative after partial ACKs).
-    inflation: i64,
-    partial_ack_seen: bool,
+    pub(in crate::tcp) inflation: i64,
+    pub(in crate::tcp) partial_ack_seen: bool,
     /// Which NewReno partial ACKs restart the timer.
-    partial_ack_timer: PartialAckTimer,
+    pub(in crate::tcp) partial_ack_timer: PartialAckTimer,
     /// Which timeouts ask the control for a new threshold.
-    timeout_threshold: TimeoutThreshold,
+    pub(in crate::tcp) timeout_threshold: TimeoutThreshold,
     /// Inflation (RFC 5681) or PRR (RFC 6937) in fast recovery.
-    recovery_pacing: RecoveryPacing,
+    pub(in crate::tcp) recovery_pacing: RecoveryPacing,
     /// Inflate the window by DUPACKs in Reno / NewReno fast recovery.
-    fast_recovery_inflation: bool,
+    pub(in crate::tcp) fast_recovery_inflation: bool,
     /// PRR: bytes delivered to the receiver since recovery started (RFC 6937 `prr_delivered`).
-    prr_delivered: u64,
+    pub(in crate::tcp) prr_delivered: u64,
     /// PRR: bytes sent since recovery started, the fast retransmission included (`prr_out`).
-    prr_out: u64,
+    pub(in crate::tcp) prr_out: u64,
     /// PRR: FlightSize when recovery started (`RecoverFS`).
-    recover_fs: u64,
+    pub(in crate::tcp) recover_fs: u64,
     /// PRR: the first hole (at `snd_una`) waits for its retransmission: the fast retransmission
     /// at the start of recovery, or without SACK the hole a partial ACK revealed.
-    rexmit_pending: bool,
+    pub(in crate::tcp) rexmit_pending: bool,
     /// PRR without SACK: bytes the DUPACKs said the receiver holds above the hole (one segment
     /// each, Linux's `sacked_out` for a connection without SACK).
-    dup_credit: u64,
+    pub(in crate::tcp) dup_credit: u64,
 
     /// SACK: what the receiver holds above `snd_una`.
-    scoreboard: Scoreboard,
+    pub(in crate::tcp) scoreboard: Scoreboard,
     /// SACK: un-SACKed bytes below this are lost (`IsLost`; only ever moves forward).
-    lost_to: u64,
+    pub(in crate::tcp) lost_to: u64,
     /// SACK: one past the highest byte retransmitted in this recovery (RFC 6675 `HighRxt` + 1).
-    high_rxt: u64,
+    pub(in crate::tcp) high_rxt: u64,
     /// SACK: RFC 6675 `RescueRxt` + 1 (`None`: undefined).
-    rescue_rxt: Option<u64>,
+    pub(in crate::tcp) rescue_rxt: Option<u64>,
     /// SACK: resending after a timeout, driven by the scoreboard, until `recover` is acknowledged.
-    sack_timeout_recovery: bool,
+    pub(in crate::tcp) sack_timeout_recovery: bool,
     /// SACK: the first block received that reached beyond `snd_max` (an invariant violation).
-    bad_sack_block: Option<(u64, u64)>,
+    pub(in crate::tcp) bad_sack_block: Option<(u64, u64)>,
 
-    outstanding: VecDeque<SentSegment>,
-    rto_deadline: Option<Nanos>,
+    pub(in crate::tcp) outstanding: VecDeque<SentSegment>,
+    pub(in crate::tcp) rto_deadline: Option<Nanos>,
     /// snd_una at the last timeout: a timeout with snd_una unchanged is a repeated one.
-    last_timeout_una: Option<u64>,
+    pub(in crate::tcp) last_timeout_una: Option<u64>,
     /// `snd_max` at the last go-back-N restart (an RTO, or Tahoe's fast retransmit) until it is
     /// acknowledged: the trace's `loss` state. Only observed, never acted on (`recover` is
     /// overwritten by later fast retransmits, so it cannot tell).
-    loss_until: Option<u64>,
+    pub(in crate::tcp) loss_until: Option<u64>,
     /// The per-ACK trace's rows not yet taken by the simulator; `None` when not tracing.
-    observations: Option<Vec<AckObservation>>,
+    pub(in crate::tcp) observations: Option<Vec<AckObservation>>,
     pub stats: SenderStats,
 }
 
@@ -299,7 +287,7 @@ impl Sender {
         }
     }
 
-    fn observe_now(
+    pub(in crate::tcp) fn observe_now(
         &mut self,
         now: Nanos,
         event: TraceEvent,
@@ -345,17 +333,12 @@ impl Sender {
     }
 
     /// Usable window: cwnd plus recovery inflation, never below one segment.
-    fn window(&self) -> u64 {
+    pub(in crate::tcp) fn window(&self) -> u64 {
         let inflated = self.cc.cwnd() as i64 + self.inflation;
         (inflated.max(self.mss as i64) as u64).min(self.peer_window.max(self.mss))
     }
 
-    /// Sending is chosen by RFC 6675 `NextSeg` and limited by `pipe` (SACK loss recovery).
-    fn scoreboard_driven(&self) -> bool {
-        self.recovery_style == Recovery::Sack && (self.in_recovery || self.sack_timeout_recovery)
-    }
-
-    fn send_available(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+    pub(in crate::tcp) fn send_available(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         if !self.started {
             return;
         }
@@ -375,31 +358,9 @@ impl Sender {
         }
     }
 
-    /// RFC 6675 `SetPipe()`.
-    pub fn pipe(&self) -> u64 {
-        self.scoreboard.pipe(self.snd_una, self.snd_max, self.lost_to, self.high_rxt)
-    }
-
-    /// RFC 6675 §5 step (C): send while `cwnd - pipe >= SMSS` (`cwnd` the control's, or PRR's
-    /// `pipe + sndcnt`).
-    fn send_by_scoreboard(&mut self, cwnd: u64, now: Nanos, out: &mut Vec<Packet>) {
-        let mut pipe = self.pipe();
-        while pipe + self.mss <= cwnd {
-            let Some((seq, len, rule)) = self.next_seg() else { break };
-            self.transmit(seq, len, now, out);
-            match rule {
-                NextSegRule::Lost | NextSegRule::Unsacked => self.high_rxt = self.high_rxt.max(seq + len),
-                NextSegRule::New => self.snd_nxt = self.snd_max,
-                NextSegRule::Rescue => self.rescue_rxt = self.recover,
-            }
-            // (C.4)
-            pipe += len;
-        }
-    }
-
     /// The length of the next segment of previously unsent data (at `snd_max`), if the
     /// application has some and the receiver's advertised window allows it.
-    fn new_data_len(&self) -> Option<u64> {
+    pub(in crate::tcp) fn new_data_len(&self) -> Option<u64> {
         let limit = self.data_limit.unwrap_or(u64::MAX);
         if self.snd_max >= limit {
             return None;
@@ -412,7 +373,7 @@ impl Sender {
     /// segment of previously unsent data if the receiver's window allows and FlightSize stays
     /// within cwnd + (`dupthresh` - 1)·SMSS (RFC 3042's "cwnd plus 2 segments" at the standard
     /// threshold). cwnd is not changed ("MUST NOT be changed").
-    fn limited_transmit_one(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+    pub(in crate::tcp) fn limited_transmit_one(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         // Previously unsent data only: not while a go-back-N resend is under way.
         if self.snd_nxt != self.snd_max {
             return;
@@ -425,60 +386,14 @@ impl Sender {
         self.send_limited(len, now, out);
     }
 
-    /// RFC 6675 §5 step (3), SACK's limited transmit: on a DUPACK (one that SACKs new data) that
-    /// does not start loss recovery, send previously unsent data while `cwnd - pipe >= SMSS`.
-    fn sack_limited_transmit(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        if self.snd_nxt != self.snd_max {
-            return;
-        }
-        // (3.1) HighRxt = HighACK: nothing retransmitted counts twice in pipe.
-        self.high_rxt = self.snd_una;
-        // (3.2)-(3.3)
-        while self.pipe() + self.mss <= self.cc.cwnd() {
-            let Some(len) = self.new_data_len() else { break };
-            self.send_limited(len, now, out);
-        }
-    }
-
-    fn send_limited(&mut self, len: u64, now: Nanos, out: &mut Vec<Packet>) {
+    pub(in crate::tcp) fn send_limited(&mut self, len: u64, now: Nanos, out: &mut Vec<Packet>) {
         self.transmit(self.snd_max, len, now, out);
         self.snd_nxt = self.snd_max;
         self.limited_bytes += len;
         self.stats.limited_transmits += 1;
     }
 
-    /// RFC 6675 §4 `NextSeg()`: the next segment to send, `(seq, len, rule)`.
-    fn next_seg(&self) -> Option<(u64, u64, NextSegRule)> {
-        let from = self.high_rxt.max(self.snd_una);
-        let segment = |(s, e): (u64, u64)| (s, (e - s).min(self.mss));
-        // (1) The first un-SACKed byte above HighRxt that IsLost (so below the highest SACK).
-        if let Some(hole) = self.scoreboard.first_hole(from, self.lost_to.min(self.snd_max)) {
-            let (s, len) = segment(hole);
-            return Some((s, len, NextSegRule::Lost));
-        }
-        // (2) New data, if the application has some and the receiver's window allows.
-        if let Some(len) = self.new_data_len() {
-            return Some((self.snd_max, len, NextSegRule::New));
-        }
-        // (3) Un-SACKed data above HighRxt and below the highest SACKed byte.
-        if let Some(highest) = self.scoreboard.highest_sacked() {
-            if let Some(hole) = self.scoreboard.first_hole(from, highest) {
-                let (s, len) = segment(hole);
-                return Some((s, len, NextSegRule::Unsacked));
-            }
-        }
-        // (4) Once per recovery, after the first retransmission is acknowledged: the segment
-        // holding the highest un-SACKed byte.
-        if self.in_recovery && self.rescue_rxt.is_none_or(|rescue| self.snd_una > rescue) {
-            if let Some((s, e)) = self.scoreboard.last_hole(self.snd_una, self.snd_max) {
-                let start = s.max(e.saturating_sub(self.mss));
-                return Some((start, e - start, NextSegRule::Rescue));
-            }
-        }
-        None
-    }
-
-    fn transmit(&mut self, seq: u64, len: u64, now: Nanos, out: &mut Vec<Packet>) {
+    pub(in crate::tcp) fn transmit(&mut self, seq: u64, len: u64, now: Nanos, out: &mut Vec<Packet>) {
         let end = seq + len;
         if seq < self.snd_max {
             self.stats.retransmits += 1;
@@ -512,14 +427,14 @@ impl Sender {
         });
     }
 
-    fn retransmit_first_unacked(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+    pub(in crate::tcp) fn retransmit_first_unacked(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         let len = self.mss.min(self.snd_max - self.snd_una);
         if len > 0 {
             self.transmit(self.snd_una, len, now, out);
         }
     }
 
-    fn restart_timer(&mut self, now: Nanos) {
+    pub(in crate::tcp) fn restart_timer(&mut self, now: Nanos) {
         // RFC 6298 §5.2-5.3
         self.rto_deadline = if self.snd_una < self.snd_max { Some(now + self.rtt.rto()) } else { None };
     }
@@ -563,7 +478,7 @@ impl Sender {
     /// more than FlightSize less one segment), and on a cumulative ACK what it covers beyond
     /// the segments earlier DUPACKs claimed, at least one segment (Linux's
     /// `tcp_add_reno_sack` / `tcp_remove_reno_sacks`).
-    fn delivered_data(
+    pub(in crate::tcp) fn delivered_data(
         &mut self,
         ack_seq: u64,
         una_before: u64,
@@ -590,99 +505,18 @@ impl Sender {
         }
     }
 
-    /// PRR's `pipe`: RFC 6675's with SACK; without, FlightSize less what the DUPACKs said the
-    /// receiver holds and less the hole waiting to be resent.
-    fn prr_pipe(&self) -> u64 {
-        if self.recovery_style == Recovery::Sack {
-            return self.pipe();
-        }
-        let hole = if self.rexmit_pending { self.mss.min(self.snd_max - self.snd_una) } else { 0 };
-        (self.snd_max - self.snd_una).saturating_sub(self.dup_credit).saturating_sub(hole)
-    }
-
-    /// RFC 6937 §3: how many bytes this ACK lets out (may be negative: nothing).
-    fn prr_sndcnt(&self, delivered: u64, pipe: u64) -> i64 {
-        let ssthresh = self.cc.ssthresh();
-        if pipe > ssthresh {
-            // CEIL(prr_delivered * ssthresh / RecoverFS), in whole segments as Linux counts.
-            let share = u128::from(self.prr_delivered) * u128::from(ssthresh);
-            let segments = share.div_ceil(u128::from(self.recover_fs.max(1)) * u128::from(self.mss));
-            (segments * u128::from(self.mss)).min(i64::MAX as u128) as i64 - self.prr_out as i64
-        } else {
-            // PRR-SSRB: catch up towards ssthresh, at most one segment beyond what was delivered.
-            let limit =
-                (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + self.mss as i64;
-            ((ssthresh - pipe) as i64).min(limit)
-        }
-    }
-
-    /// The hole [`Sender::rexmit_pending`] stands for: the first un-SACKed segment at
-    /// `snd_una`.
-    fn pending_hole(&self) -> (u64, u64) {
-        let (start, end) =
-            self.scoreboard.first_hole(self.snd_una, self.snd_max).unwrap_or((self.snd_una, self.snd_max));
-        (start, (end - start).min(self.mss))
-    }
-
-    /// PRR: account the ACK's delivered data and send what RFC 6937 allows: first the hole
-    /// waiting for its retransmission (the fast retransmission, or without SACK the hole a
-    /// partial ACK revealed), then new data (without SACK) or `NextSeg` (with).
-    fn send_by_prr(&mut self, delivered: u64, now: Nanos, out: &mut Vec<Packet>) {
-        self.prr_delivered += delivered;
-        if !self.started {
-            return;
-        }
-        let pipe = self.prr_pipe();
-        let mut sndcnt = if delivered == 0 { 0 } else { self.prr_sndcnt(delivered, pipe) };
-        if self.rexmit_pending && self.prr_out == 0 {
-            // The fast retransmission goes out whatever PRR says (as Linux forces it).
-            sndcnt = sndcnt.max(self.pending_hole().1 as i64);
-        }
-        if sndcnt <= 0 {
-            return;
-        }
-        let mut left = sndcnt as u64;
-        if self.rexmit_pending {
-            let (start, len) = self.pending_hole();
-            if len > left {
-                return;
-            }
-            self.transmit(start, len, now, out);
-            self.rexmit_pending = false;
-            if self.recovery_style == Recovery::Sack {
-                self.high_rxt = self.high_rxt.max(start + len);
-            }
-            left -= len;
-        }
-        if self.recovery_style == Recovery::Sack {
-            self.send_by_scoreboard(self.pipe() + left, now, out);
-            return;
-        }
-        let limit = self.data_limit.unwrap_or(u64::MAX);
-        while self.snd_nxt < limit {
-            let len = self.mss.min(limit - self.snd_nxt);
-            if len > left || self.snd_nxt + len > self.snd_una + self.peer_window.max(self.mss) {
-                break;
-            }
-            self.transmit(self.snd_nxt, len, now, out);
-            self.snd_nxt += len;
-            left -= len;
-        }
-    }
-
     /// Reno and NewReno inflate the window by DUPACKs in fast recovery.
-    fn inflates(&self) -> bool {
+    pub(in crate::tcp) fn inflates(&self) -> bool {
         self.fast_recovery_inflation && self.recovery_pacing == RecoveryPacing::Inflation
     }
 
-    /// SACK: move the `IsLost` boundary up to what the scoreboard now implies.
-    fn update_lost_boundary(&mut self) {
-        if let Some(boundary) = self.scoreboard.lost_boundary(self.dupack_threshold, self.mss) {
-            self.lost_to = self.lost_to.max(boundary);
-        }
-    }
-
-    fn on_new_ack(&mut self, ack_seq: u64, bytes_in_flight: u64, now: Nanos, out: &mut Vec<Packet>) {
+    pub(in crate::tcp) fn on_new_ack(
+        &mut self,
+        ack_seq: u64,
+        bytes_in_flight: u64,
+        now: Nanos,
+        out: &mut Vec<Packet>,
+    ) {
         let newly_acked_bytes = ack_seq - self.snd_una;
         // Karn: an ACK that covers any retransmitted segment is ambiguous and gives no sample.
         let mut sample = None;
@@ -736,23 +570,7 @@ impl Sender {
             if full_ack {
                 self.exit_recovery(now);
             } else if self.recovery_style == Recovery::NewReno {
-                // RFC 6582 §3.2 step 3, partial ACK: retransmit the next hole, deflate by the
-                // amount acked and add back one SMSS. PRR resends the hole when it allows.
-                if self.recovery_pacing == RecoveryPacing::Prr {
-                    self.rexmit_pending = true;
-                } else {
-                    self.retransmit_first_unacked(now, out);
-                }
-                if self.inflates() {
-                    self.inflation -= newly_acked_bytes as i64;
-                    if newly_acked_bytes >= self.mss {
-                        self.inflation += self.mss as i64;
-                    }
-                }
-                // Restart the timer on the first one only ("Impatient", RFC 6582 §4) so a long
-                // train of holes falls back on the RTO, or on every one ("Slow-but-Steady").
-                restart = !self.partial_ack_seen || self.partial_ack_timer == PartialAckTimer::Every;
-                self.partial_ack_seen = true;
+                restart = self.newreno_partial_ack(newly_acked_bytes, now, out);
             }
             // SACK partial ACKs: the scoreboard was updated; sending follows from pipe.
         }
@@ -762,7 +580,7 @@ impl Sender {
         self.observe_now(now, TraceEvent::Ack, newly_acked_bytes, false, rtt_sample_ns);
     }
 
-    fn on_duplicate_ack(
+    pub(in crate::tcp) fn on_duplicate_ack(
         &mut self,
         ack_seq: u64,
         bytes_in_flight: u64,
@@ -780,39 +598,14 @@ impl Sender {
             bytes_in_flight,
         });
         if self.recovery_style == Recovery::Sack {
-            self.update_lost_boundary();
-            // RFC 6675 §2: with SACK, a duplicate ACK counts if it SACKs new data.
-            if sacked_new_data && !self.in_recovery {
-                self.dupacks += 1;
-            }
-            // The ACK's row comes before the loss reaction it may trigger, as in the kernel.
-            self.observe_now(now, TraceEvent::Ack, 0, true, None);
-            if self.in_recovery {
-                return;
-            }
-            // §5 steps 1-2: DupThresh DUPACKs, or IsLost(HighACK + 1).
-            let lost = self.lost_to > self.snd_una;
-            // §5.1: no new recovery before the RecoveryPoint of a timeout is acknowledged.
-            let blocked = self.recover.is_some_and(|recover| ack_seq < recover);
-            if (self.dupacks >= self.dupack_threshold || lost) && !blocked {
-                // RFC 5681 §3.2 step 2 (RFC 6675 (4.2)): limited transmit's data is not part of
-                // the FlightSize the reduction is computed from.
-                let flight_size = bytes_in_flight - self.limited_bytes.min(bytes_in_flight);
-                self.enter_sack_recovery(flight_size, now, out);
-            } else if self.limited_transmit && sacked_new_data && !blocked && !self.sack_timeout_recovery {
-                // §5 step (3).
-                self.sack_limited_transmit(now, out);
-            }
+            self.sack_duplicate_ack(ack_seq, bytes_in_flight, sacked_new_data, now, out);
             return;
         }
         self.dupacks += 1;
         // The ACK's row comes before the loss reaction it may trigger, as in the kernel.
         self.observe_now(now, TraceEvent::Ack, 0, true, None);
         if self.in_recovery {
-            // RFC 5681 §3.2 step 4: each further DUPACK means a segment left the network.
-            if self.inflates() {
-                self.inflation += self.mss as i64;
-            }
+            self.inflate_on_duplicate_ack();
             return;
         }
         if self.dupacks < self.dupack_threshold {
@@ -838,67 +631,13 @@ impl Sender {
         self.stats.fast_retransmits += 1;
         self.recover = Some(self.snd_max);
         if self.recovery_style == Recovery::Tahoe {
-            // Fast retransmit, then slow start from snd_una: send_available resends snd_una
-            // first, with cwnd = 1 SMSS.
-            self.cc.on_congestion(CongestionEvent::DuplicateAcksSlowStart { now_ns: now, bytes_in_flight });
-            self.snd_nxt = self.snd_una;
-            self.loss_until = Some(self.snd_max);
-            self.observe_now(now, TraceEvent::Recovery, 0, false, None);
-            return;
-        }
-        self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight });
-        self.in_recovery = true;
-        self.partial_ack_seen = false;
-        // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS, the inflation being ours.
-        self.inflation = if self.inflates() { i64::from(self.dupack_threshold) * self.mss as i64 } else { 0 };
-        self.start_prr(bytes_in_flight);
-        self.observe_now(now, TraceEvent::Recovery, 0, false, None);
-        if self.recovery_pacing == RecoveryPacing::Prr {
-            // Sent by PRR at the end of this ACK, counted in prr_out like anything it sends.
-            self.rexmit_pending = true;
+            self.tahoe_fast_retransmit(bytes_in_flight, now);
         } else {
-            self.retransmit_first_unacked(now, out);
+            self.enter_fast_recovery(bytes_in_flight, now, out);
         }
     }
 
-    /// RFC 6937 §3, at the start of recovery (before the fast retransmission): `RecoverFS` is
-    /// the FlightSize the control's reduction was computed from (limited transmit's segments
-    /// left out, RFC 5681 §3.2 step 2; Linux uses the cwnd before the reduction).
-    fn start_prr(&mut self, flight_size: u64) {
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.recover_fs = flight_size;
-        self.rexmit_pending = false;
-    }
-
-    /// RFC 6675 §5 step (4).
-    fn enter_sack_recovery(&mut self, bytes_in_flight: u64, now: Nanos, out: &mut Vec<Packet>) {
-        self.stats.fast_retransmits += 1;
-        // (4.1) RecoveryPoint = HighData.
-        self.recover = Some(self.snd_max);
-        // (4.2) the control sets ssthresh and cwnd.
-        self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight });
-        self.in_recovery = true;
-        self.inflation = 0;
-        self.start_prr(bytes_in_flight);
-        self.observe_now(now, TraceEvent::Recovery, 0, false, None);
-        // (4.3) Retransmit the segment at HighACK + 1; HighRxt and RescueRxt are its end.
-        let (start, end) =
-            self.scoreboard.first_hole(self.snd_una, self.snd_max).expect("snd_una is not SACKed");
-        let len = (end - start).min(self.mss);
-        self.rescue_rxt = Some(start + len);
-        if self.recovery_pacing == RecoveryPacing::Prr {
-            // PRR sends it at the end of this ACK, with whatever else it allows.
-            self.high_rxt = self.snd_una;
-            self.rexmit_pending = true;
-            return;
-        }
-        self.transmit(start, len, now, out);
-        self.high_rxt = start + len;
-        // (4.4)-(4.5): pipe and step (C) run in send_available.
-    }
-
-    fn exit_recovery(&mut self, now: Nanos) {
+    pub(in crate::tcp) fn exit_recovery(&mut self, now: Nanos) {
         self.in_recovery = false;
         self.inflation = 0;
         self.rexmit_pending = false;
@@ -961,7 +700,7 @@ impl Sender {
     /// acknowledged (`!after(high_seq, snd_una)`; `recover` is `high_seq`, `snd_max` when the
     /// episode began), or it follows an earlier timeout after which `snd_una` advanced
     /// (`TCP_CA_Loss && !icsk_retransmits`: the kernel zeroes the count on every such ACK).
-    fn within_loss_episode(&self, repeated: bool) -> bool {
+    pub(in crate::tcp) fn within_loss_episode(&self, repeated: bool) -> bool {
         let after_timeout = self.loss_until.is_some();
         let open = !self.in_recovery && !after_timeout;
         let recovery_point_acked = self.recover.is_none_or(|high_seq| high_seq <= self.snd_una);
@@ -1016,42 +755,6 @@ impl Sender {
     pub fn scoreboard(&self) -> &Scoreboard {
         &self.scoreboard
     }
-
-    /// Consistency of the SACK state, for the invariant monitor: the scoreboard lies within
-    /// `[snd_una, snd_max)`, sorted, disjoint and non-adjacent, its byte count matches, and
-    /// `pipe` never exceeds twice the flight (each un-SACKed byte counts at most twice).
-    pub fn check_sack_state(&self) -> Result<(), String> {
-        if let Some((s, e)) = self.bad_sack_block {
-            return Err(format!("SACK block [{s}, {e}) reaches beyond the data sent"));
-        }
-        if self.recovery_style != Recovery::Sack {
-            return Ok(());
-        }
-        let ranges = self.scoreboard.ranges();
-        let mut previous_end = None;
-        let mut total = 0;
-        for &(s, e) in ranges {
-            if s >= e || s < self.snd_una || e > self.snd_max || previous_end.is_some_and(|p| s <= p) {
-                return Err(format!(
-                    "SACK scoreboard {ranges:?} is not sorted disjoint ranges within [{}, {})",
-                    self.snd_una, self.snd_max
-                ));
-            }
-            previous_end = Some(e);
-            total += e - s;
-        }
-        if total != self.scoreboard.sacked_bytes() {
-            return Err(format!(
-                "SACK scoreboard counts {} bytes, holds {total}",
-                self.scoreboard.sacked_bytes()
-            ));
-        }
-        let pipe = self.pipe();
-        if pipe > 2 * (self.snd_max - self.snd_una) {
-            return Err(format!("pipe {pipe} above twice the flight {}", self.snd_max - self.snd_una));
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
@@ -1084,7 +787,7 @@ mod tests {
     fn sender_spec(recovery: Recovery, initial_segments: u64, edit: impl FnOnce(&mut TcpSpec)) -> Sender {
         let mut spec = TcpSpec {
             cc_name: "reno".into(),
-            cc: CcSpec::Reno,
+            cc: CcSpec::named("reno"),
             recovery,
             segment_size: MSS,
             header_size: 40,
@@ -1870,7 +1573,7 @@ mod tests {
             }
         }
         // Recovery at the third SACKed segment: 0..14 are lost (IsLost: 3 SACKed above), pipe 0.
-        assert_eq!(history[0..2], [vec![], vec![]]);
+        assert_eq!(history[0..2], [Vec::<u64>::new(), Vec::new()]);
         // Entry: the fast retransmission, then SSRB: DeliveredData 1 + 1 segment.
         assert_eq!(history[2], vec![0, 1]);
         assert_eq!(history[3], vec![2, 3]);

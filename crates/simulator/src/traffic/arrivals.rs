@@ -19,11 +19,10 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-
 use crate::engine::rng::RngStream;
 use crate::metrics::JainAccumulator;
 use crate::model::{ArrivalEndpoints, ArrivalsSpec, Nanos, Scenario, NANOS_PER_SECOND};
+use crate::results::ArrivalsSummary;
 use crate::tcp::SenderStats;
 
 /// A flow to create now.
@@ -34,36 +33,6 @@ pub struct NewFlow {
     pub dst: usize,
     /// When the flow closes (may lie past the end of the run).
     pub stop: Nanos,
-}
-
-/// What one arrivals table did over the run.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct ArrivalsSummary {
-    pub name: String,
-    pub cc: String,
-    pub mean_interarrival_seconds: f64,
-    pub mean_duration_seconds: f64,
-    /// Flows created.
-    pub flows_started: u64,
-    /// Flows whose time was up before the end of the run.
-    pub flows_completed: u64,
-    /// Flows still open when the run ended (their active time is cut at the end).
-    pub flows_active_at_end: u64,
-    /// Mean over flows of each flow's goodput (in-order payload bytes over its active time),
-    /// bits/s: the "average throughput of the connections" of seed 002 fig. 17.
-    pub mean_goodput_bps: f64,
-    pub min_goodput_bps: f64,
-    pub max_goodput_bps: f64,
-    /// Jain's index over the flows' goodputs (`null` without flows).
-    pub fairness_index: Option<f64>,
-    /// Payload bytes delivered in order, all flows together.
-    pub bytes_delivered: u64,
-    pub segments_sent: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub fast_retransmits: u64,
-    /// Mean number of paths a flow spread its data over (1 without multipath).
-    pub mean_paths: f64,
 }
 
 #[derive(Debug)]

@@ -4,4 +4,4 @@
 
 pub mod arrivals;
 
-pub use arrivals::{Arrivals, ArrivalsSummary, NewFlow};
+pub use arrivals::{Arrivals, NewFlow};

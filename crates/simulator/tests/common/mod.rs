@@ -2,8 +2,10 @@
 //! depend on the TOML front end.
 #![allow(dead_code)]
 
-use westwood_algorithms::{Recovery, WindowConfig, WindowGrowth};
+use westwood_algorithms::{WindowConfig, WindowGrowth};
+
 use westwood_simulator::model::*;
+use westwood_simulator::tcp::Recovery;
 
 pub const MS: Nanos = 1_000_000;
 pub const SECOND: Nanos = 1_000_000_000;
@@ -41,7 +43,7 @@ impl Default for Line {
             data_loss: 0.0,
             ack_loss: 0.0,
             cc_name: "reno",
-            cc: CcSpec::Reno,
+            cc: CcSpec::named("reno"),
             recovery: Recovery::Reno,
             segment_size: 1000,
             delayed_ack: true,
@@ -59,7 +61,7 @@ impl Default for Line {
 pub fn tcp(line: &Line) -> TcpSpec {
     TcpSpec {
         cc_name: line.cc_name.to_string(),
-        cc: line.cc,
+        cc: line.cc.clone(),
         recovery: line.recovery,
         segment_size: line.segment_size,
         header_size: 40,

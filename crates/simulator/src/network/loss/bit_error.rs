@@ -1,0 +1,45 @@
+//! Independent bit errors: each bit is in error with probability `rate`, so a packet of `n`
+//! bytes is lost with probability `1 - (1 - rate)^(8n)`: larger packets are lost more often.
+//!
+//! ```toml
+//! errors = { model = "ber", rate = "1e-5" }
+//! ```
+
+use super::{LossModel, ModelEntry};
+use crate::engine::rng::RngStream;
+use crate::model::{ErrorSpec, Nanos};
+use crate::scenario::fields::{self, Section};
+use crate::scenario::Res;
+
+pub(crate) const ENTRY: ModelEntry = ModelEntry { names: &["ber"], keys: &["rate"], parse };
+
+/// `rate`: the bit error probability; 0 loses nothing (no model).
+fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
+    let (rv, rf) = section.required("rate", "the bit error probability, like \"1e-5\"")?;
+    let p = fields::bit_error_rate(rv, &rf)?;
+    Ok((p > 0.0).then_some(ErrorSpec::BitErrorRate(p)))
+}
+
+/// Probability that a packet of `size` bytes is lost under a bit error rate `ber`:
+/// 1 - (1 - ber)^(8 size), computed without cancellation for small `ber`.
+pub fn loss_probability(ber: f64, size: u32) -> f64 {
+    -f64::exp_m1(8.0 * f64::from(size) * f64::ln_1p(-ber))
+}
+
+#[derive(Debug, Clone)]
+pub struct BitErrors {
+    ber: f64,
+    rng: RngStream,
+}
+
+impl BitErrors {
+    pub fn new(ber: f64, rng: RngStream) -> Self {
+        BitErrors { ber, rng }
+    }
+}
+
+impl LossModel for BitErrors {
+    fn loses(&mut self, size: u32, _now: Nanos) -> bool {
+        self.rng.bernoulli(loss_probability(self.ber, size))
+    }
+}

@@ -1,0 +1,37 @@
+//! NewReno, RFC 6582: Reno's fast recovery (`reno.rs`) that stays in recovery until everything
+//! outstanding at loss detection (`recover`) is acknowledged; each partial ACK resends the next
+//! hole. DUPACKs for data sent before the last loss detection do not start a second reduction
+//! (§3.2 step 2; the check is in the sender's DUPACK handling, shared with Tahoe).
+
+use super::super::sender::Sender;
+use crate::model::{Nanos, PartialAckTimer, RecoveryPacing};
+use crate::network::Packet;
+
+impl Sender {
+    /// RFC 6582 §3.2 step 3, a partial ACK in fast recovery: retransmit the next hole (PRR
+    /// resends it when it allows), deflate the window by the amount acked and add back one
+    /// SMSS. Returns whether to restart the retransmission timer: on the first partial ACK only
+    /// ("Impatient", RFC 6582 §4, so a long train of holes falls back on the RTO) or on every
+    /// one ("Slow-but-Steady").
+    pub(in crate::tcp) fn newreno_partial_ack(
+        &mut self,
+        newly_acked_bytes: u64,
+        now: Nanos,
+        out: &mut Vec<Packet>,
+    ) -> bool {
+        if self.recovery_pacing == RecoveryPacing::Prr {
+            self.rexmit_pending = true;
+        } else {
+            self.retransmit_first_unacked(now, out);
+        }
+        if self.inflates() {
+            self.inflation -= newly_acked_bytes as i64;
+            if newly_acked_bytes >= self.mss {
+                self.inflation += self.mss as i64;
+            }
+        }
+        let restart = !self.partial_ack_seen || self.partial_ack_timer == PartialAckTimer::Every;
+        self.partial_ack_seen = true;
+        restart
+    }
+}

@@ -1,0 +1,102 @@
+//! Proportional Rate Reduction, RFC 6937 (`recovery_pacing = "prr"`, as Linux paces fast
+//! recovery): instead of inflating the window by DUPACKs, each ACK in recovery lets out a share
+//! of what it delivered, `prr_delivered * ssthresh / RecoverFS`, and PRR-SSRB catches up towards
+//! `ssthresh` once `pipe` is below it. With SACK it sends by `NextSeg`; without, new data after
+//! the hole waiting for its retransmission.
+
+use super::super::sender::Sender;
+use super::Recovery;
+use crate::model::Nanos;
+use crate::network::Packet;
+
+impl Sender {
+    /// PRR's `pipe`: RFC 6675's with SACK; without, FlightSize less what the DUPACKs said the
+    /// receiver holds and less the hole waiting to be resent.
+    pub(in crate::tcp) fn prr_pipe(&self) -> u64 {
+        if self.recovery_style == Recovery::Sack {
+            return self.pipe();
+        }
+        let hole = if self.rexmit_pending { self.mss.min(self.snd_max - self.snd_una) } else { 0 };
+        (self.snd_max - self.snd_una).saturating_sub(self.dup_credit).saturating_sub(hole)
+    }
+
+    /// RFC 6937 §3: how many bytes this ACK lets out (may be negative: nothing).
+    pub(in crate::tcp) fn prr_sndcnt(&self, delivered: u64, pipe: u64) -> i64 {
+        let ssthresh = self.cc.ssthresh();
+        if pipe > ssthresh {
+            // CEIL(prr_delivered * ssthresh / RecoverFS), in whole segments as Linux counts.
+            let share = u128::from(self.prr_delivered) * u128::from(ssthresh);
+            let segments = share.div_ceil(u128::from(self.recover_fs.max(1)) * u128::from(self.mss));
+            (segments * u128::from(self.mss)).min(i64::MAX as u128) as i64 - self.prr_out as i64
+        } else {
+            // PRR-SSRB: catch up towards ssthresh, at most one segment beyond what was delivered.
+            let limit =
+                (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + self.mss as i64;
+            ((ssthresh - pipe) as i64).min(limit)
+        }
+    }
+
+    /// The hole [`Sender::rexmit_pending`] stands for: the first un-SACKed segment at
+    /// `snd_una`.
+    pub(in crate::tcp) fn pending_hole(&self) -> (u64, u64) {
+        let (start, end) =
+            self.scoreboard.first_hole(self.snd_una, self.snd_max).unwrap_or((self.snd_una, self.snd_max));
+        (start, (end - start).min(self.mss))
+    }
+
+    /// PRR: account the ACK's delivered data and send what RFC 6937 allows: first the hole
+    /// waiting for its retransmission (the fast retransmission, or without SACK the hole a
+    /// partial ACK revealed), then new data (without SACK) or `NextSeg` (with).
+    pub(in crate::tcp) fn send_by_prr(&mut self, delivered: u64, now: Nanos, out: &mut Vec<Packet>) {
+        self.prr_delivered += delivered;
+        if !self.started {
+            return;
+        }
+        let pipe = self.prr_pipe();
+        let mut sndcnt = if delivered == 0 { 0 } else { self.prr_sndcnt(delivered, pipe) };
+        if self.rexmit_pending && self.prr_out == 0 {
+            // The fast retransmission goes out whatever PRR says (as Linux forces it).
+            sndcnt = sndcnt.max(self.pending_hole().1 as i64);
+        }
+        if sndcnt <= 0 {
+            return;
+        }
+        let mut left = sndcnt as u64;
+        if self.rexmit_pending {
+            let (start, len) = self.pending_hole();
+            if len > left {
+                return;
+            }
+            self.transmit(start, len, now, out);
+            self.rexmit_pending = false;
+            if self.recovery_style == Recovery::Sack {
+                self.high_rxt = self.high_rxt.max(start + len);
+            }
+            left -= len;
+        }
+        if self.recovery_style == Recovery::Sack {
+            self.send_by_scoreboard(self.pipe() + left, now, out);
+            return;
+        }
+        let limit = self.data_limit.unwrap_or(u64::MAX);
+        while self.snd_nxt < limit {
+            let len = self.mss.min(limit - self.snd_nxt);
+            if len > left || self.snd_nxt + len > self.snd_una + self.peer_window.max(self.mss) {
+                break;
+            }
+            self.transmit(self.snd_nxt, len, now, out);
+            self.snd_nxt += len;
+            left -= len;
+        }
+    }
+
+    /// RFC 6937 §3, at the start of recovery (before the fast retransmission): `RecoverFS` is
+    /// the FlightSize the control's reduction was computed from (limited transmit's segments
+    /// left out, RFC 5681 §3.2 step 2; Linux uses the cwnd before the reduction).
+    pub(in crate::tcp) fn start_prr(&mut self, flight_size: u64) {
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.recover_fs = flight_size;
+        self.rexmit_pending = false;
+    }
+}

@@ -1,0 +1,211 @@
+//! SACK loss recovery, RFC 6675 with RFC 2018 SACK blocks: the sender's scoreboard
+//! (`tcp/sack.rs`) says what is lost; `NextSeg` (§4) chooses what to send and `pipe` (§4
+//! `SetPipe`) keeps the data in the network below `cwnd`, with no window inflation; recovery
+//! ends when `RecoveryPoint` is acknowledged, and a timeout's resend is driven by the same
+//! scoreboard (§5.1).
+
+use westwood_algorithms::CongestionEvent;
+use westwood_trace::TraceEvent;
+
+use super::super::sender::Sender;
+use super::Recovery;
+use crate::model::{Nanos, RecoveryPacing};
+use crate::network::Packet;
+
+/// Which `NextSeg` rule (RFC 6675 §4) chose a segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::tcp) enum NextSegRule {
+    /// (1) a lost hole above `HighRxt`.
+    Lost,
+    /// (2) new data.
+    New,
+    /// (3) un-SACKed data above `HighRxt` below the highest SACKed byte.
+    Unsacked,
+    /// (4) the rescue retransmission of the highest un-SACKed data.
+    Rescue,
+}
+
+impl Sender {
+    /// Sending is chosen by RFC 6675 `NextSeg` and limited by `pipe` (SACK loss recovery).
+    pub(in crate::tcp) fn scoreboard_driven(&self) -> bool {
+        self.recovery_style == Recovery::Sack && (self.in_recovery || self.sack_timeout_recovery)
+    }
+
+    /// RFC 6675 `SetPipe()`.
+    pub fn pipe(&self) -> u64 {
+        self.scoreboard.pipe(self.snd_una, self.snd_max, self.lost_to, self.high_rxt)
+    }
+
+    /// RFC 6675 §5 step (C): send while `cwnd - pipe >= SMSS` (`cwnd` the control's, or PRR's
+    /// `pipe + sndcnt`).
+    pub(in crate::tcp) fn send_by_scoreboard(&mut self, cwnd: u64, now: Nanos, out: &mut Vec<Packet>) {
+        let mut pipe = self.pipe();
+        while pipe + self.mss <= cwnd {
+            let Some((seq, len, rule)) = self.next_seg() else { break };
+            self.transmit(seq, len, now, out);
+            match rule {
+                NextSegRule::Lost | NextSegRule::Unsacked => self.high_rxt = self.high_rxt.max(seq + len),
+                NextSegRule::New => self.snd_nxt = self.snd_max,
+                NextSegRule::Rescue => self.rescue_rxt = self.recover,
+            }
+            // (C.4)
+            pipe += len;
+        }
+    }
+
+    /// RFC 6675 §5 step (3), SACK's limited transmit: on a DUPACK (one that SACKs new data) that
+    /// does not start loss recovery, send previously unsent data while `cwnd - pipe >= SMSS`.
+    pub(in crate::tcp) fn sack_limited_transmit(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        if self.snd_nxt != self.snd_max {
+            return;
+        }
+        // (3.1) HighRxt = HighACK: nothing retransmitted counts twice in pipe.
+        self.high_rxt = self.snd_una;
+        // (3.2)-(3.3)
+        while self.pipe() + self.mss <= self.cc.cwnd() {
+            let Some(len) = self.new_data_len() else { break };
+            self.send_limited(len, now, out);
+        }
+    }
+
+    /// RFC 6675 §4 `NextSeg()`: the next segment to send, `(seq, len, rule)`.
+    pub(in crate::tcp) fn next_seg(&self) -> Option<(u64, u64, NextSegRule)> {
+        let from = self.high_rxt.max(self.snd_una);
+        let segment = |(s, e): (u64, u64)| (s, (e - s).min(self.mss));
+        // (1) The first un-SACKed byte above HighRxt that IsLost (so below the highest SACK).
+        if let Some(hole) = self.scoreboard.first_hole(from, self.lost_to.min(self.snd_max)) {
+            let (s, len) = segment(hole);
+            return Some((s, len, NextSegRule::Lost));
+        }
+        // (2) New data, if the application has some and the receiver's window allows.
+        if let Some(len) = self.new_data_len() {
+            return Some((self.snd_max, len, NextSegRule::New));
+        }
+        // (3) Un-SACKed data above HighRxt and below the highest SACKed byte.
+        if let Some(highest) = self.scoreboard.highest_sacked() {
+            if let Some(hole) = self.scoreboard.first_hole(from, highest) {
+                let (s, len) = segment(hole);
+                return Some((s, len, NextSegRule::Unsacked));
+            }
+        }
+        // (4) Once per recovery, after the first retransmission is acknowledged: the segment
+        // holding the highest un-SACKed byte.
+        if self.in_recovery && self.rescue_rxt.is_none_or(|rescue| self.snd_una > rescue) {
+            if let Some((s, e)) = self.scoreboard.last_hole(self.snd_una, self.snd_max) {
+                let start = s.max(e.saturating_sub(self.mss));
+                return Some((start, e - start, NextSegRule::Rescue));
+            }
+        }
+        None
+    }
+
+    /// SACK: move the `IsLost` boundary up to what the scoreboard now implies.
+    pub(in crate::tcp) fn update_lost_boundary(&mut self) {
+        if let Some(boundary) = self.scoreboard.lost_boundary(self.dupack_threshold, self.mss) {
+            self.lost_to = self.lost_to.max(boundary);
+        }
+    }
+
+    /// RFC 6675 §5 step (4).
+    pub(in crate::tcp) fn enter_sack_recovery(
+        &mut self,
+        bytes_in_flight: u64,
+        now: Nanos,
+        out: &mut Vec<Packet>,
+    ) {
+        self.stats.fast_retransmits += 1;
+        // (4.1) RecoveryPoint = HighData.
+        self.recover = Some(self.snd_max);
+        // (4.2) the control sets ssthresh and cwnd.
+        self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight });
+        self.in_recovery = true;
+        self.inflation = 0;
+        self.start_prr(bytes_in_flight);
+        self.observe_now(now, TraceEvent::Recovery, 0, false, None);
+        // (4.3) Retransmit the segment at HighACK + 1; HighRxt and RescueRxt are its end.
+        let (start, end) =
+            self.scoreboard.first_hole(self.snd_una, self.snd_max).expect("snd_una is not SACKed");
+        let len = (end - start).min(self.mss);
+        self.rescue_rxt = Some(start + len);
+        if self.recovery_pacing == RecoveryPacing::Prr {
+            // PRR sends it at the end of this ACK, with whatever else it allows.
+            self.high_rxt = self.snd_una;
+            self.rexmit_pending = true;
+            return;
+        }
+        self.transmit(start, len, now, out);
+        self.high_rxt = start + len;
+        // (4.4)-(4.5): pipe and step (C) run in send_available.
+    }
+
+    /// Consistency of the SACK state, for the invariant monitor: the scoreboard lies within
+    /// `[snd_una, snd_max)`, sorted, disjoint and non-adjacent, its byte count matches, and
+    /// `pipe` never exceeds twice the flight (each un-SACKed byte counts at most twice).
+    pub fn check_sack_state(&self) -> Result<(), String> {
+        if let Some((s, e)) = self.bad_sack_block {
+            return Err(format!("SACK block [{s}, {e}) reaches beyond the data sent"));
+        }
+        if self.recovery_style != Recovery::Sack {
+            return Ok(());
+        }
+        let ranges = self.scoreboard.ranges();
+        let mut previous_end = None;
+        let mut total = 0;
+        for &(s, e) in ranges {
+            if s >= e || s < self.snd_una || e > self.snd_max || previous_end.is_some_and(|p| s <= p) {
+                return Err(format!(
+                    "SACK scoreboard {ranges:?} is not sorted disjoint ranges within [{}, {})",
+                    self.snd_una, self.snd_max
+                ));
+            }
+            previous_end = Some(e);
+            total += e - s;
+        }
+        if total != self.scoreboard.sacked_bytes() {
+            return Err(format!(
+                "SACK scoreboard counts {} bytes, holds {total}",
+                self.scoreboard.sacked_bytes()
+            ));
+        }
+        let pipe = self.pipe();
+        if pipe > 2 * (self.snd_max - self.snd_una) {
+            return Err(format!("pipe {pipe} above twice the flight {}", self.snd_max - self.snd_una));
+        }
+        Ok(())
+    }
+
+    /// RFC 6675 §5: a duplicate ACK with SACK — counted if it SACKs new data; loss recovery
+    /// starts at `DupThresh` of them or when `IsLost(HighACK + 1)`; otherwise limited transmit.
+    pub(in crate::tcp) fn sack_duplicate_ack(
+        &mut self,
+        ack_seq: u64,
+        bytes_in_flight: u64,
+        sacked_new_data: bool,
+        now: Nanos,
+        out: &mut Vec<Packet>,
+    ) {
+        self.update_lost_boundary();
+        // RFC 6675 §2: with SACK, a duplicate ACK counts if it SACKs new data.
+        if sacked_new_data && !self.in_recovery {
+            self.dupacks += 1;
+        }
+        // The ACK's row comes before the loss reaction it may trigger, as in the kernel.
+        self.observe_now(now, TraceEvent::Ack, 0, true, None);
+        if self.in_recovery {
+            return;
+        }
+        // §5 steps 1-2: DupThresh DUPACKs, or IsLost(HighACK + 1).
+        let lost = self.lost_to > self.snd_una;
+        // §5.1: no new recovery before the RecoveryPoint of a timeout is acknowledged.
+        let blocked = self.recover.is_some_and(|recover| ack_seq < recover);
+        if (self.dupacks >= self.dupack_threshold || lost) && !blocked {
+            // RFC 5681 §3.2 step 2 (RFC 6675 (4.2)): limited transmit's data is not part of
+            // the FlightSize the reduction is computed from.
+            let flight_size = bytes_in_flight - self.limited_bytes.min(bytes_in_flight);
+            self.enter_sack_recovery(flight_size, now, out);
+        } else if self.limited_transmit && sacked_new_data && !blocked && !self.sack_timeout_recovery {
+            // §5 step (3).
+            self.sack_limited_transmit(now, out);
+        }
+    }
+}

@@ -1,0 +1,335 @@
+"""The ``sweep`` kind: one scenario parameter swept (the x axis) for several series (each a set
+of overrides, e.g. a congestion control) over several seeds, reporting one metric — a figure
+such as seed 000's fig. 9 (throughput vs. packet error rate) — with its table, figure and the
+paper's claims judged on the means.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..claims import Claim, ClaimUnavailable, Measurement, judge, skipped_verdict
+from ..files import write_text_atomic
+from ..report import html as report
+from ..report.plots import plot_experiment
+from ..runs.store import RunSpec
+from ..stats import MeanCI, mean_ci
+from .base import (
+    FLOW_FIELDS,
+    Axis,
+    Metric,
+    Series,
+    format_number,
+    merge_overrides,
+    quick_duration_override,
+)
+
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One figure or table of the paper: ``metric`` for every ``x`` value and ``series``."""
+
+    id: str
+    title: str
+    paper: str  # where in the paper, e.g. "seed 000 §5.1, fig. 9"
+    scenario: str  # scenario name (scenarios/<name>.toml) or path
+    x: Axis
+    series: Tuple[Series, ...]
+    metric: Metric
+    overrides: Mapping[str, str] = field(default_factory=dict)  # fixed for every run
+    quick_duration: str = "60s"  # value of `duration_parameter` with --quick
+    duration_parameter: str = "duration"  # scenario parameter (or field path) of the duration
+    description: str = ""
+    claims: Tuple[Claim, ...] = ()  # judged on a ``SweepResults``
+    seeds: int = 3  # seeds per point in a full run (a quick run uses 1); --seeds overrides
+    headline: bool = False  # part of `reproduce --quick` without IDs (the README's main job)
+
+    kind: ClassVar[str] = "sweep"
+    record: ClassVar[bool] = False  # runs need no time series
+
+    def points(self, quick: bool) -> List[Tuple[float, Series]]:
+        """(x, series) of every point, in x then series order."""
+        return [(x, s) for x in self.x.values_for(quick) for s in self.series]
+
+    @property
+    def fewer_quick_values(self) -> bool:
+        return len(self.x.values_for(True)) < len(self.x.values)
+
+    def run_overrides(
+        self, x_value: float, series: Series, quick: bool, extra: Sequence[Tuple[str, str]] = ()
+    ) -> List[Tuple[str, str]]:
+        """Overrides of one run: fixed, then the series', the x value, quick duration, extra."""
+        return merge_overrides(
+            self.overrides.items(),
+            series.overrides.items(),
+            self.x.overrides(x_value),
+            quick_duration_override(quick, self.duration_parameter, self.quick_duration),
+            extra,
+        )
+
+    def write_report(
+        self,
+        specs: Sequence[RunSpec],
+        summaries: Mapping[str, Mapping[str, Any]],
+        out: Path,
+        quick: bool,
+        seeds: int,
+        command: str,
+    ) -> Tuple[List[Path], Dict[str, Any]]:
+        return write_sweep(self, specs, summaries, out, quick, seeds, command)
+
+
+# --- sweep results, as claims see them ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SweepResults:
+    """What claims of a sweep experiment are judged on: ``cells[series][x]``, mean and CI of the
+    metric over seeds, as ``report.aggregate`` computes them."""
+
+    experiment: "Experiment"
+    xs: Sequence[float]
+    cells: Sequence[Sequence[MeanCI]]
+
+    def mean(self, series: str, x: float) -> float:
+        labels = [s.label for s in self.experiment.series]
+        if series not in labels:
+            raise ClaimUnavailable(f"no {series} series")
+        if x not in self.xs:
+            raise ClaimUnavailable(
+                f"{self.experiment.x.parameter} = {format_number(x)}{self.experiment.x.unit} "
+                "was not run"
+            )
+        cell = self.cells[labels.index(series)][list(self.xs).index(x)]
+        if cell.n == 0:
+            raise ClaimUnavailable(f"no result for {series} at {format_number(x)}")
+        return cell.mean
+
+    def x_text(self, x: float) -> str:
+        return f"{format_number(x)}{self.experiment.x.unit}"
+
+
+def ratio_at(x: float, numerator: str, denominator: str):
+    """Claim measure: mean metric of ``numerator`` over ``denominator`` at ``x``."""
+
+    def measure(r: SweepResults) -> Measurement:
+        a, b = r.mean(numerator, x), r.mean(denominator, x)
+        if b <= 0:
+            raise ClaimUnavailable(f"{denominator} is 0 at {r.x_text(x)}")
+        return Measurement(a / b, f"{numerator} {a:.3f} / {denominator} {b:.3f}")
+
+    return measure
+
+
+def x_of_largest_ratio(numerator: str, denominator: str):
+    """Claim measure: the x value where ``numerator / denominator`` is largest."""
+
+    def measure(r: SweepResults) -> Measurement:
+        ratios = []
+        for x in r.xs:
+            b = r.mean(denominator, x)
+            if b > 0:
+                ratios.append((r.mean(numerator, x) / b, x))
+        if not ratios:
+            raise ClaimUnavailable(f"{denominator} is 0 everywhere")
+        best, at = max(ratios)
+        others = ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios)
+        return Measurement(at, f"largest {numerator}/{denominator} {best:.2f}; ratios {others}")
+
+    return measure
+
+
+def spread_at(x: float):
+    """Claim measure: (largest - smallest) / largest mean metric over all series at ``x``, %."""
+
+    def measure(r: SweepResults) -> Measurement:
+        values = [(r.mean(s.label, x), s.label) for s in r.experiment.series]
+        hi, lo = max(values), min(values)
+        if hi[0] <= 0:
+            raise ClaimUnavailable(f"every series is 0 at {r.x_text(x)}")
+        return Measurement(
+            100 * (hi[0] - lo[0]) / hi[0],
+            f"{lo[1]} {lo[0]:.3f} to {hi[1]} {hi[0]:.3f}",
+        )
+
+    return measure
+
+
+# --- the report: one row per run, the means over seeds, table, figure, claims ----------------
+
+
+def experiment_rows(
+    experiment: Experiment, specs: Sequence[RunSpec], summaries: Mapping[str, Mapping[str, Any]]
+) -> List[Dict[str, Any]]:
+    """One CSV row per run: x, series, seed, the metric, flow counters and run cost."""
+    rows = []
+    own = {s.label: s.metric for s in experiment.series if getattr(s, "metric", None) is not None}
+    for spec in specs:
+        summary = summaries[spec.key]
+        flows = summary.get("flows") or []
+        # runs without bulk flows (only arrivals) have no per-flow counters
+        flow = flows[experiment.metric.flow] if experiment.metric.flow < len(flows) else None
+        metric = own.get(spec.series, experiment.metric)
+        row: Dict[str, Any] = {
+            "experiment": experiment.id,
+            experiment.x.parameter: spec.x,
+            "series": spec.series,
+            "seed": spec.seed,
+            # a series with its own metric reports it under the experiment's column name
+            experiment.metric.name: metric.value(summary),
+        }
+        for column, name, divisor in FLOW_FIELDS if flow is not None else ():
+            row.setdefault(column, flow[name] / divisor if divisor != 1.0 else flow[name])
+        row["sim_seconds"] = summary["sim_seconds"]
+        row["events"] = summary["events"]
+        row["wall_seconds"] = summary["wall_seconds"]
+        row["overrides"] = " ".join(f"{k}={v}" for k, v in spec.overrides)
+        rows.append(row)
+    return rows
+
+
+def aggregate(
+    experiment: Experiment, rows: Sequence[Mapping[str, Any]], extra_xs: Sequence[float] = ()
+) -> Tuple[List[float], List[List[MeanCI]]]:
+    """x values (in order) and ``cells[series][x]``: mean and CI of the metric over seeds.
+    ``extra_xs``: x values to show although no run has them (points that were skipped)."""
+    xs: List[float] = []
+    for row in rows:
+        if row[experiment.x.parameter] not in xs:
+            xs.append(row[experiment.x.parameter])
+    if any(x not in xs for x in extra_xs):
+        xs = sorted(set(xs) | set(extra_xs))
+    cells = []
+    for series in experiment.series:
+        cells.append(
+            [
+                mean_ci(
+                    [
+                        r[experiment.metric.name]
+                        for r in rows
+                        if r["series"] == series.label and r[experiment.x.parameter] == x
+                    ],
+                    CONFIDENCE,
+                )
+                for x in xs
+            ]
+        )
+    return xs, cells
+
+
+def _cell(c: MeanCI, skipped: Optional[str] = None) -> str:
+    if c.n == 0:
+        return f"skipped: {skipped}" if skipped else "–"
+    if math.isnan(c.half_width):
+        return f"{c.mean:.3f}"
+    return f"{c.mean:.3f} ± {c.half_width:.3f}"
+
+
+def result_table(
+    experiment: Experiment, xs: Sequence[float], cells, skipped: Optional[report.Skipped] = None
+) -> Dict[str, List]:
+    """The aggregated results as text cells: one row per x value, one column per series."""
+    skipped = skipped or {}
+    header = [experiment.x.axis_label] + [s.label for s in experiment.series]
+    rows = [
+        [format_number(x)]
+        + [_cell(row[j], skipped.get((s.label, x))) for s, row in zip(experiment.series, cells)]
+        for j, x in enumerate(xs)
+    ]
+    return {"header": header, "rows": rows}
+
+
+def markdown_table(
+    experiment: Experiment, xs: Sequence[float], cells, skipped: Optional[report.Skipped] = None
+) -> str:
+    table = result_table(experiment, xs, cells, skipped)
+    lines = ["| " + " | ".join(table["header"]) + " |", "|" + "---:|" * len(table["header"])]
+    lines += ["| " + " | ".join(row) + " |" for row in table["rows"]]
+    return "\n".join(lines)
+
+
+def write_markdown(
+    path: Path,
+    experiment: Experiment,
+    xs,
+    cells,
+    seeds: int,
+    quick: bool,
+    command: str,
+    verdicts=(),
+    skipped: Optional[report.Skipped] = None,
+) -> None:
+    stem = experiment.id
+    fewer = ", fewer x values" if experiment.fewer_quick_values else ""
+    mode = (
+        f"quick (duration {experiment.quick_duration}{fewer})"
+        if quick
+        else "full (scenario duration)"
+    )
+    ci = (
+        f"mean ± half-width of the {CONFIDENCE:.0%} confidence interval (Student t) over "
+        f"{seeds} seeds"
+        if seeds > 1
+        else "one seed, so no confidence interval"
+    )
+    series_text = ", ".join(
+        f"{s.label} (`{' '.join(f'{k}={v}' for k, v in s.overrides.items())}`)"
+        for s in experiment.series
+    )
+    text = f"""# {experiment.id}: {experiment.title}
+
+Reproduces {experiment.paper}. {experiment.description}
+
+- Scenario: `{experiment.scenario}`; swept parameter `{experiment.x.parameter}`
+- Series: {series_text}
+- Mode: {mode}
+- Metric: {experiment.metric.label} of flow {experiment.metric.flow}: {ci}
+
+{markdown_table(experiment, xs, cells, skipped)}
+
+{report.claims_section(verdicts)}
+![{experiment.id}]({stem}.png)
+
+Data: [{stem}.csv]({stem}.csv) (one row per run) ·
+figure: [{stem}.png]({stem}.png), [{stem}.svg]({stem}.svg)
+
+Rerun: `{command}`
+"""
+    write_text_atomic(path, text)
+
+
+def write_sweep(
+    experiment: Experiment,
+    specs: Sequence[RunSpec],
+    summaries: Mapping[str, Mapping[str, Any]],
+    out: Path,
+    quick: bool,
+    seeds: int,
+    command: str,
+    skipped: Optional[report.Skipped] = None,
+) -> Tuple[List[Path], Dict[str, Any]]:
+    """Table, figure, claims of a sweep. ``skipped``: points with no runs and why (their cells
+    say so, and a claim left without points is *skipped* with the reason, not a bare n/a)."""
+    skipped = skipped or {}
+    rows = experiment_rows(experiment, specs, summaries)
+    xs, cells = aggregate(experiment, rows, [x for _, x in skipped])
+    verdicts = [judge(c, SweepResults(experiment, xs, cells)) for c in experiment.claims]
+    if skipped:
+        reasons = "; ".join(sorted(set(skipped.values())))
+        verdicts = [skipped_verdict(v, reasons) for v in verdicts]
+    csv_path = out / f"{experiment.id}.csv"
+    md_path = out / f"{experiment.id}.md"
+    report.write_csv(csv_path, rows)
+    write_markdown(md_path, experiment, xs, cells, seeds, quick, command, verdicts, skipped)
+    paths = [csv_path, md_path] + plot_experiment(experiment, xs, cells, out / experiment.id)
+    entry = {
+        "table": result_table(experiment, xs, cells, skipped),
+        "claims": [v.as_dict() for v in verdicts],
+        "files": report.default_files(experiment.id),
+    }
+    return paths, entry

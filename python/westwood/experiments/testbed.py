@@ -1,0 +1,616 @@
+"""Reproductions on real Linux TCP: the "testbed" sections of ``westwood reproduce``.
+
+A ``TestbedExperiment`` (kind ``testbed``) is a sweep like ``experiments.Experiment`` whose runs
+go through ``westwood-emu testbed`` (docs/testbed.md) instead of the simulator alone: each run
+is the scenario's flows as kernel TCP (iperf3; ``westwood`` flows as the eBPF ``tcpw``) through
+the user-space link emulator, and the simulator on the same scenario, seed and duration, which
+the binary runs beside it. So every point has two values, and the report has two lines per
+series: ``LABEL`` (the testbed) and ``LABEL (simulator)``. Claims are judged on both
+(``SweepResults`` of ``as_sweep()``): the paper's claim on the testbed's line, and agreement
+between the two.
+
+Runs are sequential (the emulator and the kernel's TCP share the machine's cores; two testbeds
+at once would measure each other) and stored like the simulator's: ``OUT/testbed-runs/KEY.json``
+(written atomically, last) with the run's files in ``OUT/testbed-runs/KEY/``. An interrupted
+reproduction resumes where it stopped. The key covers what was asked (experiment, overrides,
+seed, duration), the scenario file's content and the ``westwood-emu`` binary's content.
+
+When the machine cannot run a testbed at all (not root, ``iperf3`` or ``ip`` missing, the binary
+not built) the experiment is *skipped*: its report page and the index say why, and nothing else
+fails. When the binary reports a missing prerequisite for one run (exit status 2: e.g. this
+kernel refuses the eBPF program of one congestion control), that run's points are *skipped* with
+the binary's reason — in their table cells, in the notes, and in the claims that needed them —
+and the other runs go on; if every run is skipped the whole experiment is. Skipped runs are not
+stored, so a later reproduction on a machine that can run them does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import (
+    Any,
+    Callable,
+    ClassVar,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    TextIO,
+    Tuple,
+)
+
+from ..binaries import parent_death_signal
+from ..claims import Claim, ClaimUnavailable, Measurement
+from ..files import make_directory, write_json_atomic, write_text_atomic, writing
+from ..paths import resolve_scenario
+from ..progress import format_duration
+from ..report import html as report
+from ..runs.store import STATUS_FAILED, STATUS_OK, file_digest, read_entry, scenario_digest
+from .base import Axis, Metric, Series, merge_overrides
+from .sweep import Experiment, SweepResults, write_sweep
+
+# A run the binary said this machine cannot do (exit status 2): not stored, reported with why.
+STATUS_SKIPPED = "skipped"
+
+
+STORE = "testbed-runs"
+SIMULATOR_SUFFIX = " (simulator)"
+TESTBED = "testbed"
+SIMULATOR = "simulator"
+
+
+def kernel_to_scenario_cc() -> Dict[str, str]:
+    """The scenario name of each kernel congestion control (``tcpw`` runs ``westwood``), from the
+    registry of congestion controls, so the testbed's summary answers the same per-cc questions
+    as the simulator's. A kernel name several controls share (Linux ``reno``) is the first's."""
+    from .. import _core
+
+    names: Dict[str, str] = {}
+    for cc in _core.congestion_controls():
+        if cc["kernel"] and cc["kernel"] not in names:
+            names[cc["kernel"]] = cc["name"]
+    return names
+
+
+# A testbed that fails (exit 1: e.g. iperf3's byte counts disagree) is tried again once.
+ATTEMPTS = 2
+
+
+class TestbedUnavailable(Exception):
+    """This machine cannot run the testbed; the message says what is missing."""
+
+
+@dataclass(frozen=True)
+class TestbedRun:
+    """One invocation of ``westwood-emu testbed``."""
+
+    experiment: str
+    scenario_path: str
+    scenario_sha256: str
+    overrides: Tuple[Tuple[str, str], ...]
+    seed: int
+    seconds: int
+    x: float
+    series: str
+    binary_sha256: str
+
+    @cached_property
+    def key(self) -> str:
+        asked = {
+            "experiment": self.experiment,
+            "overrides": sorted([k, v] for k, v in self.overrides),
+            "seed": self.seed,
+            "seconds": self.seconds,
+            "scenario": self.scenario_sha256,
+            "binary": self.binary_sha256,
+        }
+        payload = json.dumps(asked, separators=(",", ":"), sort_keys=True)
+        return "tb-" + hashlib.sha256(payload.encode("utf-8")).hexdigest()[:21]
+
+    def identity(self) -> Dict[str, Any]:
+        return {
+            "experiment": self.experiment,
+            "overrides": [list(p) for p in self.overrides],
+            "seed": self.seed,
+            "seconds": self.seconds,
+        }
+
+    def argv(self, binary: Path, out: Path) -> List[str]:
+        args = [os.fspath(binary), "testbed", self.scenario_path]
+        for key, value in self.overrides:
+            args += ["--set", f"{key}={value}"]
+        args += ["--duration", str(self.seconds), "--seed", str(self.seed), "--out", os.fspath(out)]
+        return args
+
+    def describe(self) -> str:
+        sets = " ".join(f"{k}={v}" for k, v in self.overrides)
+        return f"{self.experiment}: {sets} seed {self.seed} ({self.seconds} s)"
+
+
+@dataclass(frozen=True)
+class _Side:
+    """A run as one side (testbed or simulator) of a point, shaped like ``runner.RunSpec`` for
+    ``report.experiment_rows``."""
+
+    key: str
+    x: float
+    series: str
+    seed: int
+    overrides: Tuple[Tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class TestbedExperiment:
+    """A figure of the papers measured on real TCP, with the simulator's value beside each point.
+
+    ``series`` are the testbed's lines (labels as the claims name them); each gets a dashed twin
+    ``LABEL (simulator)``. ``seconds`` / ``quick_seconds``: each run's length (the testbed's wall
+    time and the simulator's duration)."""
+
+    id: str
+    title: str
+    paper: str
+    scenario: str
+    x: Axis
+    series: Tuple[Series, ...]
+    metric: Metric
+    seconds: int
+    quick_seconds: int
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    description: str = ""
+    claims: Tuple[Claim, ...] = ()
+    seeds: int = 2
+    headline: bool = False
+
+    kind: ClassVar[str] = "testbed"
+    record: ClassVar[bool] = False
+
+    def points(self, quick: bool) -> List[Tuple[float, Series]]:
+        return [(x, s) for x in self.x.values_for(quick) for s in self.series]
+
+    @property
+    def fewer_quick_values(self) -> bool:
+        return len(self.x.values_for(True)) < len(self.x.values)
+
+    def run_overrides(
+        self, x_value: float, series: Series, extra: Sequence[Tuple[str, str]] = ()
+    ) -> List[Tuple[str, str]]:
+        return merge_overrides(
+            self.overrides.items(), series.overrides.items(), self.x.overrides(x_value), extra
+        )
+
+    def as_sweep(self, quick: bool) -> Experiment:
+        """The experiment as the report and the claims see it: each series twice."""
+        doubled: List[Series] = []
+        for s in self.series:
+            doubled.append(s)
+            doubled.append(dataclasses.replace(s, label=s.label + SIMULATOR_SUFFIX, style="dashed"))
+        seconds = self.quick_seconds if quick else self.seconds
+        return Experiment(
+            id=self.id,
+            title=self.title,
+            paper=self.paper,
+            scenario=self.scenario,
+            x=self.x,
+            series=tuple(doubled),
+            metric=self.metric,
+            overrides=self.overrides,
+            quick_duration=f"{self.quick_seconds}s",
+            description=f"{self.description} Real Linux TCP through the link emulator "
+            f"(`westwood testbed`, docs/testbed.md), {seconds} s per run; the dashed "
+            '"(simulator)" lines are the simulator on the same scenario, seed and duration.',
+            claims=self.claims,
+            seeds=self.seeds,
+        )
+
+    def plan(self, quick: bool, seeds: int, extra: Sequence[Tuple[str, str]], binary_sha256: str):
+        path = str(resolve_scenario(self.scenario))
+        digest = scenario_digest(path)
+        seconds = self.quick_seconds if quick else self.seconds
+        return [
+            TestbedRun(
+                experiment=self.id,
+                scenario_path=path,
+                scenario_sha256=digest,
+                overrides=tuple(self.run_overrides(x, series, extra)),
+                seed=seed,
+                seconds=seconds,
+                x=x,
+                series=series.label,
+                binary_sha256=binary_sha256,
+            )
+            for x, series in self.points(quick)
+            for seed in range(1, seeds + 1)
+        ]
+
+
+# --- can this machine run it? ------------------------------------------------------------------
+
+
+def find_binary() -> Path:
+    """The westwood-emu binary; ``TestbedUnavailable`` saying how to build it if missing."""
+    from ..binaries import BinaryNotFound
+    from ..testbed import find_binary as find_emu
+
+    try:
+        return find_emu()
+    except BinaryNotFound as err:
+        raise TestbedUnavailable(str(err)) from None
+
+
+def unavailable_reason() -> Optional[str]:
+    """Why this machine cannot run a testbed, or None if it looks able to (the binary checks the
+    rest: namespaces, the eBPF program, a kernel cc)."""
+    if not sys.platform.startswith("linux"):
+        return f"the testbed needs Linux (this is {sys.platform})"
+    if os.geteuid() != 0:
+        return "the testbed needs root (network namespaces, the eBPF program); run as root"
+    missing = [tool for tool in ("ip", "iperf3") if shutil.which(tool) is None]
+    if missing:
+        return f"{' and '.join(missing)} not found; install: apt-get install iproute2 iperf3"
+    try:
+        find_binary()
+    except TestbedUnavailable as err:
+        return str(err)
+    return None
+
+
+# --- running -----------------------------------------------------------------------------------
+
+
+def _last_lines(text: str, n: int = 6) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return "\n".join(lines[-n:])
+
+
+def skip_reason(output: str) -> str:
+    """The binary's own message of an exit status 2 (``westwood-emu: ...``), else its last
+    lines."""
+    for line in reversed(output.strip().splitlines()):
+        if line.startswith("westwood-emu: "):
+            return line[len("westwood-emu: ") :].strip()
+    return _last_lines(output) or "exit status 2"
+
+
+def run_one(run: TestbedRun, binary: Path, store: Path) -> Dict[str, Any]:
+    """Run one testbed (retrying a failed one once) and commit its entry. Exit status 2 (a
+    missing prerequisite, a scenario the testbed cannot map) gives a *skipped* entry with the
+    reason, not stored; 130 (interrupted) raises ``KeyboardInterrupt``."""
+    run_dir = store / run.key
+    error = ""
+    for _attempt in range(ATTEMPTS):
+        partial = store / f"{run.key}.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        started = time.monotonic()
+        proc = subprocess.run(
+            run.argv(binary, partial),
+            capture_output=True,
+            text=True,
+            # If reproduce is killed, the run cleans up and stops instead of running on.
+            preexec_fn=parent_death_signal(signal.SIGTERM),
+        )
+        wall = time.monotonic() - started
+        if proc.returncode == 130:
+            shutil.rmtree(partial, ignore_errors=True)
+            raise KeyboardInterrupt
+        if proc.returncode == 2:
+            shutil.rmtree(partial, ignore_errors=True)
+            reason = skip_reason(proc.stderr or proc.stdout)
+            return {**run.identity(), "status": STATUS_SKIPPED, "reason": reason}
+        if proc.returncode == 0:
+            try:
+                testbed = json.loads((partial / "summary.json").read_text(encoding="utf-8"))
+                simulator = json.loads(
+                    (partial / "simulator" / "summary.json").read_text(encoding="utf-8")
+                )
+            except (OSError, ValueError) as err:
+                error = f"westwood-emu wrote no readable summary: {err}"
+            else:
+                write_text_atomic(partial / "testbed.log", proc.stdout + proc.stderr)
+                shutil.rmtree(run_dir, ignore_errors=True)
+                with writing(run_dir):
+                    partial.rename(run_dir)
+                entry = {
+                    **run.identity(),
+                    "status": STATUS_OK,
+                    "wall_seconds": wall,
+                    "files": os.fspath(run_dir.relative_to(store.parent)),
+                    TESTBED: testbed,
+                    SIMULATOR: simulator,
+                }
+                write_json_atomic(store / f"{run.key}.json", entry)
+                return entry
+        else:
+            error = _last_lines(proc.stderr or proc.stdout) or f"exit status {proc.returncode}"
+        shutil.rmtree(partial, ignore_errors=True)
+    entry = {**run.identity(), "status": STATUS_FAILED, "error": error}
+    write_json_atomic(store / f"{run.key}.json", entry)
+    return entry
+
+
+def execute(
+    runs: Sequence[TestbedRun], binary: Path, store: Path, stream: Optional[TextIO] = None
+) -> Dict[str, Dict[str, Any]]:
+    """Every run not yet done, one after the other, a progress line each; entries by key."""
+    stream = stream if stream is not None else sys.stderr
+    make_directory(store)
+    unique: Dict[str, TestbedRun] = {}
+    for run in runs:
+        unique.setdefault(run.key, run)
+    entries: Dict[str, Dict[str, Any]] = {}
+    todo: List[TestbedRun] = []
+    for key, run in unique.items():
+        entry = read_entry(store, key)
+        if entry is not None and entry.get("status") == STATUS_OK:
+            entries[key] = entry
+        else:
+            todo.append(run)
+    if not todo:
+        return entries
+    total_seconds = sum(r.seconds for r in todo)
+    print(
+        f"testbed: {len(todo)} run(s) of real TCP, about {format_duration(total_seconds * 1.1)} "
+        f"({len(entries)} already done)",
+        file=stream,
+        flush=True,
+    )
+    started = time.monotonic()
+    left = total_seconds
+    for i, run in enumerate(todo, 1):
+        print(f"testbed [{i}/{len(todo)}] {run.describe()}", file=stream, flush=True)
+        entry = run_one(run, binary, store)
+        entries[run.key] = entry
+        left -= run.seconds
+        elapsed = time.monotonic() - started
+        done = total_seconds - left
+        eta = elapsed / done * left if done else math.nan
+        if entry["status"] == STATUS_OK:
+            status = "ok"
+        elif entry["status"] == STATUS_SKIPPED:
+            status = f"skipped: {entry['reason']}"
+        else:
+            status = f"FAILED: {entry.get('error', '')}"
+        print(
+            f"testbed [{i}/{len(todo)}] {status}; elapsed {format_duration(elapsed)}, "
+            f"ETA {format_duration(eta) if not math.isnan(eta) else '?'}",
+            file=stream,
+            flush=True,
+        )
+    return entries
+
+
+# --- reporting ---------------------------------------------------------------------------------
+
+
+def scenario_view(testbed_summary: Mapping[str, Any]) -> Dict[str, Any]:
+    """The testbed's summary with ``per_cc`` and each flow's ``cc`` under the scenario's names
+    (the kernel's ``tcpw`` runs the scenario's ``westwood`` flows), so one metric reads both
+    sides. The mapping is the testbed's own (``testbed.flows``), else the registry's."""
+    names = kernel_to_scenario_cc()
+    for flow in testbed_summary.get("testbed", {}).get("flows", []):
+        if flow.get("kernel_cc") and flow.get("scenario_cc"):
+            names[flow["kernel_cc"]] = flow["scenario_cc"]
+    view = dict(testbed_summary)
+    view["per_cc"] = {names.get(cc, cc): v for cc, v in testbed_summary.get("per_cc", {}).items()}
+    view["flows"] = [
+        {**f, "cc": names.get(f.get("cc"), f.get("cc"))} for f in testbed_summary.get("flows", [])
+    ]
+    return view
+
+
+def sides(
+    runs: Sequence[TestbedRun], entries: Mapping[str, Mapping[str, Any]]
+) -> Tuple[List[_Side], Dict[str, Mapping[str, Any]]]:
+    """Each finished run as two rows (testbed, simulator) for ``report.experiment_rows``."""
+    specs: List[_Side] = []
+    summaries: Dict[str, Mapping[str, Any]] = {}
+    for run in runs:
+        entry = entries.get(run.key)
+        if not entry or entry.get("status") != STATUS_OK:
+            continue
+        for side, suffix, summary in (
+            (TESTBED, "", scenario_view(entry[TESTBED])),
+            (SIMULATOR, SIMULATOR_SUFFIX, entry[SIMULATOR]),
+        ):
+            key = f"{run.key}:{side}"
+            specs.append(_Side(key, run.x, run.series + suffix, run.seed, run.overrides))
+            summaries[key] = summary
+    return specs, summaries
+
+
+def emulator_notes(runs: Sequence[TestbedRun], entries: Mapping[str, Mapping[str, Any]]) -> str:
+    """One line on the emulator's own health over the runs: frames it dropped or failed to send,
+    how late it sent, and whether iperf3's byte counts agreed on both ends."""
+    frames = drops = bad_flows = 0
+    lateness: List[float] = []
+    for run in runs:
+        entry = entries.get(run.key)
+        if not entry or entry.get("status") != STATUS_OK:
+            continue
+        tb = entry[TESTBED].get("testbed", {})
+        emu = tb.get("emulator", {})
+        counters = emu.get("counters", {})
+        frames += int(counters.get("frames_in", 0))
+        drops += int(counters.get("rx_socket_drops", 0)) + int(counters.get("tx_errors", 0))
+        p99 = emu.get("lateness_seconds", {}).get("p99")
+        if p99 is not None:
+            lateness.append(float(p99) * 1e3)
+        bad_flows += sum(1 for f in tb.get("integrity", []) if not f.get("ok", True))
+    worst = f"{max(lateness):.3f} ms" if lateness else "n/a"
+    return (
+        f"Emulator over these runs: {frames} frames, {drops} dropped or not sent by the emulator "
+        f"itself, worst send lateness p99 {worst}; flows whose iperf3 byte counts disagree: "
+        f"{bad_flows}."
+    )
+
+
+def write_report(
+    experiment: TestbedExperiment,
+    runs: Sequence[TestbedRun],
+    entries: Mapping[str, Mapping[str, Any]],
+    out: Path,
+    quick: bool,
+    seeds: int,
+    command: str,
+) -> Tuple[List[Path], Dict[str, Any]]:
+    sweep = experiment.as_sweep(quick)
+    specs, summaries = sides(runs, entries)
+    skipped = skipped_points(runs, entries)
+    paths, entry = write_sweep(sweep, specs, summaries, out, quick, seeds, command, skipped)
+    md_path = out / f"{experiment.id}.md"
+    unique = {r.key: r for r in runs}.values()  # series of one mix share their runs
+    status = {r.key: (entries.get(r.key) or {}).get("status") for r in unique}
+    failed = [r for r in unique if status[r.key] not in (STATUS_OK, STATUS_SKIPPED)]
+    notes = [emulator_notes(runs, entries)]
+    passed_over = [r for r in unique if status[r.key] == STATUS_SKIPPED]
+    if passed_over:
+        notes.append(
+            f"{len(passed_over)} run(s) skipped (this machine cannot run them): "
+            + "; ".join(f"{r.describe()}: {entries[r.key]['reason']}" for r in passed_over)
+        )
+    if failed:
+        notes.append(
+            f"{len(failed)} run(s) failed and are missing from the table: "
+            + "; ".join(
+                f"{r.describe()}: {(entries.get(r.key) or {}).get('error', '')}" for r in failed
+            )
+        )
+    page = md_path.read_text(encoding="utf-8")
+    page += "\n" + "\n\n".join(notes) + f"\n\nPer-run files: `{STORE}/<key>/` (docs/testbed.md)\n"
+    write_text_atomic(md_path, page)
+    return paths, {**entry, "notes": notes}
+
+
+def skipped_points(
+    runs: Sequence[TestbedRun], entries: Mapping[str, Mapping[str, Any]]
+) -> Dict[Tuple[str, float], str]:
+    """(series label, x) -> reason for the points whose runs were skipped, on both sides (the
+    testbed's and the simulator's line: one run makes both)."""
+    points: Dict[Tuple[str, float], str] = {}
+    for run in runs:
+        entry = entries.get(run.key) or {}
+        if entry.get("status") == STATUS_SKIPPED:
+            for label in (run.series, run.series + SIMULATOR_SUFFIX):
+                points[(label, run.x)] = entry["reason"]
+    return points
+
+
+def write_skipped(experiment: TestbedExperiment, reason: str, out: Path, command: str):
+    """The page of a testbed experiment this machine could not run."""
+    md_path = out / f"{experiment.id}.md"
+    write_text_atomic(
+        md_path,
+        f"""# {experiment.id}: {experiment.title}
+
+Reproduces {experiment.paper} on real Linux TCP. {experiment.description}
+
+**Skipped: this machine cannot run the testbed.** {reason}
+
+Rerun where it can (root, iperf3, iproute2, `make build`): `{command}`
+""",
+    )
+    entry = {"skipped": reason, "files": [("note", f"{experiment.id}.md")]}
+    return [md_path], entry
+
+
+# --- claim measures ----------------------------------------------------------------------------
+
+
+def agreement(testbed_a: str, testbed_b: str, xs: Sequence[float] = ()):
+    """Claim measure: over the x values (all, or ``xs``), the testbed's ``a / b`` ratio over the
+    simulator's, the one farthest from 1 (e.g. tcpw/reno goodput, testbed vs simulator)."""
+
+    def measure(r: SweepResults) -> Measurement:
+        found = []
+        for x in xs or r.xs:
+            try:
+                tb = r.mean(testbed_a, x) / r.mean(testbed_b, x)
+                sim = r.mean(testbed_a + SIMULATOR_SUFFIX, x) / r.mean(
+                    testbed_b + SIMULATOR_SUFFIX, x
+                )
+            except (ClaimUnavailable, ZeroDivisionError):
+                continue
+            if sim > 0 and not math.isnan(tb) and not math.isnan(sim):
+                found.append((tb / sim, x, tb, sim))
+        if not found:
+            raise ClaimUnavailable(
+                f"no x value with both {testbed_a} and {testbed_b} on both sides"
+            )
+        worst = max(found, key=lambda f: abs(math.log(f[0])) if f[0] > 0 else math.inf)
+        detail = "; ".join(
+            f"{r.x_text(x)}: testbed {tb:.2f} / simulator {sim:.2f} = {q:.2f}"
+            for q, x, tb, sim in found
+        )
+        return Measurement(worst[0], detail)
+
+    return measure
+
+
+# --- the testbed part of `westwood reproduce` --------------------------------------------------
+
+
+def reproduce_testbed(
+    experiments: Sequence[TestbedExperiment],
+    out: Path,
+    *,
+    quick: bool,
+    seeds: Optional[int],
+    extra: Sequence[Tuple[str, str]],
+    stream: Optional[TextIO],
+    command: Callable[[TestbedExperiment, int], str],
+) -> Tuple[List[Path], Dict[str, Dict[str, Any]]]:
+    """Run (what is not stored yet) and report every testbed experiment, or write why it was
+    skipped. Returns the files written and the index entries by experiment id."""
+    stream = stream if stream is not None else sys.stderr
+    reason = unavailable_reason()
+    binary: Optional[Path] = None
+    digest = ""
+    if reason is None:
+        binary = find_binary()
+        digest = file_digest(binary)
+    else:
+        print(f"testbed sections skipped: {reason}", file=stream, flush=True)
+    written: List[Path] = []
+    entries: Dict[str, Dict[str, Any]] = {}
+    for experiment in experiments:
+        n_seeds = seeds if seeds is not None else (1 if quick else experiment.seeds)
+        rerun = command(experiment, n_seeds)
+        runs = experiment.plan(quick, n_seeds, extra, digest)
+        skipped = reason
+        if skipped is None:
+            assert binary is not None
+            done = execute(runs, binary, out / STORE, stream)
+            unique = {r.key for r in runs}
+            reasons = sorted({done[k].get("reason", "") for k in unique})
+            if all(done[k]["status"] == STATUS_SKIPPED for k in unique):
+                skipped = "; ".join(reasons)
+                print(f"testbed: {experiment.id} skipped: {skipped}", file=stream, flush=True)
+        if skipped is not None:
+            paths, entry = write_skipped(experiment, skipped, out, rerun)
+            runs_text = f"skipped: {skipped}"
+        else:
+            paths, entry = write_report(experiment, runs, done, out, quick, n_seeds, rerun)
+            ok = sum(1 for k in {r.key for r in runs} if done[k]["status"] == STATUS_OK)
+            seconds = experiment.quick_seconds if quick else experiment.seconds
+            runs_text = (
+                f"{'quick' if quick else 'full'}, {ok} testbed runs of {seconds} s, "
+                f"{n_seeds} seed(s) per point"
+            )
+        written += paths
+        entries[experiment.id] = report.index_entry(
+            experiment, quick, n_seeds, len(runs), runs_text, rerun, entry
+        )
+    return written, entries

@@ -1,0 +1,250 @@
+"""What every experiment's report is made of (CSV, claims sections, HTML tables) and the index
+of a results directory (index.json, index.md, index.html). Each experiment kind writes its own
+tables and figures with these (``westwood.experiments``)."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Sequence, Tuple
+
+from ..claims import claims_table, markdown_claims
+from ..files import write_json_atomic, write_text_atomic
+from ..papers import which_tcpw
+
+
+def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    buffer = io.StringIO()
+    columns: List[str] = []
+    for row in rows:
+        columns += [c for c in row if c not in columns]
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text_atomic(path, buffer.getvalue())
+
+
+# Why points have no runs: (series label, x value) -> reason (e.g. a testbed run the machine
+# could not do); shown in their cells instead of a dash.
+Skipped = Mapping[Tuple[str, float], str]
+
+
+def html_table(table: Mapping[str, Any], verdict_column: bool = False) -> str:
+    """An HTML table; with ``verdict_column`` the last cell of each row is a claim verdict,
+    given a class (``verdict-reproduced``, ``verdict-partly``, ...) for colouring."""
+    esc = html.escape
+    head = "".join(f"<th>{esc(str(c))}</th>" for c in table.get("header", []))
+    rows = []
+    for row in table.get("rows", []):
+        cells = [f"<td>{esc(str(c))}</td>" for c in row]
+        if verdict_column and cells:
+            css = "verdict-" + "".join(ch if ch.isalnum() else "-" for ch in str(row[-1]))
+            cells[-1] = f'<td class="{esc(css)}"><strong>{esc(str(row[-1]))}</strong></td>'
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    cls = ' class="claims"' if verdict_column else ""
+    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+class _VerdictView:
+    """A verdict read back from index.json (a dict), with the attributes ``claims_table`` and
+    ``markdown_claims`` use."""
+
+    def __init__(self, d: Mapping[str, Any]):
+        self.claim = str(d.get("claim", ""))
+        self.paper = str(d.get("paper", ""))
+        self.measured = str(d.get("measured", ""))
+        self.target = str(d.get("target", ""))
+        self.partly = str(d.get("partly", ""))
+        self.verdict = str(d.get("verdict", ""))
+
+
+def claims_section(verdicts) -> str:
+    """The Markdown "Claims" section of an experiment ("" when it has none)."""
+    if not verdicts:
+        return ""
+    return f"""## Claims
+
+Each claim of the paper is a number computed from the results above, judged against a target
+(*reproduced*) and a looser range (*partly*); otherwise *not reproduced*, or *n/a* when the
+results lack what it needs.
+
+{markdown_claims(verdicts)}
+"""
+
+
+# --- index -------------------------------------------------------------------------------------
+
+MANIFEST = "index.json"
+
+
+def update_manifest(out_dir: Path, entries: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
+    """Merge this invocation's experiments into ``index.json`` (earlier ones are kept)."""
+    path = out_dir / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(manifest, dict):
+            manifest = {}
+    except (OSError, ValueError):
+        manifest = {}
+    manifest.update({k: dict(v) for k, v in entries.items()})
+    manifest = dict(sorted(manifest.items()))
+    write_json_atomic(path, manifest)
+    return manifest
+
+
+def index_entry(
+    experiment, quick: bool, seeds: int, runs: int, runs_text: str, command: str, entry
+) -> Dict[str, Any]:
+    """An experiment's record in ``index.json``: what it is, how it was run, and what its
+    report writer returned (table, claims, files, ...)."""
+    return {
+        "kind": experiment.kind,
+        "title": experiment.title,
+        "paper": experiment.paper,
+        "scenario": experiment.scenario,
+        "quick": quick,
+        "seeds": seeds,
+        "runs": runs,
+        "runs_text": runs_text,
+        "command": command,
+        **entry,
+    }
+
+
+def default_files(exp_id: str) -> List[Tuple[str, str]]:
+    return [
+        ("table", f"{exp_id}.md"),
+        ("csv", f"{exp_id}.csv"),
+        ("png", f"{exp_id}.png"),
+        ("svg", f"{exp_id}.svg"),
+    ]
+
+
+def _files(exp_id: str, entry: Mapping[str, Any]) -> List[Tuple[str, str]]:
+    files = entry.get("files")
+    if isinstance(files, list) and all(isinstance(f, (list, tuple)) for f in files):
+        return [(str(label), str(name)) for label, name in files]
+    return default_files(exp_id)
+
+
+def _verdict_counts(entry: Mapping[str, Any]) -> str:
+    claims = entry.get("claims") or []
+    if not claims:
+        return ""
+    counts: Dict[str, int] = {}
+    for c in claims:
+        counts[str(c.get("verdict"))] = counts.get(str(c.get("verdict")), 0) + 1
+    return ", ".join(f"{n} {v}" for v, n in counts.items())
+
+
+TESTBED_HEADING = "Testbed: real Linux TCP through the link emulator"
+TESTBED_INTRO = (
+    "Kernel TCP (iperf3; TCPW as the eBPF tcpw) in network namespaces through the user-space "
+    "link emulator, with the simulator's result for the same scenario beside each point "
+    "(docs/testbed.md)."
+)
+
+
+def _in_order(manifest: Mapping[str, Mapping[str, Any]]):
+    """Simulated experiments first, then the testbed's, each in id order."""
+    sim = [(k, e) for k, e in manifest.items() if e.get("kind") != "testbed"]
+    testbed = [(k, e) for k, e in manifest.items() if e.get("kind") == "testbed"]
+    return sim, testbed
+
+
+def _markdown_table(table: Mapping[str, Any]) -> List[str]:
+    lines = ["| " + " | ".join(table["header"]) + " |", "|" + "---|" * len(table["header"])]
+    return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in table["rows"]]
+
+
+def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> None:
+    sim, testbed = _in_order(manifest)
+    header = ["| Experiment | Paper | Runs | Claims | Files | Rerun |", "|---|---|---|---|---|---|"]
+    md = ["# westwood reproductions", ""]
+    which = which_tcpw.summary_table(manifest)
+    if which:
+        md += [f"## {which_tcpw.HEADING}", "", which_tcpw.INTRO, ""] + _markdown_table(which)
+        md += ["", "## Experiments", ""]
+    md += header
+    for part, rows in (("sim", sim), ("testbed", testbed)):
+        if part == "testbed" and rows:
+            md += ["", f"## {TESTBED_HEADING}", "", TESTBED_INTRO, ""] + header
+        for exp_id, e in rows:
+            files = " · ".join(f"[{label}]({name})" for label, name in _files(exp_id, e))
+            md.append(
+                f"| {exp_id}: {e.get('title', '')} | {e.get('paper', '')} | "
+                f"{e.get('runs_text', '')} | {_verdict_counts(e)} | {files} | "
+                f"`{e.get('command', '')}` |"
+            )
+    for exp_id, e in sim + testbed:
+        if e.get("claims"):
+            md += ["", f"## {exp_id}: claims", ""]
+            md.append(markdown_claims([_VerdictView(c) for c in e["claims"]]))
+    write_text_atomic(out_dir / "index.md", "\n".join(md) + "\n")
+
+    esc = html.escape
+    sections = []
+    if which:
+        sections.append(
+            f'<section id="which-tcpw"><h1>{esc(which_tcpw.HEADING)}</h1>'
+            f"<p>{esc(which_tcpw.INTRO)}</p>{html_table(which)}</section>"
+        )
+    for exp_id, e in sim + testbed:
+        if e.get("kind") == "testbed" and exp_id == testbed[0][0]:
+            sections.append(f"<h1>{esc(TESTBED_HEADING)}</h1>\n<p>{esc(TESTBED_INTRO)}</p>")
+        links = " · ".join(
+            f'<a href="{esc(name)}">{esc(label)}</a>' for label, name in _files(exp_id, e)
+        )
+        claims = e.get("claims") or []
+        claims_html = (
+            "<h3>Claims</h3>"
+            + html_table(claims_table([_VerdictView(c) for c in claims]), verdict_column=True)
+            if claims
+            else ""
+        )
+        names = dict(_files(exp_id, e))
+        figure = (
+            f'<p><a href="{esc(names.get("svg", exp_id + ".svg"))}"><img '
+            f'src="{esc(names["png"])}" alt="{esc(exp_id)}" width="640"></a></p>'
+            if "png" in names  # table experiments have no figure
+            else ""
+        )
+        sections.append(
+            f"""<section id="{esc(exp_id)}">
+<h2>{esc(exp_id)}: {esc(str(e.get("title", "")))}</h2>
+<p>{esc(str(e.get("paper", "")))} &mdash; {esc(str(e.get("runs_text", "")))}</p>
+{html_table(e.get("table", {})) if e.get("table") else ""}
+{"".join(f"<p>{esc(str(n))}</p>" for n in e.get("notes") or [])}
+{claims_html}
+{figure}
+<p>{links}</p>
+<p>Rerun: <code>{esc(str(e.get("command", "")))}</code></p>
+</section>"""
+        )
+    page = f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>westwood reproductions</title>
+<style>
+body {{ font-family: sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }}
+code {{ background: #f3f3f3; padding: 0.1rem 0.3rem; }}
+img {{ max-width: 100%; border: 1px solid #ddd; }}
+table {{ border-collapse: collapse; margin: 0.5rem 0; }}
+th, td {{ border: 1px solid #ccc; padding: 0.2rem 0.6rem; text-align: right; }}
+table.claims td {{ text-align: left; }}
+.verdict-reproduced {{ background: #dff0d8; }}
+.verdict-partly {{ background: #fcf8e3; }}
+.verdict-not-reproduced {{ background: #f2dede; }}
+</style>
+</head>
+<body>
+<h1>westwood reproductions</h1>
+{chr(10).join(sections)}
+</body>
+</html>
+"""
+    write_text_atomic(out_dir / "index.html", page)

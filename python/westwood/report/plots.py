@@ -1,0 +1,147 @@
+"""Figures of reproduced experiments (matplotlib, Agg backend, no pyplot global state)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, List, Mapping, Sequence, Tuple
+
+from ..files import make_directory, write_bytes_atomic, writing
+from ..stats import MeanCI
+
+if TYPE_CHECKING:  # the experiments draw themselves with these; only their types are needed
+    from ..experiments.sweep import Experiment
+    from ..experiments.trace import Step
+
+MARKERS = ("o", "s", "^", "D", "v", "x", "P", "*")
+
+
+def _save_atomic(fig, path: Path, **kwargs) -> None:
+    """Save ``fig`` to ``path`` whole or not at all; a failure names ``path``."""
+
+    def save(tmp: str) -> None:
+        with writing(tmp):
+            fig.savefig(tmp, format=path.suffix.lstrip("."), **kwargs)
+
+    write_bytes_atomic(path, save, suffix=path.suffix)
+
+
+def plot_experiment(
+    experiment: Experiment,
+    xs: Sequence[float],
+    cells: Sequence[Sequence[MeanCI]],
+    out_stem: Path,
+) -> List[Path]:
+    """Draw one line per series (``cells[series][x]``) with 95% CI error bars, as in the paper:
+    x = the swept parameter, y = the metric. Writes ``out_stem``.png and .svg."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context({"svg.hashsalt": experiment.id, "font.size": 10}):
+        fig = Figure(figsize=(6.4, 4.4), layout="constrained")
+        ax = fig.add_subplot()
+        colour = -1
+        for series, row in zip(experiment.series, cells):
+            means = [c.mean for c in row]
+            errors = [c.half_width if not math.isnan(c.half_width) else 0.0 for c in row]
+            # A dashed series is the twin of the one before it (the simulator beside the
+            # testbed): same colour and marker, hollow.
+            dashed = getattr(series, "style", "") == "dashed" and colour >= 0
+            colour += 0 if dashed else 1
+            ax.errorbar(
+                list(xs),
+                means,
+                yerr=errors,
+                label=series.label,
+                color=f"C{colour % 10}",
+                linestyle="--" if dashed else "-",
+                markerfacecolor="none" if dashed else None,
+                marker=MARKERS[colour % len(MARKERS)],
+                markersize=5,
+                linewidth=1.4,
+                capsize=3,
+            )
+        ax.set_xlabel(experiment.x.axis_label)
+        ax.set_ylabel(experiment.metric.label)
+        ax.set_title(f"{experiment.title}\n({experiment.paper})", fontsize=10)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, linestyle=":", linewidth=0.6)
+        ax.legend(fontsize=8)
+        return _save_both(fig, out_stem)
+
+
+def plot_trace(
+    experiment,
+    bwe_by_series: Mapping[str, Tuple[Sequence[float], Sequence[float]]],
+    steps: Sequence[Step],
+    out_stem: Path,
+) -> List[Path]:
+    """Seed 000 fig. 3 style: per series, BWE (Mb/s) vs time with the available bandwidth (on
+    the wire and in TCP payload terms) as steps, the settling windows shaded. One panel per
+    series, shared time axis. Writes ``out_stem``.png and .svg."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    labels = list(bwe_by_series)
+    with matplotlib.rc_context({"svg.hashsalt": experiment.id, "font.size": 9}):
+        fig = Figure(figsize=(7.0, 1.2 + 2.0 * len(labels)), layout="constrained")
+        axes = fig.subplots(len(labels), 1, sharex=True, squeeze=False)[:, 0]
+        top = max([s.available_bps for s in steps] + [1.0]) / 1e6
+        edges = [steps[0].start] + [s.end for s in steps] if steps else []
+        wire = [s.available_bps / 1e6 for s in steps]
+        payload = [s.available_payload_bps / 1e6 for s in steps]
+        for i, (ax, label) in enumerate(zip(axes, labels)):
+            times, bwe = bwe_by_series[label]
+            for s in steps:
+                ax.axvspan(
+                    s.start,
+                    min(s.start + experiment.settle_seconds, s.end),
+                    color="0.9",
+                    linewidth=0,
+                    label="settling (not scored)" if s is steps[0] else None,
+                )
+            if steps:
+                ax.stairs(
+                    wire,
+                    edges,
+                    color="0.45",
+                    linestyle="--",
+                    linewidth=1.1,
+                    label="available bandwidth (wire)",
+                )
+                ax.stairs(
+                    payload,
+                    edges,
+                    color="black",
+                    linewidth=1.1,
+                    label="available bandwidth (TCP payload)",
+                )
+            ax.plot(
+                list(times),
+                [b / 1e6 for b in bwe],
+                color=f"C{i}",
+                linewidth=1.0,
+                label=f"{label} BWE",
+            )
+            ax.set_ylabel("BWE (Mb/s)")
+            ax.set_ylim(0, top * 1.25)
+            ax.grid(True, linestyle=":", linewidth=0.6)
+            ax.legend(loc="lower right", fontsize=7, ncol=2)
+        axes[-1].set_xlabel("Time (s)")
+        if steps:
+            axes[-1].set_xlim(steps[0].start, steps[-1].end)
+        axes[0].set_title(f"{experiment.title}\n({experiment.paper})", fontsize=10)
+        return _save_both(fig, out_stem)
+
+
+def _save_both(fig, out_stem: Path) -> List[Path]:
+    make_directory(out_stem.parent)
+    png = out_stem.parent / f"{out_stem.name}.png"
+    svg = out_stem.parent / f"{out_stem.name}.svg"
+    _save_atomic(fig, png, dpi=150, metadata={"Software": None})
+    _save_atomic(fig, svg, metadata={"Date": None})
+    return [png, svg]
