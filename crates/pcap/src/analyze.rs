@@ -44,6 +44,70 @@ pub const MAX_RANGES: usize = 4096;
 /// Segments awaiting an ACK kept per direction (for RTT samples); beyond, the oldest go.
 pub const MAX_OUTSTANDING: usize = 1 << 18;
 
+/// The columns of a connection row (`westwood analyze`'s tables), in order: first the flow
+/// columns of `westwood run` (`westwood_simulator::results::columns::FLOW_COLUMNS`) whose
+/// quantity is the same, in their order; then the analysis' own. Each is a field of
+/// [`Connection`] but `start_seconds` and `end_seconds` (`first_ns`, `end_ns` in seconds).
+pub const COLUMNS: &[&str] = &[
+    "name",
+    "cc",
+    "src",
+    "dst",
+    "goodput_bps",
+    "throughput_bps",
+    "bytes_delivered",
+    "segments_sent",
+    "retransmits",
+    "active_seconds",
+    "min_rtt_seconds",
+    "segment_size",
+    "retransmitted_bytes",
+    "mean_rtt_seconds",
+    "max_rtt_seconds",
+    "rtt_samples",
+    "out_of_order",
+    "dupacks",
+    "dupack_runs",
+    "dupack_runs_3",
+    "max_dupack_run",
+    "max_flight_bytes",
+    "mean_flight_bytes",
+    "min_window_bytes",
+    "max_window_bytes",
+    "window_scale_known",
+    "unique_bytes",
+    "data_bytes",
+    "wire_bytes",
+    "ack_packets",
+    "sack_packets",
+    "vantage",
+    "capture",
+    "src_addr",
+    "src_port",
+    "dst_addr",
+    "dst_port",
+    "start_seconds",
+    "end_seconds",
+    "closed",
+    "syn_seen",
+];
+
+/// The columns of a UDP flow row: fields of [`UdpFlow`] but `start_seconds` and `end_seconds`.
+pub const UDP_COLUMNS: &[&str] = &[
+    "name",
+    "src",
+    "dst",
+    "src_port",
+    "dst_port",
+    "packets",
+    "payload_bytes",
+    "wire_bytes",
+    "rate_bps",
+    "start_seconds",
+    "end_seconds",
+    "capture",
+];
+
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
     /// Most bins of the throughput-over-time series (they double in width to fit).
@@ -1174,6 +1238,19 @@ mod tests {
         let r = &rows[0];
         assert_eq!((r.out_of_order, r.retransmits, r.rtt_samples), (1, 0, 1));
         assert!((r.max_rtt_seconds - 0.040).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_columns_are_the_rows_fields() {
+        let derived = ["start_seconds", "end_seconds"];
+        let conn = serde_json::to_value(Connection::default()).unwrap();
+        for c in COLUMNS {
+            assert!(conn.get(c).is_some() || derived.contains(c), "{c}");
+        }
+        let udp = serde_json::to_value(UdpFlow::default()).unwrap();
+        for c in UDP_COLUMNS {
+            assert!(udp.get(c).is_some() || derived.contains(c), "{c}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 use westwood_pcap::{AnalyzeOptions, Format};
 use westwood_simulator::model::Scenario;
 use westwood_simulator::pcap::{self as capture, PcapOptions, PcapTaps};
@@ -90,8 +91,19 @@ fn analyze_pcap(py: Python<'_>, paths: Vec<PathBuf>, max_bins: usize, max_points
         .map_err(|e| PyRuntimeError::new_err(format!("cannot serialise the analysis: {e}")))
 }
 
+/// Jain's fairness index of `values` (the simulator's `metrics::jain_index`: one definition for
+/// the summary's `fairness` and `westwood measure`'s); `None` without values.
+#[pyfunction]
+fn jain_index(values: Vec<f64>) -> Option<f64> {
+    westwood_simulator::metrics::jain_index(&values)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CaptureError", m.py().get_type::<CaptureError>())?;
+    m.add_function(wrap_pyfunction!(jain_index, m)?)?;
+    // The analysis' tables, declared with its rows (`westwood_pcap::analyze`).
+    m.add("CONNECTION_COLUMNS", PyTuple::new(m.py(), westwood_pcap::analyze::COLUMNS)?)?;
+    m.add("UDP_COLUMNS", PyTuple::new(m.py(), westwood_pcap::analyze::UDP_COLUMNS)?)?;
     m.add_function(wrap_pyfunction!(pcap_paths, m)?)?;
     m.add_function(wrap_pyfunction!(analyze_pcap, m)?)?;
     Ok(())

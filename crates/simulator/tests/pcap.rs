@@ -198,3 +198,12 @@ fn a_capture_that_cannot_be_written_is_a_capture_error() {
         Ok(_) => panic!("created"),
     }
 }
+
+#[test]
+fn the_analysis_columns_start_with_the_run_columns_they_share() {
+    use westwood_simulator::results::columns::FLOW_COLUMNS;
+    let analysis = westwood_pcap::analyze::COLUMNS;
+    let shared: Vec<&str> = FLOW_COLUMNS.iter().copied().filter(|c| analysis.contains(c)).collect();
+    assert_eq!(&analysis[..shared.len()], &shared[..]);
+    assert!(shared.len() >= 11, "{shared:?}");
+}

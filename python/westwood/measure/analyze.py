@@ -16,55 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Sequence
 
+from .. import _core
 from ..errors import UsageError
 from ..files import PathLike, staged_directory, write_bytes_atomic, writing
 
-# The columns of a connection row, in order. The first ones are `westwood run`'s flow columns
-# (tables.FLOW_COLUMNS) where the quantity is the same: name, cc, src, dst, goodput_bps,
-# throughput_bps, bytes_delivered, segments_sent, retransmits, active_seconds, min_rtt_seconds.
-COLUMNS = (
-    "name",
-    "cc",
-    "src",
-    "dst",
-    "goodput_bps",
-    "throughput_bps",
-    "bytes_delivered",
-    "segments_sent",
-    "retransmits",
-    "active_seconds",
-    "min_rtt_seconds",
-    "segment_size",
-    "retransmitted_bytes",
-    "mean_rtt_seconds",
-    "max_rtt_seconds",
-    "rtt_samples",
-    "out_of_order",
-    "dupacks",
-    "dupack_runs",
-    "dupack_runs_3",
-    "max_dupack_run",
-    "max_flight_bytes",
-    "mean_flight_bytes",
-    "min_window_bytes",
-    "max_window_bytes",
-    "window_scale_known",
-    "unique_bytes",
-    "data_bytes",
-    "wire_bytes",
-    "ack_packets",
-    "sack_packets",
-    "vantage",
-    "capture",
-    "src_addr",
-    "src_port",
-    "dst_addr",
-    "dst_port",
-    "start_seconds",
-    "end_seconds",
-    "closed",
-    "syn_seen",
-)
+# The columns of a connection row and of a UDP flow row, in order, declared with the rows
+# (``westwood_pcap::analyze::COLUMNS``): first ``westwood run``'s flow columns where the quantity
+# is the same (name, cc, src, dst, goodput_bps, throughput_bps, bytes_delivered, segments_sent,
+# retransmits, active_seconds, min_rtt_seconds), then the analysis' own.
+COLUMNS = tuple(_core.CONNECTION_COLUMNS)
+UDP_COLUMNS = tuple(_core.UDP_COLUMNS)
 # Per-connection plot data, kept out of the tables.
 SERIES_KEYS = (
     "bin_start_ns",
@@ -75,20 +36,6 @@ SERIES_KEYS = (
     "tseq_retransmits",
     "tseq_acks",
     "tseq_complete",
-)
-UDP_COLUMNS = (
-    "name",
-    "src",
-    "dst",
-    "src_port",
-    "dst_port",
-    "packets",
-    "payload_bytes",
-    "wire_bytes",
-    "rate_bps",
-    "start_seconds",
-    "end_seconds",
-    "capture",
 )
 
 FLOWS_CSV = "flows.csv"
@@ -163,8 +110,6 @@ def analyze(
 
     Raises ``UsageError`` for a missing file or one that is not a capture (the message names the
     file and the byte offset), ``KeyboardInterrupt`` on Ctrl-C."""
-    from .. import _core
-
     if not paths:
         raise UsageError("analyze: give at least one capture file (pcap or pcapng)")
     files = []

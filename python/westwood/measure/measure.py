@@ -446,7 +446,7 @@ def stream_rows(
 
 def transfer_rows(record: Dict[str, Any], streams: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """One row per cc of a transfer (a mix has two)."""
-    from ..stats import jain_index
+    from .. import _core
 
     rows = []
     everyone = [r["goodput_bps"] for r in streams]
@@ -477,7 +477,7 @@ def transfer_rows(record: Dict[str, Any], streams: List[Dict[str, Any]]) -> List
                 "retransmission_rate": rate,
                 "rtt_seconds": sum(rtts) / len(rtts) if rtts else math.nan,
                 "min_rtt_seconds": min(mins) if mins else math.nan,
-                "jain_index": jain_index(everyone) if len(everyone) > 1 else math.nan,
+                "jain_index": _core.jain_index(everyone) if len(everyone) > 1 else math.nan,
                 "started": record["started"],
                 "day": record["started"][:10],
                 "capture": (record.get("capture") or {}).get("file", ""),
