@@ -36,6 +36,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,17 +95,38 @@ def _preexec():
 # --- congestion controls -----------------------------------------------------------------------
 
 
+# Held shared while a measurement uses the kernel's tcpw* (as the testbed does): the
+# westwood-linux kernel tests, which unload them, take it exclusively and wait.
+BPF_LOCK = Path(tempfile.gettempdir()) / "westwood-linux-tests.lock"
+
+
 @dataclass
 class Loaded:
-    """tcpw* this run loaded (unloaded at the end)."""
+    """tcpw* this run loaded (unloaded at the end), and the lock held meanwhile."""
 
     bpf: List[str]
+    lock: Optional[Any] = None
+
+
+def _bpf_lock() -> Any:
+    import fcntl
+
+    f = open(BPF_LOCK, "a")  # noqa: SIM115 (held until unload)
+    try:
+        fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print(f"waiting for {BPF_LOCK} (westwood-linux tests are running)", file=sys.stderr)
+        fcntl.flock(f, fcntl.LOCK_SH)
+    return f
 
 
 def ensure_ccs(ccs: Sequence[str]) -> Loaded:
     """Make every cc available: tcpw* through ``westwood-linux load``, the others through
-    ``modprobe tcp_NAME``. A cc that cannot be made available: ``UsageError`` with the reason."""
+    ``modprobe tcp_NAME``. A cc that cannot be made available: ``UsageError`` with the reason.
+    With a tcpw* among them, the kernel tests' lock is held (shared) until ``unload``."""
     loaded = Loaded([])
+    if any(c in BPF_CCS for c in ccs) and os.geteuid() == 0:
+        loaded.lock = _bpf_lock()
     have = available_ccs()
     missing_bpf = [c for c in ccs if c in BPF_CCS and c not in have]
     if missing_bpf:
@@ -123,6 +145,7 @@ def ensure_ccs(ccs: Sequence[str]) -> Loaded:
             preexec_fn=_preexec(),
         )
         if proc.returncode != 0:
+            unload(loaded)
             raise UsageError(
                 f"cannot load {', '.join(missing_bpf)}: "
                 f"{proc.stderr.strip() or proc.stdout.strip()}"
@@ -142,16 +165,19 @@ def ensure_ccs(ccs: Sequence[str]) -> Loaded:
 
 
 def unload(loaded: Loaded) -> None:
-    if not loaded.bpf:
-        return
-    from ..linux import find_binary
+    """Unload what ``ensure_ccs`` loaded, and let go of the lock."""
+    if loaded.bpf:
+        from ..linux import find_binary
 
-    subprocess.run(
-        [str(find_binary()), "unload", ",".join(loaded.bpf)],
-        capture_output=True,
-        preexec_fn=_preexec(),
-    )
-    loaded.bpf = []
+        subprocess.run(
+            [str(find_binary()), "unload", ",".join(loaded.bpf)],
+            capture_output=True,
+            preexec_fn=_preexec(),
+        )
+        loaded.bpf = []
+    if loaded.lock is not None:
+        loaded.lock.close()
+        loaded.lock = None
 
 
 # --- children -----------------------------------------------------------------------------------
