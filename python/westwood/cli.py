@@ -134,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
         "and per loss reaction, see docs/ack-trace.md",
     )
     run.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    from .measure import simcapture
+
+    simcapture.add_arguments(run)
     run.add_argument(
         "--check-invariants", action="store_true", help="check TCP invariants on every event"
     )
@@ -317,6 +320,12 @@ def build_parser() -> argparse.ArgumentParser:
     copy.add_argument("name", metavar="NAME", help="a scenario name, e.g. wireless")
     copy.add_argument("directory", metavar="DIR", nargs="?", help="default: ./scenarios")
 
+    from .measure.analyze import add_parser as add_analyze
+    from .measure.measure import add_parser as add_measure
+
+    add_analyze(sub)
+    add_measure(sub)
+
     # `westwood linux ...` is forwarded whole to the westwood-linux binary (see linux.py); it is
     # listed here so that `westwood --help` shows it.
     sub.add_parser(
@@ -410,6 +419,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.ack_trace and not args.out:
         raise UsageError("run: --ack-trace writes DIR/acks.csv, so it needs --out DIR")
     overrides = parse_assignments(args.overrides)
+    from .measure import simcapture
+
+    pcap = simcapture.request(args, overrides)
 
     max_memory = parse_memory(args.max_memory) if args.max_memory is not None else None
 
@@ -422,6 +434,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             ack_trace=ack_trace,
             series_dir=series_dir,
             max_memory=max_memory,
+            pcap=pcap.core if pcap else None,
         )
 
     if args.out:
@@ -439,6 +452,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.ack_trace:
             trace = Path(args.out) / ACK_TRACE_FILE
             print(f"per-ACK trace: {trace} ({_file_size(trace)})")
+        if pcap:
+            for path in pcap.paths:
+                print(f"capture: {path} ({_file_size(Path(path))})")
     return 0
 
 
@@ -633,7 +649,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_usage(sys.stderr)
         print(
             "westwood: error: a command is required "
-            "(run, plot, reproduce, sweep, bench, replay, scenarios, linux, testbed, emu)",
+            "(run, plot, reproduce, sweep, bench, replay, scenarios, analyze, measure, linux, "
+            "testbed, emu)",
             file=sys.stderr,
         )
         return EXIT_USAGE

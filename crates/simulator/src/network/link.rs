@@ -162,6 +162,11 @@ impl Link {
         (sent, next)
     }
 
+    /// The packet being transmitted, if any.
+    pub fn transmitting(&self) -> Option<&Packet> {
+        self.transmitting.as_ref()
+    }
+
     /// Packets waiting (not counting the one being transmitted).
     pub fn queue_packets(&self) -> u64 {
         self.queue.len() as u64
