@@ -8,8 +8,10 @@ RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml
 PY_SOURCES   := $(shell find python/westwood -name '*.py') pyproject.toml
 
 # System packages: clang/llvm/bpftool/libbpf to build the eBPF program, libelf/zlib/pkg-config for
-# the vendored libbpf, iperf3 and iproute2 for the Linux tests. Installed when missing (as root).
-APT_PACKAGES := clang llvm libbpf-dev bpftool iperf3 iproute2 libelf-dev zlib1g-dev pkg-config
+# the vendored libbpf, iperf3 and iproute2 for the Linux tests, tcpdump and tshark for the
+# captures (`westwood measure --pcap`; the tests read every capture with both). Installed when
+# missing (as root); tshark's "should non-superusers capture" question is answered no beforehand.
+APT_PACKAGES := clang llvm libbpf-dev bpftool iperf3 iproute2 libelf-dev zlib1g-dev pkg-config tcpdump tshark
 
 .PHONY: deps linux build reproduce test test-rust test-python lint bench clean
 
@@ -18,6 +20,7 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing system packages:" $$missing; \
+	    echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else \
 	    echo "missing system packages:" $$missing "- run: sudo apt-get install" $$missing; exit 1; \
@@ -48,7 +51,7 @@ reproduce: build
 
 # westwood-linux's kernel tests need root (CI is root); without it they print SKIPPED and pass.
 test-rust: deps
-	cargo test -p westwood-algorithms -p westwood-trace -p westwood-simulator -p westwood-bpf-core -p westwood-linux -p westwood-emulator
+	cargo test -p westwood-algorithms -p westwood-trace -p westwood-pcap -p westwood-simulator -p westwood-bpf-core -p westwood-linux -p westwood-emulator
 
 test-python: build
 	$(VENV)/bin/pytest -q python/tests

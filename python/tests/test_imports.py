@@ -65,8 +65,8 @@ def test_each_command_parser_is_the_full_parsers_sub_parser():
 
     full = cli.build_parser()
     (subparsers,) = [a for a in full._actions if isinstance(a, cli.argparse._SubParsersAction)]
-    commands = [name for name, _, add in cli.COMMANDS if add is not None]
-    assert {"run", "bench", "reproduce", "sweep"} <= set(commands)
+    commands = [name for name, _, _ in cli.COMMANDS] + [name for name, _ in cli.MODULE_COMMANDS]
+    assert {"run", "bench", "reproduce", "sweep", "analyze", "measure"} <= set(commands)
     for name in commands:
         alone, sub = cli.command_parser(name), subparsers.choices[name]
         assert alone.prog == sub.prog == f"westwood {name}"

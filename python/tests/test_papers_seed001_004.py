@@ -71,6 +71,15 @@ def test_complement_experiment_sets_both_counts():
     assert summary["per_cc"]["westwood-abse"]["flows"] == 7
 
 
+def test_equal_mix_sets_both_counts():
+    e = seed004.FIG4
+    overrides = dict(e.run_overrides(4, e.series[0], False))
+    assert overrides["n_a"] == "4" and overrides["n_b"] == "4"
+    summary = run_raw(e.scenario, overrides={**overrides, "duration": SHORT}).summary
+    assert summary["per_cc"]["newreno"]["flows"] == 4
+    assert summary["per_cc"]["westwood-abse"]["flows"] == 4
+
+
 def test_bursty_udp_load_is_90_percent():
     summary = run_raw("seed001_bursty", overrides={"bw": 20, "duration": SHORT}).summary
     assert len(summary["sources"]) == 9

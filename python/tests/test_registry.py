@@ -13,7 +13,9 @@ def test_every_control_with_its_kernel_name_and_defaults():
     assert list(ccs)[:5] == ["reno", "newreno", "tahoe", "sack", "cubic"]
     assert ccs["westwood"]["kernel"] == "tcpw"
     assert ccs["westwood-abse"]["default_recovery"] == "newreno"
-    assert ccs["westwood-ucla"]["fast_recovery_inflation"] is False
+    assert ccs["westwood-ucla"]["reference_tcp"]["fast_recovery_inflation"] == "false"
+    assert ccs["westwood-ucla-nr"]["reference_tcp"]["partial_ack_timer"] == "every"
+    assert ccs["westwood"]["reference_tcp"] == {}
     assert ccs["westwood-ucla-nr"]["parameter_table"] == "westwood_ucla"
     assert "tau" in ccs["westwood"]["parameters"]
     assert ccs["reno"]["parameter_table"] is None and ccs["reno"]["parameters"] == []

@@ -235,7 +235,9 @@ def test_testbed_experiments_are_registered_and_listed():
     assert {e.id for e in testbed} >= {
         "testbed_fig9",
         "testbed_fig7",
+        "testbed_seed004_fig2",
         "testbed_seed004_fig3",
+        "testbed_seed004_fig4",
         "testbed_seed004_fig5",
     }
     quick = experiments.get([], quick=True)

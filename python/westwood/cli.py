@@ -11,6 +11,7 @@ values (over 200 characters) only in part, with their size (``messages.clip_long
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import re
@@ -128,6 +129,9 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         "and per loss reaction, see docs/ack-trace.md",
     )
     run.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    from .measure import simcapture
+
+    simcapture.add_arguments(run)
     run.add_argument(
         "--check-invariants", action="store_true", help="check TCP invariants on every event"
     )
@@ -278,8 +282,7 @@ def _scenarios_arguments(sc: argparse.ArgumentParser) -> None:
 
 
 # Every command: its name, the keywords of its sub-parser (the help line `westwood --help` shows,
-# its description) and what adds its arguments. `westwood testbed|emu|linux ...` is forwarded
-# whole to a binary (see `main`); they are listed so that `westwood --help` shows them.
+# its description) and what adds its arguments.
 COMMANDS = (
     ("run", dict(help="run one scenario", description="Run one scenario."), _run_arguments),
     (
@@ -348,6 +351,15 @@ COMMANDS = (
         ),
         _scenarios_arguments,
     ),
+)
+
+# Commands whose module builds their parser (``add_parser(subparsers)``), imported only when the
+# command runs or the full parser is built: `westwood run` does not load the measurement code.
+MODULE_COMMANDS = (("analyze", ".measure.analyze"), ("measure", ".measure.measure"))
+
+# `westwood testbed|emu|linux ...` is forwarded whole to a binary (see `main`); they are listed so
+# that `westwood --help` shows them.
+FORWARDED = (
     (
         "testbed",
         dict(
@@ -355,7 +367,6 @@ COMMANDS = (
             description="Forwarded to the westwood-emu binary; see docs/testbed.md.",
             add_help=False,
         ),
-        None,
     ),
     (
         "emu",
@@ -364,7 +375,6 @@ COMMANDS = (
             description="Forwarded to the westwood-emu binary; see docs/testbed.md.",
             add_help=False,
         ),
-        None,
     ),
     (
         "linux",
@@ -373,7 +383,6 @@ COMMANDS = (
             description="Forwarded to the westwood-linux binary; see `westwood linux --help`.",
             add_help=False,
         ),
-        None,
     ),
 )
 
@@ -383,10 +392,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, keywords, add_arguments in COMMANDS:
-        command = sub.add_parser(name, **keywords)
-        if add_arguments is not None:
-            add_arguments(command)
+        add_arguments(sub.add_parser(name, **keywords))
+    for _, module in MODULE_COMMANDS:
+        importlib.import_module(module, __package__).add_parser(sub)
+    for name, keywords in FORWARDED:
+        sub.add_parser(name, **keywords)
     return parser
+
+
+class _OneCommand:
+    """What a module's ``add_parser(sub)`` is given by ``command_parser``: sub-parsers that make
+    the command's parser a top-level one, named as the full parser names it."""
+
+    def __init__(self) -> None:
+        self.parser: Optional[argparse.ArgumentParser] = None
+
+    def add_parser(self, name: str, **keywords) -> argparse.ArgumentParser:
+        keywords.pop("help", None)
+        self.parser = _Parser(prog=f"westwood {name}", **keywords)
+        return self.parser
 
 
 def command_parser(name: str) -> Optional[argparse.ArgumentParser]:
@@ -394,14 +418,20 @@ def command_parser(name: str) -> Optional[argparse.ArgumentParser]:
     (prog ``westwood NAME``, usage, help, errors), or None for a name that is not a command.
     ``main`` parses ``westwood NAME ...`` with it: building every command's parser costs each
     run a few milliseconds."""
+    parser = None
     for command, keywords, add_arguments in COMMANDS:
-        if command == name and add_arguments is not None:
+        if command == name:
             keywords = {k: v for k, v in keywords.items() if k != "help"}
             parser = _Parser(prog=f"westwood {name}", **keywords)
             add_arguments(parser)
-            parser.set_defaults(command=name)
-            return parser
-    return None
+    for command, module in MODULE_COMMANDS:
+        if command == name:
+            one = _OneCommand()
+            importlib.import_module(module, __package__).add_parser(one)
+            parser = one.parser
+    if parser is not None:
+        parser.set_defaults(command=name)
+    return parser
 
 
 # --- run ---------------------------------------------------------------------------------------
@@ -474,6 +504,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.ack_trace and not args.out:
         raise UsageError("run: --ack-trace writes DIR/acks.csv, so it needs --out DIR")
     overrides = parse_assignments(args.overrides)
+    from .measure import simcapture
+
+    pcap = simcapture.request(args, overrides)
 
     max_memory = parse_memory(args.max_memory) if args.max_memory is not None else None
 
@@ -486,6 +519,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             ack_trace=ack_trace,
             series_dir=series_dir,
             max_memory=max_memory,
+            pcap=pcap.core if pcap else None,
         )
 
     if args.out:
@@ -503,6 +537,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.ack_trace:
             trace = Path(args.out) / ACK_TRACE_FILE
             print(f"per-ACK trace: {trace} ({_file_size(trace)})")
+        if pcap:
+            for path in pcap.paths:
+                print(f"capture: {path} ({_file_size(Path(path))})")
     return 0
 
 
@@ -710,7 +747,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_usage(sys.stderr)
         print(
             "westwood: error: a command is required "
-            "(run, plot, reproduce, sweep, bench, replay, scenarios, linux, testbed, emu)",
+            "(run, plot, reproduce, sweep, bench, replay, scenarios, analyze, measure, linux, "
+            "testbed, emu)",
             file=sys.stderr,
         )
         return EXIT_USAGE

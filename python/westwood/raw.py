@@ -34,13 +34,16 @@ def run_raw(
     ack_trace: Optional[PathLike] = None,
     series_dir: Optional[PathLike] = None,
     max_memory: Optional[int] = None,
+    pcap: Optional[tuple] = None,
 ) -> RawResult:
     """Run without building DataFrames (what the CLI uses). With ``ack_trace`` (a path) the
     per-ACK trace is streamed there; with ``series_dir`` (an existing directory) the time series
     stream into its ``flow_series.csv`` and ``link_series.csv`` as the run goes, instead of being
     kept in memory. Files appear only when the run succeeds. ``max_memory`` (bytes, default 1 GB)
     is what the run may hold: a scenario estimated to need more is refused with a
-    ``ScenarioError`` saying how much and why (docs/scenarios.md, "Bounds")."""
+    ``ScenarioError`` saying how much and why (docs/scenarios.md, "Bounds"). ``pcap`` =
+    ``(dir, points, snaplen, format)`` writes packet captures (``westwood.measure.simcapture``,
+    docs/measurement.md)."""
     if seed is not None:
         seed = integer(seed, "seed")  # numpy integers are fine; bools, floats, strings are not
         if not 0 <= seed < 2**64:
@@ -54,7 +57,7 @@ def run_raw(
             raise ValueError(f"max_memory must be a positive number of bytes, not {max_memory}")
     # The core raises OSError only when it cannot write an output. With the trace alone, name its
     # file; the series' errors name their own file in the core's message.
-    only_trace = trace is not None and series is None
+    only_trace = trace is not None and series is None and pcap is None
     if only_trace:
         from .files import writing
 
@@ -71,5 +74,6 @@ def run_raw(
             trace,
             series,
             max_memory,
+            pcap,
         )
     return RawResult(json.loads(summary_json), flow_series, link_series)

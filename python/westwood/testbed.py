@@ -34,7 +34,16 @@ BUILD_HINT = "cargo build --release -p westwood-emulator"
 ENV_VAR = "WESTWOOD_EMU_BIN"
 
 # Options of `westwood-emu testbed` that take a value (to find the SCENARIO positional).
-_VALUE_OPTIONS = ("--cc", "--set", "--duration", "--seed", "--out", "--interval", "--fifo")
+_VALUE_OPTIONS = (
+    "--cc",
+    "--set",
+    "--duration",
+    "--seed",
+    "--out",
+    "--interval",
+    "--fifo",
+    "--pcap-snaplen",
+)
 
 
 def repo_root() -> Optional[Path]:

@@ -33,9 +33,11 @@ pub struct CcEntry {
     /// The loss recovery the control's reference pairs it with, when a scenario names none:
     /// one of the simulator's recovery names (`reno`, `newreno`, `sack`, `tahoe`).
     pub default_recovery: &'static str,
-    /// Whether the reference inflates the window by DUPACKs in fast recovery (RFC 5681 §3.2
-    /// steps 3-4), when a scenario does not say.
-    pub fast_recovery_inflation: bool,
+    /// The sender's keys the control's reference fixes, as a scenario writes them
+    /// (`("fast_recovery_inflation", "false")`): they apply when a scenario does not set the key
+    /// itself, and a TCP profile leaves them alone. Most controls fix none; the UCLA agents fix
+    /// what their ns-2 code does around the control (docs/westwood.md).
+    pub reference_tcp: &'static [(&'static str, &'static str)],
     /// The scenario table holding the control's parameters (`[tcp] westwood = { ... }`) and what
     /// it may hold; `None`: the control takes none.
     pub parameters: Option<ParameterTable>,
@@ -249,7 +251,7 @@ const fn plain(
     default_recovery: &'static str,
     build: fn(WindowConfig, &ParamValues, Option<AckedCountRule>) -> Box<dyn CongestionControl>,
 ) -> CcEntry {
-    CcEntry { name, kernel, default_recovery, fast_recovery_inflation: true, parameters: None, build }
+    CcEntry { name, kernel, default_recovery, reference_tcp: &[], parameters: None, build }
 }
 
 /// A Westwood variant whose parameters go in the table `key`.
@@ -265,7 +267,7 @@ const fn westwood(
         name,
         kernel,
         default_recovery,
-        fast_recovery_inflation: true,
+        reference_tcp: &[],
         parameters: Some(ParameterTable { key, params }),
         build,
     }
@@ -309,18 +311,34 @@ pub static BUILTIN: &[CcEntry] = &[
         westwood::PlusParams::SCHEMA,
         build_plus,
     ),
-    // The UCLA ns-2 module (tcp-westwood.cc v1.3): Agent/TCP/Westwood is Reno-based and does not
-    // inflate the window in fast recovery; Agent/TCP/WestwoodNR is NewReno-based, with its
-    // inflation (docs/westwood.md).
+    // The UCLA ns-2 module (tcp-westwood.cc v1.3), docs/westwood.md. Agent/TCP/Westwood is a
+    // Reno agent whose recv() never touches dupwnd_ (no inflation), never calls send_one() (no
+    // limited transmit) and has no bug_fix_ test before dupack_action() (a second fast
+    // retransmit in one window is allowed).
     CcEntry {
         name: "westwood-ucla",
         kernel: None,
         default_recovery: "reno",
-        fast_recovery_inflation: false,
+        reference_tcp: &[
+            ("fast_recovery_inflation", "false"),
+            ("limited_transmit", "false"),
+            ("repeat_fast_retransmit", "true"),
+        ],
         parameters: Some(UCLA_TABLE),
         build: build_ucla,
     },
-    westwood("westwood-ucla-nr", None, "newreno", "westwood_ucla", westwood::UclaParams::SCHEMA, build_ucla),
+    // Agent/TCP/WestwoodNR is ns-2's NewReno agent with the UCLA dupack_action(): on ns-2.35 its
+    // dupwnd_ counts only the DUPACKs after the fast retransmit and a partial ACK drops it
+    // (partial_window_deflation_ 0), and every partial ACK restarts the timer
+    // (newreno_changes1_ 0): the class has no defaults of its own for those two.
+    CcEntry {
+        name: "westwood-ucla-nr",
+        kernel: None,
+        default_recovery: "newreno",
+        reference_tcp: &[("fast_recovery_inflation", "later_dupacks"), ("partial_ack_timer", "every")],
+        parameters: Some(UCLA_TABLE),
+        build: build_ucla,
+    },
 ];
 
 /// The controls added with [`register`], after the built-in ones.
@@ -465,7 +483,7 @@ mod tests {
             name: "registry-test-late",
             kernel: Some("registry_test_late"),
             default_recovery: "newreno",
-            fast_recovery_inflation: true,
+            reference_tcp: &[],
             parameters: None,
             build: build_reno,
         };

@@ -98,6 +98,12 @@ impl Reno {
         }
     }
 
+    /// Set ssthresh alone, leaving cwnd and its congestion-avoidance credit as they are (the
+    /// UCLA agent's DUPACK rule for a window already below its new threshold).
+    pub fn set_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh.max(2 * self.mss);
+    }
+
     /// Set both thresholds directly (used by controllers built on Reno's growth).
     pub fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
         self.cwnd = cwnd.max(self.mss);

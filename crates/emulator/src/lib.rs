@@ -12,14 +12,18 @@
 //! - [`plan`]: scenario → testbed (what maps, what is approximated, what is refused);
 //! - [`testbed`]: iperf3 flows, TCP_INFO sampling ([`diag`]), tcpw's BWE, results;
 //! - [`selftest`]: the emulator measured by itself;
-//! - [`output`]: the files `westwood run --out` writes.
+//! - [`output`]: the files `westwood run --out` writes;
+//! - [`capture`]: packet captures at the endpoints (`--pcap`), through `westwood_pcap`;
+//! - [`path`]: an emulated path for a command that measures real ones (`westwood measure`).
 
 pub mod afpacket;
+pub mod capture;
 pub mod core;
 pub mod diag;
 pub mod error;
 pub mod netns;
 pub mod output;
+pub mod path;
 pub mod plan;
 pub mod process;
 pub mod realtime;

@@ -14,8 +14,8 @@ usage: westwood-emu <command> [options]
 
 commands:
   testbed SCENARIO [--cc CC[,CC...]] [--set KEY=VALUE]... [--duration S] [--seed N]
-          [--out DIR [--ack-trace]] [--no-sim] [--json] [--interval S] [--fifo PRIO | --no-fifo]
-          [--dry-run]
+          [--out DIR [--ack-trace] [--pcap [--pcap-snaplen N]]] [--no-sim] [--json] [--interval S]
+          [--fifo PRIO | --no-fifo] [--dry-run]
         run the scenario's TCP flows as kernel TCP (iperf3) through the link emulator, in
         network namespaces, one run per CC (reno, cubic, bbr, tcpw, tcpw_tr, tcpw_abse,
         tcpw_plus; default: each flow's own cc), and print the simulator's result for the same
@@ -23,7 +23,11 @@ commands:
         link_series.csv (as `westwood run --out`; one directory per CC when there are several,
         the simulator's in simulator/ under each) and comparison.json; --ack-trace adds
         acks.csv, the per-ACK trace of every tcpw* flow (docs/ack-trace.md), and the
-        simulator's in simulator/acks.csv. A cc this kernel cannot run: exit 2 with the reason.
+        simulator's in simulator/acks.csv; --pcap captures each flow at its sender and receiver
+        namespaces (pcap/FLOW.sender.pcapng, pcap/FLOW.receiver.pcapng; the first N bytes of
+        each frame, default 128) and has the simulator write the same files for its run in
+        simulator/pcap/ (`westwood analyze` reads both). A cc this kernel cannot run: exit 2 with
+        the reason.
         --dry-run only shows how the scenario maps onto the testbed (no root needed; exit 2 if
         it cannot).
   selftest [--quick] [--json] [--only TEXT] [--fifo PRIO | --no-fifo]
@@ -38,6 +42,14 @@ commands:
         'rate = \"10Mbps\"\\ndelay = \"20ms\"\\nqueue = 100\\nerrors = { model = \"bernoulli\", rate = \"1%\" }'
         (--reverse: the other direction, default the same); --lines spreads packets round
         robin over delay lines with these extra delays (reordering). Until Ctrl-C or S s.
+  path [--link BODY] [--reverse BODY] [--servers N] [--load CC[,CC...]] [--report FILE]
+       [--seed N] [--mtu N] [--fifo PRIO | --no-fifo] -- COMMAND [ARGS...]
+        an emulated path for tools that measure real ones: a client and a server namespace
+        joined through the emulator (BODY as for run; default 10 Mb/s, 20 ms, 100 packets),
+        N iperf3 servers (ports 5201...) in the server namespace, COMMAND run in the client
+        namespace with $WESTWOOD_PATH_SERVER, $WESTWOOD_PATH_PORTS set (e.g. -- westwood measure
+        '$WESTWOOD_PATH_SERVER' ... through sh -c); --load registers tcpw* for it. Then prints the
+        emulator's counters per direction (--report FILE: as JSON); exits with COMMAND's status.
   cleanup
         remove namespaces left by killed runs (also done at the start of every run).
 
@@ -99,6 +111,20 @@ fn cmd_testbed(mut args: Args) -> Result<i32> {
     opts.ack_trace = args.flag("--ack-trace");
     if opts.ack_trace && opts.out.is_none() {
         return Err(usage_err("--ack-trace writes acks.csv into the run directory: it needs --out DIR"));
+    }
+    let snaplen = args.value("--pcap-snaplen")?;
+    if args.flag("--pcap") || snaplen.is_some() {
+        if opts.out.is_none() {
+            return Err(usage_err(
+                "--pcap writes pcap/FLOW.sender.pcapng ... into the run directory: it needs --out DIR",
+            ));
+        }
+        opts.pcap = Some(match snaplen {
+            None => westwood_simulator::pcap::DEFAULT_SNAPLEN,
+            Some(s) => s.parse::<u32>().ok().filter(|&n| (64..=262_144).contains(&n)).ok_or_else(|| {
+                usage_err(format!("--pcap-snaplen {s:?}: bytes kept per packet, 64 to 262144"))
+            })?,
+        });
     }
     let dry_run = args.flag("--dry-run");
     let pos = args.positionals(1)?;
@@ -236,6 +262,53 @@ fn cmd_run(mut args: Args) -> Result<i32> {
     Ok(0)
 }
 
+fn cmd_path(mut args: Args, command: Vec<String>) -> Result<i32> {
+    let mut opts = westwood_emulator::path::Options {
+        link: args
+            .value("--link")?
+            .unwrap_or_else(|| "rate = \"10Mbps\"\ndelay = \"20ms\"\nqueue = 100".into()),
+        reverse: args.value("--reverse")?,
+        seed: 1,
+        servers: 1,
+        load: Vec::new(),
+        report: args.value("--report")?.map(PathBuf::from),
+        fifo: None,
+        mtu: 1500,
+        command,
+    };
+    if let Some(s) = args.value("--seed")? {
+        opts.seed = s.parse().map_err(|_| usage_err(format!("--seed {s:?}: not an integer")))?;
+    }
+    if let Some(n) = args.value("--servers")? {
+        opts.servers = n
+            .parse::<u16>()
+            .ok()
+            .filter(|n| (1..=100).contains(n))
+            .ok_or_else(|| usage_err(format!("--servers {n:?}: 1 to 100")))?;
+    }
+    if let Some(m) = args.value("--mtu")? {
+        opts.mtu = m
+            .parse::<u32>()
+            .ok()
+            .filter(|m| (576..=9000).contains(m))
+            .ok_or_else(|| usage_err(format!("--mtu {m:?}: 576 to 9000")))?;
+    }
+    for l in args.values("--load")? {
+        for c in l.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+            if westwood_linux::Algo::from_name(c).is_none() {
+                return Err(usage_err(format!("--load {c}: one of tcpw, tcpw_tr, tcpw_abse, tcpw_plus")));
+            }
+            opts.load.push(c.to_string());
+        }
+    }
+    opts.fifo = fifo_option(&mut args)?;
+    args.positionals(0)?;
+    if opts.command.is_empty() {
+        return Err(usage_err("path: give the command to run after --"));
+    }
+    westwood_emulator::path::main(&opts)
+}
+
 fn cmd_cleanup(args: Args) -> Result<i32> {
     args.positionals(0)?;
     netns::require_root("cleanup")?;
@@ -255,6 +328,16 @@ fn real_main() -> Result<i32> {
         return Ok(if argv.is_empty() { 2 } else { 0 });
     }
     let command = argv.remove(0);
+    if command == "path" {
+        // Everything after `--` is the command (its own --help included).
+        let split = argv.iter().position(|a| a == "--");
+        let rest = split.map(|i| argv.split_off(i)[1..].to_vec()).unwrap_or_default();
+        if argv.iter().any(|a| a == "-h" || a == "--help") {
+            println!("{USAGE}");
+            return Ok(0);
+        }
+        return cmd_path(Args::new(argv, USAGE), rest);
+    }
     if argv.iter().any(|a| a == "-h" || a == "--help") {
         println!("{USAGE}");
         return Ok(0);

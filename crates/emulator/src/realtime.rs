@@ -54,6 +54,8 @@ pub struct Config {
     pub fifo_priority: Option<i32>,
     /// SO_RCVBUF / SO_SNDBUF of each port's socket, bytes.
     pub socket_buffer: usize,
+    /// Copy the frames of the ports it captures to packet captures (`westwood testbed --pcap`).
+    pub capture: Option<crate::capture::Tap>,
 }
 
 impl Default for Config {
@@ -68,6 +70,7 @@ impl Default for Config {
             cpu: None,
             fifo_priority: Some(DEFAULT_FIFO_PRIORITY),
             socket_buffer: 8 << 20,
+            capture: None,
         }
     }
 }
@@ -275,6 +278,7 @@ struct State<'a> {
     counters: Counters,
     lateness: Histogram,
     out: Vec<Outcome<Vec<u8>>>,
+    capture: Option<crate::capture::Tap>,
 }
 
 impl State<'_> {
@@ -293,6 +297,9 @@ impl State<'_> {
                     match self.sockets[port as usize].send(&payload) {
                         Ok(()) => self.counters.frames_out += 1,
                         Err(_) => self.counters.tx_errors += 1,
+                    }
+                    if let Some(c) = &self.capture {
+                        c.frame(port, sys::monotonic_ns(), &payload, westwood_pcap::Direction::Inbound);
                     }
                     let sent = sys::monotonic_ns().saturating_sub(self.epoch);
                     self.lateness.record(sent.saturating_sub(at));
@@ -343,6 +350,7 @@ fn run_loop(
         counters: Counters::default(),
         lateness: Histogram::default(),
         out: Vec::with_capacity(64),
+        capture: config.capture.clone(),
     };
     let mut samples = Vec::new();
     let mut next_sample = config.sample_interval.map(|_| 0);
@@ -384,6 +392,9 @@ fn run_loop(
                 let t = st.now();
                 st.counters.frames_in += 1;
                 let frame = &buf[..n];
+                if let Some(c) = &st.capture {
+                    c.frame(port as u16, t + epoch, frame, westwood_pcap::Direction::Outbound);
+                }
                 let Some(info) = afpacket::parse(frame) else {
                     st.counters.non_ipv4 += 1;
                     continue;

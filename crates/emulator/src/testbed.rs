@@ -66,6 +66,10 @@ pub struct Options {
     /// Write the per-ACK trace of every tcpw* flow (the kernel's) and of the simulator's run
     /// (`acks.csv` in the run directory and in simulator/); needs `out`.
     pub ack_trace: bool,
+    /// Capture every flow's packets at its sender and receiver (`pcap/FLOW.sender.pcapng`,
+    /// `FLOW.receiver.pcapng`, and the simulator's in `simulator/pcap/`), keeping this many
+    /// bytes of each; needs `out`.
+    pub pcap: Option<u32>,
 }
 
 impl Default for Options {
@@ -82,6 +86,7 @@ impl Default for Options {
             json: false,
             fifo: Some(realtime::DEFAULT_FIFO_PRIORITY),
             ack_trace: false,
+            pcap: None,
         }
     }
 }
@@ -344,13 +349,13 @@ fn ensure_kernel_cc(name: &str) -> Result<()> {
 /// again at the end. Holds a shared lock on the westwood-linux tests' lock file, so those tests
 /// (which unload everything) wait for the run. A kernel that refuses them is a missing
 /// prerequisite (exit 2, with the kernel's reason).
-struct BpfGuard {
+pub(crate) struct BpfGuard {
     loaded: Vec<westwood_linux::Algo>,
     _lock: std::fs::File,
 }
 
 impl BpfGuard {
-    fn ensure(names: &[&str], params: westwood_linux::loader::Params) -> Result<BpfGuard> {
+    pub(crate) fn ensure(names: &[&str], params: westwood_linux::loader::Params) -> Result<BpfGuard> {
         use std::os::fd::AsRawFd;
         let path = std::env::temp_dir().join("westwood-linux-tests.lock");
         let lock = std::fs::OpenOptions::new()
@@ -581,6 +586,19 @@ pub fn run_once(
     label: &str,
     ack_trace: Option<&std::path::Path>,
 ) -> Result<TestbedRun> {
+    run_once_captured(plan, sample_interval, fifo, label, ack_trace, None)
+}
+
+/// [`run_once`], capturing every flow's packets at its endpoints into `pcap` = (directory,
+/// snaplen) ([`crate::capture`]).
+pub fn run_once_captured(
+    plan: &Plan,
+    sample_interval: Nanos,
+    fifo: Option<i32>,
+    label: &str,
+    ack_trace: Option<&std::path::Path>,
+    pcap: Option<(&std::path::Path, u32)>,
+) -> Result<TestbedRun> {
     let wall_start = std::time::Instant::now();
     sig::install();
     // A SIGTERM or Ctrl-C that came during an earlier run's simulator comparison: stop
@@ -622,6 +640,20 @@ pub fn run_once(
         config.addresses.insert(sender_ip(i), s);
         config.addresses.insert(receiver_ip(i), r);
     }
+    let captures = match pcap {
+        Some((dir, snaplen)) => {
+            let c = crate::capture::Captures::start(
+                dir,
+                capture_points(plan, label),
+                topo.endpoints.len(),
+                snaplen,
+            )
+            .map_err(|e| Error::failed("starting the captures", e))?;
+            config.capture = Some(c.tap());
+            Some(c)
+        }
+        None => None,
+    };
     let epoch = sys::monotonic_ns();
     config.epoch = Some(epoch);
     let emulator = realtime::spawn(Some(topo.router_path()), Emulator::new(links, routes), config)
@@ -794,6 +826,10 @@ pub fn run_once(
     };
     let run_seconds = (sys::monotonic_ns() - epoch) as f64 / 1e9;
     let report = emulator.stop().map_err(|e| Error::failed("the emulator", e))?;
+    let pcap_summary = match captures {
+        Some(c) => c.finish().map_err(|e| Error::failed("writing the captures", e))?,
+        None => Value::Null,
+    };
     let mut counters = Vec::new();
     let mut local_drops = 0;
     for i in 0..n {
@@ -833,6 +869,7 @@ pub fn run_once(
     run.summary["testbed"]["emulator"]["endpoint_interface_drops"] = json!(local_drops);
     run.summary["testbed"]["ack_trace"] = trace_summary;
     run.summary["testbed"]["bwe_unavailable"] = bwe_unavailable.map_or(Value::Null, Value::String);
+    run.summary["testbed"]["pcap"] = pcap_summary;
     Ok(run)
 }
 
@@ -1001,13 +1038,85 @@ pub fn simulate(
         Some(path) => {
             westwood_simulator::run_with_ack_trace_file(scenario, options, path).map_err(|e| match e {
                 westwood_simulator::RunError::Scenario(e) => scenario_error(e),
-                westwood_simulator::RunError::Trace(e) | westwood_simulator::RunError::Series(e) => {
+                westwood_simulator::RunError::Trace(e)
+                | westwood_simulator::RunError::Series(e)
+                | westwood_simulator::RunError::Capture(e) => {
                     Error::failed(format!("writing {}", path.display()), e)
                 }
                 westwood_simulator::RunError::Interrupted => Error::Interrupted,
             })
         }
     }
+}
+
+/// [`simulate`], with the captures the testbed takes (`FLOW.sender`, `FLOW.receiver`) written
+/// by the simulator into `pcap` = (directory, snaplen).
+pub fn simulate_captured(
+    scenario: &Scenario,
+    record: bool,
+    ack_trace: Option<&std::path::Path>,
+    pcap: Option<(&std::path::Path, u32)>,
+) -> Result<westwood_simulator::RunResult> {
+    let Some((dir, snaplen)) = pcap else { return simulate(scenario, record, ack_trace) };
+    use westwood_simulator::pcap::{PacketTap, PcapOptions, PcapTaps};
+    use westwood_simulator::RunError;
+    let failed = |e: RunError| match e {
+        RunError::Scenario(e) => scenario_error(e),
+        RunError::Interrupted => Error::Interrupted,
+        RunError::Trace(e) | RunError::Series(e) | RunError::Capture(e) => {
+            Error::failed("the simulator's run", e)
+        }
+    };
+    let points =
+        scenario.flows.iter().flat_map(|f| [format!("{}.sender", f.name), format!("{}.receiver", f.name)]);
+    let options = PcapOptions { points: points.collect(), snaplen, ..PcapOptions::new(dir) };
+    let mut taps = PcapTaps::create(scenario, &options).map_err(failed)?;
+    let mut trace =
+        ack_trace.map(westwood_simulator::AckTraceFile::create).transpose().map_err(|e| failed(e.into()))?;
+    let control = westwood_simulator::RunControl {
+        ack_sink: trace.as_mut().map(|t| t as &mut dyn westwood_simulator::AckSink),
+        packet_tap: Some(&mut taps as &mut dyn PacketTap),
+        ..Default::default()
+    };
+    let result = westwood_simulator::run_with(
+        scenario,
+        RunOptions { record_series: record, check_invariants: false },
+        control,
+    )
+    .map_err(failed)?;
+    if let Some(t) = trace {
+        t.commit().map_err(|e| failed(e.into()))?;
+    }
+    taps.commit(&result.summary).map_err(|e| failed(RunError::Capture(e)))?;
+    Ok(result)
+}
+
+/// The testbed's capture points: each flow's sender and receiver namespace (ports 2i, 2i + 1).
+fn capture_points(plan: &Plan, label: &str) -> Vec<crate::capture::Point> {
+    let mut points = Vec::new();
+    for (i, f) in plan.flows.iter().enumerate() {
+        let meta = westwood_pcap::FlowMeta {
+            name: f.name.clone(),
+            proto: "tcp".into(),
+            src: Some(std::net::SocketAddr::from((sender_ip(i), DATA_PORT))),
+            dst: Some(std::net::SocketAddr::from((receiver_ip(i), SERVER_PORT))),
+            cc: Some(f.kernel_cc.clone()),
+            ..Default::default()
+        };
+        for (port, ip, role) in [(2 * i, sender_ip(i), "sender"), (2 * i + 1, receiver_ip(i), "receiver")] {
+            let what = format!("flow {}'s {role} namespace ({})", f.name, ip_text(ip));
+            points.push(crate::capture::Point {
+                port: port as u16,
+                name: format!("{}.{role}", f.name),
+                description: format!(
+                    "{what}: every frame it sent (stamped when the emulator read it) and received (when the emulator sent it)"
+                ),
+                ipv4: ip,
+                comment: crate::capture::comment(&plan.scenario.name, label, &what, &meta),
+            });
+        }
+    }
+    points
 }
 
 /// One row of the comparison.
@@ -1129,7 +1238,18 @@ pub fn main(opts: &Options) -> Result<i32> {
             }
             _ => None,
         };
-        let mut tb = run_once(plan, opts.sample_interval, opts.fifo, &label, trace_path.as_deref())?;
+        let pcap_dirs = match (&dir, opts.pcap) {
+            (Some(d), Some(snaplen)) => Some((d.join("pcap"), d.join("simulator").join("pcap"), snaplen)),
+            _ => None,
+        };
+        let mut tb = run_once_captured(
+            plan,
+            opts.sample_interval,
+            opts.fifo,
+            &label,
+            trace_path.as_deref(),
+            pcap_dirs.as_ref().map(|(d, _, s)| (d.as_path(), *s)),
+        )?;
         let simulated = opts.simulate && sim_cc.is_some();
         let sim_trace = match (&dir, opts.ack_trace && simulated) {
             (Some(d), true) => {
@@ -1141,7 +1261,12 @@ pub fn main(opts: &Options) -> Result<i32> {
             _ => None,
         };
         let sim = if simulated {
-            Some(simulate(sim_scenario, opts.out.is_some(), sim_trace.as_deref())?)
+            Some(simulate_captured(
+                sim_scenario,
+                opts.out.is_some(),
+                sim_trace.as_deref(),
+                pcap_dirs.as_ref().map(|(_, d, s)| (d.as_path(), *s)),
+            )?)
         } else {
             None
         };
@@ -1373,6 +1498,9 @@ mod tests {
             ("tcp.partial_ack_timer", "every"),
             ("tcp.timeout_threshold", "new_episode"),
             ("tcp.recovery_pacing", "prr"),
+            ("tcp.recovery_exit_growth", "true"),
+            ("tcp.fast_retransmit_timer", "restart"),
+            ("tcp.repeat_fast_retransmit", "false"),
             ("tcp.delayed_ack_timeout", "40ms"),
             ("tcp.quick_acks", "16"),
             ("tcp.clock_granularity", "1s"),
@@ -1427,6 +1555,9 @@ mod tests {
                         "tcp.partial_ack_timer": "every",
                         "tcp.timeout_threshold": "new_episode",
                         "tcp.recovery_pacing": "prr",
+                        "tcp.recovery_exit_growth": "true",
+                        "tcp.fast_retransmit_timer": "restart",
+                        "tcp.repeat_fast_retransmit": "false",
                         "tcp.delayed_ack_timeout": "40ms",
                         "tcp.quick_acks": "16",
                         "tcp.clock_granularity": "1s"

@@ -556,6 +556,9 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.partial_ack_timer": "every",
                 "tcp.timeout_threshold": "new_episode",
                 "tcp.recovery_pacing": "prr",
+                "tcp.recovery_exit_growth": "true",
+                "tcp.fast_retransmit_timer": "restart",
+                "tcp.repeat_fast_retransmit": "false",
                 "tcp.delayed_ack_timeout": "40ms",
                 "tcp.quick_acks": "16",
                 "tcp.clock_granularity": "1s"
@@ -581,6 +584,9 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.partial_ack_timer": "every",
                 "tcp.timeout_threshold": "new_episode",
                 "tcp.recovery_pacing": "prr",
+                "tcp.recovery_exit_growth": "true",
+                "tcp.fast_retransmit_timer": "restart",
+                "tcp.repeat_fast_retransmit": "false",
                 "tcp.delayed_ack_timeout": "40ms",
                 "tcp.quick_acks": "16",
                 "tcp.clock_granularity": "1s"

@@ -26,6 +26,8 @@ use westwood_simulator::scenario::{self, ScenarioError as SimScenarioError};
 use westwood_simulator::series::{SeriesCsvFiles, SeriesSink};
 use westwood_simulator::{AckSink, AckTraceFile, RunControl, RunError};
 
+mod pcap;
+
 create_exception!(
     westwood._core,
     ScenarioError,
@@ -51,6 +53,7 @@ fn run_error(err: RunError, interrupt: Option<PyErr>) -> PyErr {
         RunError::Scenario(e) => scenario_error(e),
         RunError::Trace(e) => PyOSError::new_err(format!("cannot write the per-ACK trace: {e}")),
         RunError::Series(e) => PyOSError::new_err(format!("cannot write the time series: {e}")),
+        RunError::Capture(e) => PyOSError::new_err(format!("cannot write a packet capture: {e}")),
         RunError::Interrupted => interrupt.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")),
     }
 }
@@ -95,7 +98,7 @@ type RunOutput<'py> = (String, Option<Bound<'py, PyDict>>, Option<Bound<'py, PyD
 /// that would exceed the memory limit), `OSError` when an output cannot be written,
 /// `KeyboardInterrupt`.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new(), seed = None, record = false, check_invariants = false, ack_trace = None, series_dir = None, max_memory = None))]
+#[pyo3(signature = (path, overrides = Vec::new(), seed = None, record = false, check_invariants = false, ack_trace = None, series_dir = None, max_memory = None, pcap = None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -107,6 +110,7 @@ fn run<'py>(
     ack_trace: Option<PathBuf>,
     series_dir: Option<PathBuf>,
     max_memory: Option<u64>,
+    pcap: Option<pcap::CaptureRequest>,
 ) -> PyResult<RunOutput<'py>> {
     let options = RunOptions { record_series: record, check_invariants };
     let (result, interrupt) = py.detach(move || {
@@ -128,13 +132,18 @@ fn run<'py>(
             let mut trace = ack_trace.as_ref().map(AckTraceFile::create).transpose()?;
             let mut series =
                 series_dir.as_ref().map(SeriesCsvFiles::create).transpose().map_err(RunError::Series)?;
+            let mut taps = pcap.as_ref().map(|p| p.taps(&scenario)).transpose()?;
             let control = RunControl {
+                packet_tap: taps.as_mut().map(|t| t as &mut dyn westwood_simulator::pcap::PacketTap),
                 ack_sink: trace.as_mut().map(|t| t as &mut dyn AckSink),
                 series_sink: series.as_mut().map(|s| s as &mut dyn SeriesSink),
                 interrupted: Some(&interrupted),
                 max_memory_bytes: max_memory.unwrap_or(DEFAULT_MAX_MEMORY_BYTES),
             };
             let result = westwood_simulator::run_with(&scenario, options, control)?;
+            if let Some(taps) = taps {
+                taps.commit(&result.summary).map_err(RunError::Capture)?;
+            }
             if let Some(trace) = trace {
                 trace.commit()?;
             }
@@ -467,8 +476,9 @@ fn replay<'py>(
 
 /// The registry of congestion controls (`westwood_algorithms::registry`), one dict per control
 /// in the registry's order: `name` (printed in outputs), `kernel` (the Linux congestion control
-/// standing for it, or None), `default_recovery`, `fast_recovery_inflation`, `parameter_table`
-/// (the scenario key of its parameters, or None) and `parameters` (that table's keys).
+/// standing for it, or None), `default_recovery`, `reference_tcp` (the sender keys its
+/// reference fixes: a dict of scenario values), `parameter_table` (the scenario key of its
+/// parameters, or None) and `parameters` (that table's keys).
 #[pyfunction]
 fn congestion_controls(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
     westwood_algorithms::registry::entries()
@@ -478,7 +488,11 @@ fn congestion_controls(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
             d.set_item("name", e.name)?;
             d.set_item("kernel", e.kernel)?;
             d.set_item("default_recovery", e.default_recovery)?;
-            d.set_item("fast_recovery_inflation", e.fast_recovery_inflation)?;
+            let reference = PyDict::new(py);
+            for (key, value) in e.reference_tcp {
+                reference.set_item(key, value)?;
+            }
+            d.set_item("reference_tcp", reference)?;
             d.set_item("parameter_table", e.parameters.map(|t| t.key))?;
             let keys: Vec<&str> =
                 e.parameters.map_or_else(Vec::new, |t| t.params.iter().map(|p| p.key).collect());
@@ -494,6 +508,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    pcap::register(m)?;
     m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
     // The result tables' column order, declared once in the simulator (`results::columns`).
     use westwood_simulator::results::columns;

@@ -76,6 +76,8 @@ pub enum RunError {
     Trace(io::Error),
     /// The time series could not be written.
     Series(io::Error),
+    /// A packet capture could not be written.
+    Capture(io::Error),
     /// `RunControl::interrupted` asked the run to stop.
     Interrupted,
 }
@@ -86,6 +88,7 @@ impl fmt::Display for RunError {
             RunError::Scenario(e) => e.fmt(f),
             RunError::Trace(e) => write!(f, "cannot write the per-ACK trace: {e}"),
             RunError::Series(e) => write!(f, "cannot write the time series: {e}"),
+            RunError::Capture(e) => write!(f, "cannot write a packet capture: {e}"),
             RunError::Interrupted => write!(f, "interrupted"),
         }
     }

@@ -11,6 +11,7 @@
 //! * [`metrics`] — Jain's fairness index, per-protocol shares.
 //! * [`invariants`] — TCP invariant checks enabled in tests.
 //! * [`ack_trace`] — the per-ACK trace of a run (`docs/ack-trace.md`): sinks, the trace file.
+//! * [`pcap`] — packet captures of a run (`docs/measurement.md`).
 
 pub mod ack_trace;
 pub mod budget;
@@ -19,6 +20,7 @@ pub mod invariants;
 pub mod metrics;
 pub mod model;
 pub mod network;
+pub mod pcap;
 pub mod profile;
 pub mod replay;
 pub mod results;

@@ -262,11 +262,21 @@ pub struct TcpSpec {
     /// How the sender paces its sending during fast recovery: Reno's window inflation by
     /// DUPACKs (the default) or RFC 6937 Proportional Rate Reduction, as Linux does.
     pub recovery_pacing: RecoveryPacing,
-    /// With `recovery_pacing = Inflation` and Reno or NewReno recovery: inflate the window by
-    /// the DUPACKs of fast recovery (RFC 5681 §3.2 steps 3-4; the default). `false`: no
-    /// inflation, so after the fast retransmit no new segment goes out until the window allows
-    /// it again without inflation (the UCLA ns-2 Westwood agent).
-    pub fast_recovery_inflation: bool,
+    /// With `recovery_pacing = Inflation` and Reno or NewReno recovery: how the window is
+    /// inflated by the DUPACKs of fast recovery ([`Inflation`]).
+    pub fast_recovery_inflation: Inflation,
+    /// Whether the ACK that ends fast recovery also grows the window as an ordinary ACK of new
+    /// data (after the window is set back to what the control decided), as ns-2's agents
+    /// (`recv_newack_helper()` -> `opencwnd()`) and Linux (`tcp_cong_avoid()` once the state is
+    /// Open again) do. `false` (the default): that ACK only ends recovery.
+    pub recovery_exit_growth: bool,
+    /// What the fast retransmission does to the retransmission timer ([`FastRetransmitTimer`]).
+    pub fast_retransmit_timer: FastRetransmitTimer,
+    /// With Reno recovery: whether DUPACKs for data sent before the last fast retransmit may
+    /// start another one (`true`, the default: RFC 5681 has no such test), or must wait until
+    /// an ACK covers `recover`, the highest sequence sent at the last one (ns-2's `bug_fix_`;
+    /// NewReno, RFC 6582 §3.2 step 2, and Tahoe always wait).
+    pub repeat_fast_retransmit: bool,
     /// The Westwood variants' AckedCount rule (seed 000 §2.3's, or the UCLA agent's); `None`:
     /// the variant's own reference (docs/westwood.md). Always `None` for the other controls.
     pub acked_count: Option<AckedCountRule>,
@@ -364,6 +374,72 @@ impl RecoveryPacing {
     /// The pacing named `name` (case-insensitive).
     pub fn from_name(name: &str) -> Option<RecoveryPacing> {
         RecoveryPacing::ALL.into_iter().find(|p| p.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// How fast recovery inflates the window by DUPACKs (Reno and NewReno recovery without PRR).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Inflation {
+    /// RFC 5681 §3.2 steps 3-4 and RFC 6582 §3.2: `dupack_threshold` segments at the fast
+    /// retransmit, one more per further DUPACK; a NewReno partial ACK deflates by the bytes it
+    /// acknowledges and adds one segment back. The default.
+    #[default]
+    Standard,
+    /// None: after the fast retransmit no new segment goes out until the window allows it again
+    /// without inflation (the UCLA ns-2 Westwood agent, a Reno agent without `dupwnd_`).
+    Off,
+    /// Only the DUPACKs after the fast retransmit inflate, and a NewReno partial ACK drops the
+    /// whole inflation: ns-2's `dupwnd_` as the UCLA `WestwoodNR` agent leaves it on ns-2.35
+    /// (its `dupack_action()` does not set it, `exitFastRetrans_` keeps `recv()` from setting
+    /// it, and its class has no `partial_window_deflation_` default, so the C++ 0 applies).
+    LaterDupacks,
+}
+
+impl Inflation {
+    pub const ALL: [Inflation; 3] = [Inflation::Standard, Inflation::Off, Inflation::LaterDupacks];
+
+    /// The value scenarios write: `true`, `false` or `"later_dupacks"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Inflation::Standard => "true",
+            Inflation::Off => "false",
+            Inflation::LaterDupacks => "later_dupacks",
+        }
+    }
+
+    /// The rule named `name` (case-insensitive), as [`Inflation::name`] spells it.
+    pub fn from_name(name: &str) -> Option<Inflation> {
+        Inflation::ALL.into_iter().find(|p| p.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// What the fast retransmission does to the retransmission timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FastRetransmitTimer {
+    /// Nothing: the timer keeps the deadline the last ACK of new data set (RFC 6298 restarts
+    /// it only on such ACKs, §5.3). The default.
+    #[default]
+    Running,
+    /// Restart it, as ns-2's agents do (`dupack_action()` -> `reset_rtx_timer(1,0)`) and Linux
+    /// (`tcp_xmit_retransmit_queue()` rearms it when it resends the head): a lost
+    /// retransmission times out one RTO after it was sent.
+    Restart,
+}
+
+impl FastRetransmitTimer {
+    pub const ALL: [FastRetransmitTimer; 2] = [FastRetransmitTimer::Running, FastRetransmitTimer::Restart];
+
+    /// The name scenarios use: `"running"` or `"restart"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FastRetransmitTimer::Running => "running",
+            FastRetransmitTimer::Restart => "restart",
+        }
+    }
+
+    /// The rule named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<FastRetransmitTimer> {
+        FastRetransmitTimer::ALL.into_iter().find(|p| p.name().eq_ignore_ascii_case(name.trim()))
     }
 }
 

@@ -2,50 +2,62 @@
 //! receiver behaviours, each of which is also a key of its own.
 //!
 //! Every profile sets the same keys, [`Profile::KEYS`]; a key set explicitly (in the flow's table,
-//! in `[tcp]` or by `--set`) wins over the profile, each key decided on its own. `paper` is the
-//! simulator's defaults exactly, so `profile = "paper"` changes nothing.
+//! in `[tcp]` or by `--set`) wins over the profile, each key decided on its own, and so does a
+//! key the control's reference fixes (`westwood_algorithms::registry::CcEntry::reference_tcp`: the
+//! UCLA agents'). `paper` is the simulator's defaults exactly, so `profile = "paper"` changes
+//! nothing.
 //!
 //! | key | `paper` (default) | `ns2` | `linux` |
 //! | --- | --- | --- | --- |
 //! | `window_growth` | `per_ack` | `per_ack` | `linux` |
-//! | `limited_transmit` | `false` | `false` | `true` |
+//! | `limited_transmit` | `false` | `true` | `true` |
 //! | `recovery` | the cc's | the cc's | `reno` → `newreno` |
-//! | `partial_ack_timer` | `first` | `every` | `every` |
+//! | `partial_ack_timer` | `first` | `first` | `every` |
 //! | `timeout_threshold` | `always` | `always` | `new_episode` |
 //! | `recovery_pacing` | `inflation` | `inflation` | `prr` |
-//! | `fast_recovery_inflation` | the cc's (`true`; `false` for `westwood-ucla`) | the cc's | the cc's (unused with `prr`) |
+//! | `fast_recovery_inflation` | `true` (the UCLA agents: their own) | `true` | `true` (unused with `prr`) |
+//! | `recovery_exit_growth` | `false` | `true` | `true` |
+//! | `fast_retransmit_timer` | `running` | `restart` | `restart` |
+//! | `repeat_fast_retransmit` | `true` | `false` | `false` |
 //! | `delayed_ack_timeout` | `200ms` | `100ms` | `40ms` |
 //! | `ack_every` | `2` | `2` | `2` |
 //! | `quick_acks` | `0` | `0` | `16` |
-//! | `initial_cwnd` | `rfc5681` | `1` | `10` |
-//! | `rto_initial` | `1s` | `6s` | `1s` |
+//! | `initial_cwnd` | `rfc5681` | `2` | `10` |
+//! | `rto_initial` | `1s` | `3s` | `1s` |
 //! | `rto_min` | `1s` | `200ms` | `200ms` |
-//! | `rto_max` | `60s` | `100000s` | `120s` |
-//! | `clock_granularity` | `1ms` | `100ms` | = `rto_min` |
+//! | `rto_max` | `60s` | `60s` | `120s` |
+//! | `clock_granularity` | `1ms` | `10ms` | = `rto_min` |
 //!
 //! Sources (`docs/scenarios.md` has the table with the reasons):
-//! * `ns2`: ns-2's one-way agents (`Agent/TCP/Reno`, `/Newreno`, `/Sack1`, sink
-//!   `Agent/TCPSink/DelAck`) with the defaults of `tcl/lib/ns-default.tcl` before the changes of
-//!   2001-2003 (ns-2.1b8, the release the seed papers' agents were written for): `singledup_ 0`
-//!   (1 from 2001-11-28), `newreno_changes1_ 0` (timer reset on every partial ACK; 1 from 2003),
-//!   `DelAck interval_ 100ms`, `windowInit_ 1` (2 from 2001-05-26), `rtxcur_init_ 6.0` (3.0 from
-//!   2006), `tcpTick_ 0.1` (0.01 from 2002-03-07) with `rtt_timeout()`'s floor of two ticks (no
-//!   `minrto_` before 2001-05-10), `maxrto_ 100000`; windows grow per ACK (`opencwnd()`) and
-//!   Reno inflates by DUPACKs (`dupwnd_`).
+//! * `ns2`: ns-2.35's one-way agents (`Agent/TCP/Reno`, `/Newreno`, `/Sack1`, sink
+//!   `Agent/TCPSink/DelAck`) with the defaults of its `tcl/lib/ns-default.tcl` (Debian's `ns2`
+//!   package, the ns-2 the UCLA agents were cross-checked against): `singledup_ 1`,
+//!   `Agent/TCP/Newreno newreno_changes1_ 1`, `DelAck interval_ 100ms`, `windowInit_ 2`,
+//!   `rtxcur_init_ 3.0`, `minrto_ 0.2`, `maxrto_ 60`, `tcpTick_ 0.01`, `bug_fix_ true`; windows
+//!   grow per ACK (`opencwnd()`), also on the ACK that ends recovery (`recv_newack_helper()`),
+//!   Reno inflates by DUPACKs (`dupwnd_`), and every fast retransmit restarts the timer
+//!   (`dupack_action()` -> `reset_rtx_timer(1,0)`).
 //! * `linux`: `tcp_slow_start(tp, acked)` / `tcp_cong_avoid_ai(tp, cwnd, acked)` (byte counting
-//!   without RFC 3465's per-ACK limit: `window_growth = "linux"`); `tcp_add_reno_sack` (limited transmit); no RFC 5681 recovery (without SACK
-//!   it stays in `TCP_CA_Recovery` until `high_seq`, RFC 6582 style); `tcp_rearm_rto` on every ACK
-//!   that advances `snd_una`; `tcp_enter_loss` calls the control's `ssthresh` only when the
-//!   timeout opens a new loss episode (`timeout_threshold`); `tcp_cwnd_reduction` (RFC 6937 PRR, since 3.2); `TCP_ATO_MIN` 40 ms,
-//!   `TCP_MAX_QUICKACKS` 16; `TCP_INIT_CWND` 10 (RFC 6928); `TCP_TIMEOUT_INIT` 1 s;
-//!   `TCP_RTO_MIN` 200 ms, `TCP_RTO_MAX` 120 s; `tcp_rtt_estimator` keeps the variance term at
-//!   least `tcp_rto_min`, so the RTO is `srtt + max(rto_min, 4·mdev)`: RFC 6298 with G = `rto_min`.
+//!   without RFC 3465's per-ACK limit: `window_growth = "linux"`), also on the ACK that ends
+//!   recovery (`tcp_cong_control()` once the state is Open); `tcp_add_reno_sack` (limited
+//!   transmit); no RFC 5681 recovery (without SACK it stays in `TCP_CA_Recovery` until
+//!   `high_seq`, RFC 6582 style, so no second fast retransmit before it); `tcp_rearm_rto` on
+//!   every ACK that advances `snd_una`, and when the head is retransmitted
+//!   (`tcp_xmit_retransmit_queue`); `tcp_enter_loss` calls the control's `ssthresh` only when
+//!   the timeout opens a new loss episode (`timeout_threshold`); `tcp_cwnd_reduction` (RFC 6937
+//!   PRR, since 3.2); `TCP_ATO_MIN` 40 ms, `TCP_MAX_QUICKACKS` 16; `TCP_INIT_CWND` 10 (RFC 6928);
+//!   `TCP_TIMEOUT_INIT` 1 s; `TCP_RTO_MIN` 200 ms, `TCP_RTO_MAX` 120 s; `tcp_rtt_estimator` keeps
+//!   the variance term at least `tcp_rto_min`, so the RTO is `srtt + max(rto_min, 4·mdev)`: RFC
+//!   6298 with G = `rto_min`.
 
 use westwood_algorithms::{WindowConfig, WindowGrowth};
 
 use crate::tcp::Recovery;
 
-use crate::model::{PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND};
+use crate::model::{
+    FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold,
+    NANOS_PER_SECOND,
+};
 use crate::scenario::units::format_duration;
 
 const MS: u64 = 1_000_000;
@@ -56,7 +68,7 @@ pub enum Profile {
     /// The simulator's defaults, which every committed result uses.
     #[default]
     Paper,
-    /// ns-2's agents of the seed papers' era (ns-2.1b8, 2001) with their default parameters.
+    /// ns-2.35's agents with their default parameters (Debian's `ns2`).
     Ns2,
     /// Linux's TCP (without SACK unless the flow's recovery is `sack`).
     Linux,
@@ -68,7 +80,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 15] = [
+    pub const KEYS: [&'static str; 18] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -76,6 +88,9 @@ impl Profile {
         "timeout_threshold",
         "recovery_pacing",
         "fast_recovery_inflation",
+        "recovery_exit_growth",
+        "fast_retransmit_timer",
+        "repeat_fast_retransmit",
         "delayed_ack_timeout",
         "ack_every",
         "quick_acks",
@@ -125,7 +140,10 @@ impl Profile {
             "partial_ack_timer" => tcp.partial_ack_timer.name().to_string(),
             "timeout_threshold" => tcp.timeout_threshold.name().to_string(),
             "recovery_pacing" => tcp.recovery_pacing.name().to_string(),
-            "fast_recovery_inflation" => tcp.fast_recovery_inflation.to_string(),
+            "fast_recovery_inflation" => tcp.fast_recovery_inflation.name().to_string(),
+            "recovery_exit_growth" => tcp.recovery_exit_growth.to_string(),
+            "fast_retransmit_timer" => tcp.fast_retransmit_timer.name().to_string(),
+            "repeat_fast_retransmit" => tcp.repeat_fast_retransmit.to_string(),
             "delayed_ack_timeout" => format_duration(tcp.delayed_ack.timeout),
             "ack_every" => tcp.delayed_ack.every_segments.to_string(),
             "quick_acks" => tcp.delayed_ack.quick_acks.to_string(),
@@ -151,7 +169,7 @@ impl Profile {
                     Linux => WindowGrowth::Linux,
                 }
             }
-            "limited_transmit" => tcp.limited_transmit = self == Linux,
+            "limited_transmit" => tcp.limited_transmit = self != Paper,
             "recovery" => {
                 if self == Linux && tcp.recovery == Recovery::Reno {
                     tcp.recovery = Recovery::NewReno;
@@ -159,8 +177,8 @@ impl Profile {
             }
             "partial_ack_timer" => {
                 tcp.partial_ack_timer = match self {
-                    Paper => PartialAckTimer::First,
-                    Ns2 | Linux => PartialAckTimer::Every,
+                    Paper | Ns2 => PartialAckTimer::First,
+                    Linux => PartialAckTimer::Every,
                 }
             }
             "timeout_threshold" => {
@@ -176,9 +194,15 @@ impl Profile {
                 }
             }
             // Every profile inflates (ns-2's Reno/NewReno agents, RFC 5681; Linux paces with PRR
-            // instead): the value the control's reference chose stands (the UCLA agent's does
-            // not inflate).
-            "fast_recovery_inflation" => {}
+            // instead, which makes the key moot).
+            "fast_recovery_inflation" => tcp.fast_recovery_inflation = Inflation::Standard,
+            "recovery_exit_growth" => tcp.recovery_exit_growth = self != Paper,
+            "fast_retransmit_timer" => {
+                tcp.fast_retransmit_timer =
+                    if self == Paper { FastRetransmitTimer::Running } else { FastRetransmitTimer::Restart }
+            }
+            // ns-2's `bug_fix_`; Linux recovers NewReno-style, which always waits for `recover`.
+            "repeat_fast_retransmit" => tcp.repeat_fast_retransmit = self == Paper,
             "delayed_ack_timeout" => {
                 tcp.delayed_ack.timeout = match self {
                     Paper => 200 * MS,
@@ -191,12 +215,12 @@ impl Profile {
             "initial_cwnd" => {
                 tcp.initial_cwnd = match self {
                     Paper => WindowConfig::rfc5681_initial_window(tcp.segment_size),
-                    Ns2 => tcp.segment_size,
+                    Ns2 => 2 * tcp.segment_size,
                     Linux => 10 * tcp.segment_size,
                 }
             }
             "rto_initial" => {
-                tcp.rto.initial = if self == Ns2 { 6 * NANOS_PER_SECOND } else { NANOS_PER_SECOND }
+                tcp.rto.initial = if self == Ns2 { 3 * NANOS_PER_SECOND } else { NANOS_PER_SECOND }
             }
             "rto_min" => {
                 tcp.rto.min = match self {
@@ -206,15 +230,14 @@ impl Profile {
             }
             "rto_max" => {
                 tcp.rto.max = match self {
-                    Paper => 60 * NANOS_PER_SECOND,
-                    Ns2 => 100_000 * NANOS_PER_SECOND,
+                    Paper | Ns2 => 60 * NANOS_PER_SECOND,
                     Linux => 120 * NANOS_PER_SECOND,
                 }
             }
             "clock_granularity" => {
                 tcp.rto.granularity = match self {
                     Paper => MS,
-                    Ns2 => 100 * MS,
+                    Ns2 => 10 * MS,
                     Linux => tcp.rto.min,
                 }
             }
@@ -226,7 +249,7 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CcSpec, DelayedAckSpec, RtoSpec};
+    use crate::model::{CcSpec, DelayedAckSpec, FastRetransmitTimer, Inflation, RtoSpec};
 
     fn defaults(recovery: Recovery) -> TcpSpec {
         TcpSpec {
@@ -246,7 +269,10 @@ mod tests {
             partial_ack_timer: PartialAckTimer::default(),
             timeout_threshold: TimeoutThreshold::default(),
             recovery_pacing: RecoveryPacing::default(),
-            fast_recovery_inflation: true,
+            fast_recovery_inflation: Inflation::default(),
+            recovery_exit_growth: false,
+            fast_retransmit_timer: FastRetransmitTimer::default(),
+            repeat_fast_retransmit: true,
             acked_count: None,
         }
     }
@@ -280,6 +306,8 @@ mod tests {
         assert_eq!(t.recovery, Recovery::NewReno);
         assert_eq!((t.partial_ack_timer, t.recovery_pacing), (PartialAckTimer::Every, RecoveryPacing::Prr));
         assert_eq!(t.timeout_threshold, TimeoutThreshold::NewEpisode);
+        assert!(t.recovery_exit_growth && !t.repeat_fast_retransmit);
+        assert_eq!(t.fast_retransmit_timer, FastRetransmitTimer::Restart);
         assert_eq!((t.delayed_ack.timeout, t.delayed_ack.quick_acks), (40 * MS, 16));
         assert_eq!(t.initial_cwnd, 4000);
         assert_eq!(
@@ -303,19 +331,22 @@ mod tests {
         Profile::Linux.apply(&mut t, &|k| k == "rto_min" || k == "recovery");
         assert_eq!((t.rto.min, t.rto.granularity), (2 * NANOS_PER_SECOND, 2 * NANOS_PER_SECOND));
         assert_eq!(t.recovery, Recovery::Reno);
+        // ns-2.35's defaults (tcl/lib/ns-default.tcl) and agents' code.
         let mut t = defaults(Recovery::NewReno);
         Profile::Ns2.apply(&mut t, &|_| false);
-        assert_eq!(t.partial_ack_timer, PartialAckTimer::Every);
+        assert_eq!(t.partial_ack_timer, PartialAckTimer::First);
         assert_eq!(t.timeout_threshold, TimeoutThreshold::Always);
-        assert_eq!((t.window_growth, t.limited_transmit), (WindowGrowth::PerAck, false));
-        assert_eq!((t.delayed_ack.timeout, t.initial_cwnd), (100 * MS, 400));
+        assert_eq!((t.window_growth, t.limited_transmit), (WindowGrowth::PerAck, true));
+        assert!(t.recovery_exit_growth && !t.repeat_fast_retransmit);
+        assert_eq!(t.fast_retransmit_timer, FastRetransmitTimer::Restart);
+        assert_eq!((t.delayed_ack.timeout, t.initial_cwnd), (100 * MS, 800));
         assert_eq!(
             t.rto,
             RtoSpec {
-                initial: 6 * NANOS_PER_SECOND,
+                initial: 3 * NANOS_PER_SECOND,
                 min: 200 * MS,
-                max: 100_000 * NANOS_PER_SECOND,
-                granularity: 100 * MS
+                max: 60 * NANOS_PER_SECOND,
+                granularity: 10 * MS
             }
         );
     }
@@ -335,6 +366,9 @@ mod tests {
                 "new_episode",
                 "prr",
                 "true",
+                "true",
+                "restart",
+                "false",
                 "40ms",
                 "2",
                 "16",

@@ -9,6 +9,7 @@ use crate::model::{Nanos, QueueLimit, QueueSpec, Scenario, SourceKind, NANOS_PER
 use crate::network::link::Capacity;
 use crate::network::red::Red;
 use crate::network::{Enqueue, ErrorModel, Link, Multipath, Packet, PacketKind, Routes, SackBlocks};
+use crate::pcap::PacketTap;
 use crate::results::{FlowSummary, LinkSummary, RunOptions, RunResult, SourceSummary, Summary};
 use crate::scenario::ScenarioError;
 use crate::series::{FlowSample, LinkSample, SeriesMemory, SeriesSink};
@@ -182,6 +183,8 @@ pub struct RunControl<'s> {
     pub interrupted: Option<&'s dyn Fn() -> bool>,
     /// Refuse, before building anything, a run estimated to need more (see [`budget`]).
     pub max_memory_bytes: u64,
+    /// Where packets are reported as they cross links (packet captures, [`crate::pcap`]).
+    pub packet_tap: Option<&'s mut dyn PacketTap>,
 }
 
 impl Default for RunControl<'_> {
@@ -191,6 +194,7 @@ impl Default for RunControl<'_> {
             series_sink: None,
             interrupted: None,
             max_memory_bytes: budget::DEFAULT_MAX_MEMORY_BYTES,
+            packet_tap: None,
         }
     }
 }
@@ -249,6 +253,7 @@ pub fn run_with(
     let started = std::time::Instant::now();
     let interrupted = control.interrupted;
     let mut sim = Simulation::build(scenario, options, control.ack_sink, series)?;
+    sim.tap = control.packet_tap;
     sim.run(interrupted);
     let wall_seconds = started.elapsed().as_secs_f64();
     if sim.interrupted {
@@ -269,6 +274,9 @@ pub fn run_with(
     }
     if let Some(error) = sim.series_error.take() {
         return Err(RunError::Series(error));
+    }
+    if let Some(error) = sim.tap.as_deref_mut().and_then(|t| t.take_error()) {
+        return Err(RunError::Capture(error));
     }
     Ok(sim.finish(wall_seconds))
 }
@@ -491,6 +499,8 @@ struct Simulation<'a, 's> {
     series_error: Option<std::io::Error>,
     /// The run was stopped by `RunControl::interrupted`.
     interrupted: bool,
+    /// Packet captures (`None`: none).
+    tap: Option<&'s mut dyn PacketTap>,
 }
 
 enum Series<'s> {
@@ -582,6 +592,7 @@ impl<'a, 's> Simulation<'a, 's> {
             trace_error: None,
             series_error: None,
             interrupted: false,
+            tap: None,
         })
     }
 
@@ -599,9 +610,14 @@ impl<'a, 's> Simulation<'a, 's> {
             {
                 break;
             }
-            if self.events.is_multiple_of(INTERRUPT_CHECK_EVENTS) && interrupted.is_some_and(|stop| stop()) {
-                self.interrupted = true;
-                break;
+            if self.events.is_multiple_of(INTERRUPT_CHECK_EVENTS) {
+                if interrupted.is_some_and(|stop| stop()) {
+                    self.interrupted = true;
+                    break;
+                }
+                if self.tap.as_ref().is_some_and(|t| t.failed()) {
+                    break;
+                }
             }
         }
     }
@@ -613,6 +629,9 @@ impl<'a, 's> Simulation<'a, 's> {
             return;
         }
         let node = l.to;
+        if let Some(tap) = self.tap.as_deref_mut() {
+            tap.arrive(link, &packet, now);
+        }
         if node == packet.dst {
             self.deliver(packet, now);
         } else {
@@ -630,6 +649,9 @@ impl<'a, 's> Simulation<'a, 's> {
                 self.queue.schedule_in_lane(link, now + l.delay, packet);
                 if let Some(done_at) = next {
                     self.queue.schedule(done_at, Event::TransmissionDone { link });
+                    if let (Some(tap), Some(started)) = (self.tap.as_deref_mut(), l.transmitting()) {
+                        tap.transmit(link, started, now);
+                    }
                 }
             }
             Event::SenderTimer { flow } => {
@@ -742,6 +764,9 @@ impl<'a, 's> Simulation<'a, 's> {
         };
         if let Enqueue::Transmitting { done_at } = self.links[link as usize].enqueue(packet, now) {
             self.queue.schedule(done_at, Event::TransmissionDone { link });
+            if let Some(tap) = self.tap.as_deref_mut() {
+                tap.transmit(link, &packet, now);
+            }
         }
     }
 

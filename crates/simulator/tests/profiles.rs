@@ -6,7 +6,9 @@
 mod common;
 
 use common::*;
-use westwood_simulator::model::{DropListSpec, ErrorSpec, PartialAckTimer, RecoveryPacing, Scenario};
+use westwood_simulator::model::{
+    DropListSpec, ErrorSpec, Inflation, PartialAckTimer, RecoveryPacing, Scenario,
+};
 use westwood_simulator::results::Summary;
 use westwood_simulator::scenario::{load_file, load_str};
 use westwood_simulator::tcp::Recovery;
@@ -43,6 +45,9 @@ const LINUX: &[(&str, &str)] = &[
     ("tcp.partial_ack_timer", "every"),
     ("tcp.recovery_pacing", "prr"),
     ("tcp.fast_recovery_inflation", "true"),
+    ("tcp.recovery_exit_growth", "true"),
+    ("tcp.fast_retransmit_timer", "restart"),
+    ("tcp.repeat_fast_retransmit", "false"),
     ("tcp.delayed_ack_timeout", "40ms"),
     ("tcp.ack_every", "2"),
     ("tcp.quick_acks", "16"),
@@ -110,6 +115,9 @@ fn a_run_with_the_linux_profile_is_the_run_with_its_keys_set_one_by_one() {
         ("tcp.recovery_pacing", "prr"),
         ("tcp.quick_acks", "16"),
         ("tcp.timeout_threshold", "new_episode"),
+        ("tcp.recovery_exit_growth", "true"),
+        ("tcp.fast_retransmit_timer", "restart"),
+        ("tcp.repeat_fast_retransmit", "false"),
     ]));
     let a = load_file(&path, &with_profile).unwrap();
     let b = load_file(&path, &rest).unwrap();
@@ -207,7 +215,7 @@ fn without_inflation_no_new_segment_is_sent_in_fast_recovery_before_the_retransm
         for recovery in [Recovery::Reno, Recovery::NewReno] {
             let growth = |inflation: bool| {
                 let s = scripted(recovery, &[60], |t| {
-                    t.fast_recovery_inflation = inflation;
+                    t.fast_recovery_inflation = if inflation { Inflation::Standard } else { Inflation::Off };
                     if cc == "westwood" {
                         t.cc_name = "westwood".into();
                         t.cc = westwood_simulator::model::CcSpec::named("westwood");

@@ -35,7 +35,7 @@ static TOY: CcEntry = CcEntry {
     name: "toy-fixed",
     kernel: Some("toy_fixed"),
     default_recovery: "newreno",
-    fast_recovery_inflation: true,
+    reference_tcp: &[],
     parameters: Some(ParameterTable {
         key: "toy_fixed",
         params: &[Param { key: "segments", kind: ParamKind::Integer { min: 1, max: 1000, beyond: "" } }],

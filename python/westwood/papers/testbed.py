@@ -11,25 +11,26 @@ testbed's line, plus the agreement between testbed and simulator.
   simulator's).
 * ``testbed_fig7``: seed 000 fig. 7, which the paper measured on a lab testbed: 5 connections,
   0-5 of them Reno, 100 ms RTT, clean and 1 % loss.
-* ``testbed_seed004_fig3`` / ``testbed_seed004_fig5``: seed 004's LAN measurements (a FreeBSD
-  testbed with TCPW ABSE in the paper) with the kernel's tcpw_abse (and, in fig. 3, tcpw as a
-  second series) and the kernel's reno: Jain's index vs. the number of connections, and n Reno
-  vs. 10 - n TCPW ABSE.
+* ``testbed_seed004_fig2`` / ``fig3`` / ``fig4`` / ``fig5``: seed 004's LAN measurements (a
+  FreeBSD testbed with TCPW ABSE in the paper) with the kernel's tcpw_abse (and, in fig. 3, tcpw
+  as a second series) and the kernel's reno: the rate per connection and Jain's index vs. the
+  number of connections (each protocol alone), n Reno vs. n TCPW ABSE, and n Reno vs. 10 - n
+  TCPW ABSE.
 
 Runs are real time, one at a time: ``--quick`` runs the headline two with fewer points and
-shorter runs (about 5 minutes); the full set takes about 35 minutes (53 runs).
+shorter runs (about 5 minutes); the full set takes about 45 minutes (68 runs).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from ..claims import Claim, at_least, between
+from ..claims import Claim, at_least, at_most, between
 from ..experiments.base import GOODPUT_MBPS, Axis, Series, fairness_metric, per_cc_metric
 from ..experiments.sweep import ratio_at
 from ..experiments.testbed import TestbedExperiment, agreement
 from . import _common as c
-from . import seed000
+from . import seed000, seed004
 from .which_tcpw import TESTBED_FIG9_CLAIM
 
 FIG9 = TestbedExperiment(
@@ -190,4 +191,86 @@ SEED004_FIG5 = TestbedExperiment(
     ),
 )
 
-EXPERIMENTS = [FIG9, FIG7, SEED004_FIG3, SEED004_FIG5]
+SEED004_FIG2 = TestbedExperiment(
+    id="testbed_seed004_fig2",
+    title="Testbed: rate per connection vs. number of connections, tcpw_abse and reno (each alone)",
+    paper="seed 004 §3.2, fig. 2 (a FreeBSD LAN testbed in the paper)",
+    scenario="seed004_lan_single",
+    x=Axis("n", (1, 2, 5, 10, 19), "Number of connections", quick_values=(1, 10)),
+    series=(Series("TCPW ABSE", {"cc": "westwood-abse"}), Series("Reno", {"cc": "reno"})),
+    metric=seed004.SESSION_RATE,
+    seconds=30,
+    quick_seconds=15,
+    seeds=1,
+    description="n sessions of one protocol from one host; the mean goodput of a session. "
+    + LAN_DESCRIPTION,
+    claims=(
+        Claim(
+            "Largest |TCPW ABSE / Reno - 1| of the rate per connection over 1-19 connections, "
+            "on real TCP",
+            seed004.largest_ratio_deviation("TCPW ABSE", "Reno"),
+            target=at_most(10),
+            partly=at_most(25),
+            paper='fig. 2: "TCPW and TCP New Reno connections share the available bandwidth in '
+            'a similar manner"',
+            unit="%",
+            digits=1,
+        ),
+        Claim(
+            "TCPW ABSE / Reno rate with one connection (no gain on a LAN), on real TCP",
+            c.ratio_of_points("TCPW ABSE", 1, "Reno", 1),
+            target=at_most(1.0),
+            partly=at_most(1.05),
+            paper='fig. 2, point 1: "New Reno gives a best rate than Westwood"',
+            digits=3,
+        ),
+    ),
+)
+
+SEED004_FIG4 = TestbedExperiment(
+    id="testbed_seed004_fig4",
+    title="Testbed: n Reno vs. n TCPW ABSE sessions, mean rate of a session of each",
+    paper="seed 004 §3.4, fig. 4 (a FreeBSD LAN testbed in the paper)",
+    scenario="seed004_lan",
+    x=seed004.FIG4_AXIS,
+    series=(
+        Series(
+            "TCPW ABSE",
+            {"cc_a": "westwood-abse", "cc_b": "reno"},
+            metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "westwood-abse"),
+        ),
+        Series(
+            "Reno",
+            {"cc_a": "westwood-abse", "cc_b": "reno"},
+            metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "reno"),
+        ),
+    ),
+    metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "westwood-abse"),
+    seconds=30,
+    quick_seconds=15,
+    seeds=1,
+    description="n TCPW ABSE sessions (from s1) and n Reno sessions (from s2) start together, "
+    "n = 1..5 (the paper's case: 5 against 5). " + LAN_DESCRIPTION,
+    claims=(
+        Claim(
+            "TCPW ABSE / Reno mean session rate, 5 against 5, on real TCP",
+            c.ratio_of_points("TCPW ABSE", 5, "Reno", 5),
+            target=between(0.8, 1.25),
+            partly=between(0.67, 1.5),
+            paper='fig. 4 (5 NewReno vs. 5 TCPW ABSE); §5: "the fairness and friendliness of '
+            'this protocol have been once again proved"',
+            digits=3,
+        ),
+        Claim(
+            "Largest |TCPW ABSE / Reno - 1| of the mean session rate, 1 to 5 of each, on real TCP",
+            seed004.largest_ratio_deviation("TCPW ABSE", "Reno"),
+            target=at_most(25),
+            partly=at_most(50),
+            paper="fig. 4: each protocol's mean rate as the number of connections changes",
+            unit="%",
+            digits=1,
+        ),
+    ),
+)
+
+EXPERIMENTS = [FIG9, FIG7, SEED004_FIG2, SEED004_FIG3, SEED004_FIG4, SEED004_FIG5]

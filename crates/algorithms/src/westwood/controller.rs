@@ -128,7 +128,11 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
             CongestionEvent::DuplicateAcks { now_ns, .. } => {
                 let a = self.estimator.reduction_factor(LossKind::DuplicateAcks, in_slow_start);
                 let ssthresh = self.bandwidth_threshold(now_ns, a);
-                self.window.set_window(cwnd.min(ssthresh), ssthresh);
+                if cwnd <= ssthresh && self.estimator.keeps_window_progress() {
+                    self.window.set_ssthresh(ssthresh);
+                } else {
+                    self.window.set_window(cwnd.min(ssthresh), ssthresh);
+                }
             }
             // Over Tahoe (no fast recovery): the same threshold, cwin restarts from one segment.
             CongestionEvent::DuplicateAcksSlowStart { now_ns, .. } => {
@@ -530,6 +534,61 @@ mod tests {
         cc.on_ack(&ack(4 * MS, 2 * MSS, MSS, None));
         cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 4 * MS, bytes_in_flight: 0 });
         assert_eq!(cc.ssthresh(), 166 * MSS);
+    }
+
+    /// An estimate fixed at `bps`, with or without the UCLA agent's window rule.
+    struct Fixed {
+        bps: f64,
+        keeps_progress: bool,
+    }
+
+    impl BandwidthEstimator for Fixed {
+        fn on_ack(&mut self, _now_ns: u64, _delivered_bytes: u64, _path: &PathState) {}
+        fn estimate_at(&mut self, _now_ns: u64) -> f64 {
+            self.bps
+        }
+        fn estimate_bps(&self) -> f64 {
+            self.bps
+        }
+        fn keeps_window_progress(&self) -> bool {
+            self.keeps_progress
+        }
+    }
+
+    #[test]
+    fn the_uclas_dupack_rule_keeps_a_window_at_its_threshold_with_its_progress() {
+        // Congestion avoidance at 20 segments; BWE x RTTmin = 2 Mb/s x 80 ms = 20 segments. The
+        // window is already at the threshold: the agent keeps the 15 ACKs of progress towards
+        // the 21st segment, the paper's rule (as implemented) starts counting again.
+        let acks_to_grow = |keeps_progress: bool| {
+            let mut cc = Westwood::new(config(20, 20), Fixed { bps: 2e6, keeps_progress });
+            let mut seq = 0;
+            let mut next = |cc: &mut Westwood<Fixed>| {
+                seq += MSS;
+                cc.on_ack(&ack(seq * 4, seq, MSS, Some(80)));
+            };
+            for _ in 0..15 {
+                next(&mut cc);
+            }
+            assert_eq!(cc.cwnd(), 20 * MSS);
+            cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 0, bytes_in_flight: 20 * MSS });
+            assert_eq!((cc.cwnd(), cc.ssthresh()), (20 * MSS, 20 * MSS));
+            let mut acks = 0;
+            while cc.cwnd() == 20 * MSS {
+                next(&mut cc);
+                acks += 1;
+            }
+            acks
+        };
+        assert_eq!(acks_to_grow(true), 5);
+        assert_eq!(acks_to_grow(false), 20);
+        // Above the threshold both lower the window to it (and restart the progress).
+        let mut cc = Westwood::new(config(30, 30), Fixed { bps: 2e6, keeps_progress: true });
+        cc.on_ack(&ack(4, MSS, MSS, Some(80)));
+        cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 0, bytes_in_flight: 30 * MSS });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (20 * MSS, 20 * MSS));
+        assert!(UclaEstimator::new(UclaParams::default()).keeps_window_progress());
+        assert!(!TcpwEstimator::new(TcpwParams::default()).keeps_window_progress());
     }
 
     #[test]

@@ -83,6 +83,15 @@ pub trait BandwidthEstimator {
     fn acked_count_rule(&self) -> AckedCountRule {
         AckedCountRule::Paper
     }
+
+    /// Whether the DUPACK rule leaves a window already at or below the new threshold as it is,
+    /// with the congestion-avoidance progress it has made, as the UCLA agent does
+    /// (`if (cwnd_ > ssthresh_) cwnd_ = ssthresh_;` on ns-2's fractional `cwnd_`). Otherwise
+    /// the rule sets the window anew (`cwin = min(cwin, ssthresh)`) and the progress restarts,
+    /// as after any loss rule (RFC 3465 §2.1's `bytes_acked`).
+    fn keeps_window_progress(&self) -> bool {
+        false
+    }
 }
 
 /// Which loss signal the controller is reacting to.

@@ -360,6 +360,12 @@ impl BandwidthEstimator for UclaEstimator {
         Some(self.rtt_min_ns)
     }
 
+    /// `dupack_action()` lowers `cwnd_` only if it is above the new `ssthresh_`; ns-2's window
+    /// is a double, so a window left alone keeps its fraction (`opencwnd()`'s `1/cwnd_` per ACK).
+    fn keeps_window_progress(&self) -> bool {
+        true
+    }
+
     fn acked_count_rule(&self) -> AckedCountRule {
         AckedCountRule::Ucla
     }

@@ -193,6 +193,15 @@ impl Link {
         (sent, next)
     }
 
+    /// The packet being transmitted, if any.
+    pub fn transmitting(&self) -> Option<&Packet> {
+        if self.transmitting {
+            self.queue.front()
+        } else {
+            None
+        }
+    }
+
     /// Packets waiting (not counting the one being transmitted).
     pub fn queue_packets(&self) -> u64 {
         self.queue.len() as u64 - u64::from(self.transmitting)

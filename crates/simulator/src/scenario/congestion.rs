@@ -9,7 +9,7 @@
 //! recovery = "sack"                     # reno | newreno | sack | tahoe (default: the variant's own)
 //! window_growth = "byte_counting"       # per_ack (default) | byte_counting
 //! limited_transmit = true               # RFC 3042; false (default) | true
-//! fast_recovery_inflation = false       # true (default; false for westwood-ucla) | false
+//! fast_recovery_inflation = false       # true (default) | false | "later_dupacks" (the UCLA agents' own)
 //! westwood = { tau = "500ms", m = 2, sample = "interval", acked_count = "ucla" }
 //! westwood_tr = { sample = "interval", acked_count = "paper" }
 //! westwood_abse = { t_min = "50ms", n = 10, u_max = "auto", epsilon = 0.6, beta = 0.6, sample = "trapezoid" }
@@ -27,7 +27,9 @@ use westwood_algorithms::WindowGrowth;
 
 use super::fields::{self, describe, Section};
 use super::{echo, FieldError, Res};
-use crate::model::{CcSpec, PartialAckTimer, RecoveryPacing, TimeoutThreshold};
+use crate::model::{
+    CcSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, TimeoutThreshold,
+};
 use crate::profile::Profile;
 use crate::tcp::Recovery;
 
@@ -38,9 +40,9 @@ pub(crate) struct Resolved {
     pub spec: CcSpec,
     /// The recovery the variant's paper pairs it with, when the scenario names none.
     pub default_recovery: Recovery,
-    /// Whether the variant's reference inflates the window by DUPACKs in fast recovery, when the
-    /// scenario does not say (`fast_recovery_inflation`).
-    pub default_inflation: bool,
+    /// The sender keys the control's reference fixes (`CcEntry::reference_tcp`), as a scenario
+    /// writes them: they apply where the scenario does not set the key, and profiles leave them.
+    pub reference_tcp: &'static [(&'static str, &'static str)],
     /// The AckedCount rule the scenario chose (`None`: the variant's reference).
     pub acked_count: Option<AckedCountRule>,
 }
@@ -101,7 +103,7 @@ pub(crate) fn resolve<'a>(
         name: entry.name.to_string(),
         spec: CcSpec { entry, params },
         default_recovery,
-        default_inflation: entry.fast_recovery_inflation,
+        reference_tcp: entry.reference_tcp,
         acked_count,
     })
 }
@@ -254,6 +256,43 @@ pub(crate) fn partial_ack_timer(v: &Value, field: &str) -> Res<PartialAckTimer> 
     })
 }
 
+/// The inflation rules a scenario may name, as the error message lists them.
+const INFLATION_EXPECTED: &str = "true, false or \"later_dupacks\"";
+
+/// Parse a `fast_recovery_inflation` value: a boolean, or the name of the UCLA agents' rule.
+pub(crate) fn inflation(v: &Value, field: &str) -> Res<Inflation> {
+    match v {
+        Value::Boolean(true) => Ok(Inflation::Standard),
+        Value::Boolean(false) => Ok(Inflation::Off),
+        Value::String(s) => Inflation::from_name(s).ok_or_else(|| {
+            FieldError::new(
+                field,
+                format!("unknown fast-recovery inflation {s}; expected {INFLATION_EXPECTED}", s = echo(s)),
+            )
+        }),
+        other => {
+            Err(FieldError::new(field, format!("expected {INFLATION_EXPECTED}, found {}", describe(other))))
+        }
+    }
+}
+
+/// The fast-retransmit timer rules a scenario may name, as the error message lists them.
+const FAST_RETRANSMIT_TIMER_EXPECTED: &str = "\"running\" or \"restart\"";
+
+/// Parse a `fast_retransmit_timer` value.
+pub(crate) fn fast_retransmit_timer(v: &Value, field: &str) -> Res<FastRetransmitTimer> {
+    let s = fields::string(v, field, FAST_RETRANSMIT_TIMER_EXPECTED)?;
+    FastRetransmitTimer::from_name(s).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!(
+                "unknown fast-retransmit timer rule {s}; expected {FAST_RETRANSMIT_TIMER_EXPECTED}",
+                s = echo(s)
+            ),
+        )
+    })
+}
+
 /// The timeout-threshold rules a scenario may name, as the error message lists them.
 const TIMEOUT_THRESHOLD_EXPECTED: &str = "\"always\" or \"new_episode\"";
 
@@ -393,25 +432,35 @@ to = "b"
 
     #[test]
     fn the_ucla_agents_and_the_options_the_references_disagree_on() {
+        use crate::model::{Inflation, PartialAckTimer};
         use westwood_algorithms::westwood::{AckedCountRule, Sampling, UclaFilter};
-        // Agent/TCP/Westwood: Reno recovery without window inflation; WestwoodNR: NewReno with it.
+        // Agent/TCP/Westwood: Reno recovery without window inflation, limited transmit or the
+        // bug_fix_ test; WestwoodNR: NewReno whose dupwnd_ counts the later DUPACKs only, with
+        // the timer restarted on every partial ACK.
         let t = tcp("cc = \"westwood-ucla\"\n").unwrap();
         assert_eq!(
             (UclaParams::from_values(&t.cc.params), t.recovery, t.fast_recovery_inflation),
-            (UclaParams::default(), Recovery::Reno, false)
+            (UclaParams::default(), Recovery::Reno, Inflation::Off)
         );
+        assert!(!t.limited_transmit && t.repeat_fast_retransmit);
         assert_eq!(t.acked_count, None, "the estimator's own (ucla) applies");
         let t = tcp("cc = \"westwood-ucla-nr\"\n").unwrap();
-        assert_eq!((t.recovery, t.fast_recovery_inflation), (Recovery::NewReno, true));
-        // An explicit key wins; and no profile turns the agent's inflation back on.
+        assert_eq!((t.recovery, t.fast_recovery_inflation), (Recovery::NewReno, Inflation::LaterDupacks));
+        assert_eq!(t.partial_ack_timer, PartialAckTimer::Every);
+        // An explicit key wins; and no profile changes what the agents' code fixes.
         let t = tcp("cc = \"westwood-ucla\"\nfast_recovery_inflation = true\n").unwrap();
-        assert!(t.fast_recovery_inflation);
-        for profile in ["paper", "ns2"] {
-            assert!(
-                !tcp(&format!("cc = \"westwood-ucla\"\nprofile = \"{profile}\"\n"))
-                    .unwrap()
-                    .fast_recovery_inflation
-            );
+        assert_eq!(t.fast_recovery_inflation, Inflation::Standard);
+        for profile in ["paper", "ns2", "linux"] {
+            let t = tcp(&format!("cc = \"westwood-ucla\"\nprofile = \"{profile}\"\n")).unwrap();
+            assert_eq!(t.fast_recovery_inflation, Inflation::Off, "{profile}");
+            assert!(!t.limited_transmit && t.repeat_fast_retransmit, "{profile}");
+            let t = tcp(&format!("cc = \"westwood-ucla-nr\"\nprofile = \"{profile}\"\n")).unwrap();
+            assert_eq!(t.fast_recovery_inflation, Inflation::LaterDupacks, "{profile}");
+            assert_eq!(t.partial_ack_timer, PartialAckTimer::Every, "{profile}");
+        }
+        // Every value a registry entry fixes parses (a typo there would be an error at load).
+        for entry in westwood_algorithms::registry::entries() {
+            tcp(&format!("cc = \"{}\"\n", entry.name)).unwrap();
         }
         let t = tcp("cc = \"westwood-ucla\"\nwestwood_ucla = { filter = 1, tau = \"2s\", alpha = 0.8, tick = \"100ms\", initial_rtt_min = \"1s\", sample = \"interval\", acked_count = \"paper\" }\n").unwrap();
         assert_eq!(t.cc.name(), "westwood-ucla");

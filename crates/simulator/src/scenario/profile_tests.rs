@@ -5,7 +5,9 @@ use westwood_algorithms::WindowGrowth;
 use crate::tcp::Recovery;
 
 use super::*;
-use crate::model::{PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold};
+use crate::model::{
+    FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold,
+};
 
 const BASE: &str = r#"
 [scenario]
@@ -57,6 +59,9 @@ partial_ack_timer = "every"
 timeout_threshold = "new_episode"
 recovery_pacing = "prr"
 fast_recovery_inflation = true
+recovery_exit_growth = true
+fast_retransmit_timer = "restart"
+repeat_fast_retransmit = false
 delayed_ack_timeout = "40ms"
 ack_every = 2
 quick_acks = 16
@@ -67,22 +72,25 @@ rto_max = "120s"
 clock_granularity = "200ms"
 "#;
 
-/// Every key the ns2 profile sets, one by one.
+/// Every key the ns2 profile sets, one by one (ns-2.35's defaults).
 const NS2_KEYS: &str = r#"
 window_growth = "per_ack"
-limited_transmit = false
-partial_ack_timer = "every"
+limited_transmit = true
+partial_ack_timer = "first"
 timeout_threshold = "always"
 recovery_pacing = "inflation"
 fast_recovery_inflation = true
+recovery_exit_growth = true
+fast_retransmit_timer = "restart"
+repeat_fast_retransmit = false
 delayed_ack_timeout = "100ms"
 ack_every = 2
 quick_acks = 0
-initial_cwnd = 1
-rto_initial = "6s"
+initial_cwnd = 2
+rto_initial = "3s"
 rto_min = "200ms"
-rto_max = "100000s"
-clock_granularity = "100ms"
+rto_max = "60s"
+clock_granularity = "10ms"
 "#;
 
 #[test]
@@ -218,18 +226,30 @@ fn the_new_keys_parse_alone() {
         &[],
     );
     assert_eq!((t.partial_ack_timer, t.recovery_pacing), (PartialAckTimer::Every, RecoveryPacing::Prr));
-    assert!(!t.fast_recovery_inflation);
+    assert_eq!(t.fast_recovery_inflation, Inflation::Off);
     assert_eq!(t.delayed_ack.quick_acks, 8);
     // Defaults: today's behaviour.
     let t = tcp_of(&text("", ""), &[]);
     assert_eq!((t.partial_ack_timer, t.recovery_pacing), (PartialAckTimer::First, RecoveryPacing::Inflation));
-    assert!(t.fast_recovery_inflation);
+    assert_eq!(t.fast_recovery_inflation, Inflation::Standard);
+    assert!(!t.recovery_exit_growth && t.repeat_fast_retransmit);
+    assert_eq!(t.fast_retransmit_timer, FastRetransmitTimer::Running);
+    let t = tcp_of(
+        &text(
+            "fast_recovery_inflation = \"Later_Dupacks\"\nrecovery_exit_growth = true\nfast_retransmit_timer = \"restart\"\nrepeat_fast_retransmit = false",
+            "",
+        ),
+        &[],
+    );
+    assert_eq!(t.fast_recovery_inflation, Inflation::LaterDupacks);
+    assert!(t.recovery_exit_growth && !t.repeat_fast_retransmit);
+    assert_eq!(t.fast_retransmit_timer, FastRetransmitTimer::Restart);
     assert_eq!(t.delayed_ack.quick_acks, 0);
     let t = tcp_of(
         &text("", ""),
         &[("tcp.fast_recovery_inflation", "false"), ("tcp.partial_ack_timer", "every")],
     );
-    assert_eq!((t.fast_recovery_inflation, t.partial_ack_timer), (false, PartialAckTimer::Every));
+    assert_eq!((t.fast_recovery_inflation, t.partial_ack_timer), (Inflation::Off, PartialAckTimer::Every));
     let t = tcp_of(&text("timeout_threshold = \"New_Episode\"", ""), &[]);
     assert_eq!(t.timeout_threshold, TimeoutThreshold::NewEpisode);
     assert_eq!(tcp_of(&text("", ""), &[]).timeout_threshold, TimeoutThreshold::Always);
@@ -257,7 +277,21 @@ fn bad_values_name_the_file_and_the_field() {
             "tcp.timeout_threshold",
             &["unknown timeout-threshold rule \"never\"", "\"always\" or \"new_episode\""],
         ),
-        ("fast_recovery_inflation = \"no\"", "", "tcp.fast_recovery_inflation", &["expected true or false"]),
+        (
+            "fast_recovery_inflation = \"no\"",
+            "",
+            "tcp.fast_recovery_inflation",
+            &["unknown fast-recovery inflation \"no\"", "true, false or \"later_dupacks\""],
+        ),
+        ("fast_recovery_inflation = 1", "", "tcp.fast_recovery_inflation", &["expected true, false or"]),
+        (
+            "fast_retransmit_timer = \"stop\"",
+            "",
+            "tcp.fast_retransmit_timer",
+            &["unknown fast-retransmit timer rule \"stop\"", "\"running\" or \"restart\""],
+        ),
+        ("recovery_exit_growth = \"yes\"", "", "tcp.recovery_exit_growth", &["expected true or false"]),
+        ("repeat_fast_retransmit = 0", "", "tcp.repeat_fast_retransmit", &["expected true or false"]),
         ("quick_acks = -1", "", "tcp.quick_acks", &["negative"]),
         ("quick_acks = \"many\"", "", "tcp.quick_acks", &["not an integer"]),
         (

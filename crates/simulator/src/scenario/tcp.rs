@@ -8,7 +8,10 @@ use super::congestion;
 use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{FieldError, Res};
-use crate::model::{DelayedAckSpec, PartialAckTimer, RecoveryPacing, RtoSpec, TcpSpec, TimeoutThreshold};
+use crate::model::{
+    DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, RtoSpec, TcpSpec,
+    TimeoutThreshold,
+};
 use crate::profile::Profile;
 
 /// The sender's keys of `[tcp]` and of a flow; [`tcp_keys`] adds the controls' parameter tables.
@@ -35,6 +38,9 @@ const SENDER_KEYS: &[&str] = &[
     "timeout_threshold",
     "recovery_pacing",
     "fast_recovery_inflation",
+    "recovery_exit_growth",
+    "fast_retransmit_timer",
+    "repeat_fast_retransmit",
     "quick_acks",
 ];
 
@@ -55,15 +61,37 @@ pub(crate) fn tcp_keys() -> Vec<&'static str> {
 /// `initial_ssthresh = "unlimited"`: high enough never to matter, low enough never to overflow.
 pub(crate) const UNLIMITED_SSTHRESH: u64 = u64::MAX / 4;
 
+/// A key's value as a control's reference fixes it (`CcEntry::reference_tcp`, written as a
+/// scenario would write it): `true` / `false` are booleans, anything else a string.
+fn reference_value(text: &str) -> Value {
+    match text {
+        "true" => Value::Boolean(true),
+        "false" => Value::Boolean(false),
+        other => Value::String(other.to_string()),
+    }
+}
+
 /// Builds a flow's TCP settings; `layers` are searched most specific first (the flow's table,
-/// then `[tcp]`), defaults fill the rest.
+/// then `[tcp]`), then what the control's reference fixes (`CcEntry::reference_tcp`), then the
+/// profile, then defaults.
 pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
-    let get = |key: &str| layers.iter().find_map(|s| s.get(key));
+    let explicit = |key: &str| layers.iter().find_map(|s| s.get(key));
+    let resolved = congestion::resolve(explicit("cc"), &explicit)?;
+    let (cc_name, cc) = (resolved.name.clone(), resolved.spec);
+    let reference_of = cc_name.clone();
+    let reference: Vec<(&str, Value)> =
+        resolved.reference_tcp.iter().map(|&(key, value)| (key, reference_value(value))).collect();
+    let get = |key: &str| {
+        explicit(key).or_else(|| {
+            reference
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| (v, format!("{key} (as the reference of cc = {reference_of:?} sets it)")))
+        })
+    };
     // Where to report a problem with a defaulted key.
     let field_of = |key: &str| get(key).map(|(_, f)| f).unwrap_or_else(|| layers[0].field(key));
 
-    let resolved = congestion::resolve(get("cc"), &get)?;
-    let (cc_name, cc) = (resolved.name.clone(), resolved.spec);
     let recovery = match get("recovery") {
         Some((v, f)) => congestion::recovery(v, &f)?,
         None => resolved.default_recovery,
@@ -208,8 +236,20 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         None => RecoveryPacing::default(),
     };
     let fast_recovery_inflation = match get("fast_recovery_inflation") {
+        Some((v, f)) => congestion::inflation(v, &f)?,
+        None => Inflation::default(),
+    };
+    let recovery_exit_growth = match get("recovery_exit_growth") {
         Some((v, f)) => fields::boolean(v, &f)?,
-        None => resolved.default_inflation,
+        None => false,
+    };
+    let fast_retransmit_timer = match get("fast_retransmit_timer") {
+        Some((v, f)) => congestion::fast_retransmit_timer(v, &f)?,
+        None => FastRetransmitTimer::default(),
+    };
+    let repeat_fast_retransmit = match get("repeat_fast_retransmit") {
+        Some((v, f)) => fields::boolean(v, &f)?,
+        None => true,
     };
     let profile = match get("profile") {
         Some((v, f)) => congestion::profile(v, &f)?,
@@ -233,9 +273,13 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         timeout_threshold,
         recovery_pacing,
         fast_recovery_inflation,
+        recovery_exit_growth,
+        fast_retransmit_timer,
+        repeat_fast_retransmit,
         acked_count: resolved.acked_count,
     };
-    // The profile fills in the keys set nowhere (a key set in any layer wins over it).
+    // The profile fills in the keys set nowhere (a key set in any layer, or fixed by the
+    // control's reference, wins over it).
     profile.apply(&mut tcp, &|key| get(key).is_some());
     let rto = tcp.rto;
     if rto.min > rto.max {

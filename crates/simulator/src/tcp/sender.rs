@@ -97,7 +97,9 @@ use super::observation::AckObservation;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use super::Recovery;
-use crate::model::{Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold};
+use crate::model::{
+    FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold,
+};
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
 use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent};
@@ -164,8 +166,14 @@ pub struct Sender {
     pub(in crate::tcp) timeout_threshold: TimeoutThreshold,
     /// Inflation (RFC 5681) or PRR (RFC 6937) in fast recovery.
     pub(in crate::tcp) recovery_pacing: RecoveryPacing,
-    /// Inflate the window by DUPACKs in Reno / NewReno fast recovery.
-    pub(in crate::tcp) fast_recovery_inflation: bool,
+    /// How Reno / NewReno fast recovery inflates the window by DUPACKs.
+    pub(in crate::tcp) fast_recovery_inflation: Inflation,
+    /// The ACK that ends fast recovery also grows the window.
+    pub(in crate::tcp) recovery_exit_growth: bool,
+    /// The fast retransmission restarts the retransmission timer.
+    pub(in crate::tcp) fast_retransmit_timer: FastRetransmitTimer,
+    /// Reno recovery: DUPACKs below `recover` may start another fast retransmit.
+    pub(in crate::tcp) repeat_fast_retransmit: bool,
     /// PRR: bytes delivered to the receiver since recovery started (RFC 6937 `prr_delivered`).
     pub(in crate::tcp) prr_delivered: u64,
     /// PRR: bytes sent since recovery started, the fast retransmission included (`prr_out`).
@@ -234,6 +242,9 @@ impl Sender {
             timeout_threshold: spec.timeout_threshold,
             recovery_pacing: spec.recovery_pacing,
             fast_recovery_inflation: spec.fast_recovery_inflation,
+            recovery_exit_growth: spec.recovery_exit_growth,
+            fast_retransmit_timer: spec.fast_retransmit_timer,
+            repeat_fast_retransmit: spec.repeat_fast_retransmit,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -507,7 +518,15 @@ impl Sender {
 
     /// Reno and NewReno inflate the window by DUPACKs in fast recovery.
     pub(in crate::tcp) fn inflates(&self) -> bool {
-        self.fast_recovery_inflation && self.recovery_pacing == RecoveryPacing::Inflation
+        self.fast_recovery_inflation != Inflation::Off && self.recovery_pacing == RecoveryPacing::Inflation
+    }
+
+    /// After a fast retransmission (any recovery's): restart the retransmission timer if the
+    /// flow's rule says so (ns-2's `reset_rtx_timer(1,0)`, Linux's rearm at the head's resend).
+    pub(in crate::tcp) fn fast_retransmit_timer_rule(&mut self, now: Nanos) {
+        if self.fast_retransmit_timer == FastRetransmitTimer::Restart {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
     }
 
     pub(in crate::tcp) fn on_new_ack(
@@ -550,6 +569,18 @@ impl Sender {
             }
         }
 
+        let full_ack = self.in_recovery
+            && match self.recovery_style {
+                Recovery::Reno | Recovery::Tahoe => true,
+                // RFC 6582 §3.2 step 3; RFC 6675 §5 (A).
+                Recovery::NewReno | Recovery::Sack => recovered,
+            };
+        // With `recovery_exit_growth` the ACK that ends recovery is an ordinary ACK of new data
+        // once the window is back to what the control decided: recovery ends first.
+        let exit_first = full_ack && self.recovery_exit_growth;
+        if exit_first {
+            self.exit_recovery(now);
+        }
         self.cc.on_ack(&AckEvent {
             now_ns: now,
             ack_seq,
@@ -561,19 +592,12 @@ impl Sender {
         });
 
         let mut restart = true;
-        if self.in_recovery {
-            let full_ack = match self.recovery_style {
-                Recovery::Reno | Recovery::Tahoe => true,
-                // RFC 6582 §3.2 step 3; RFC 6675 §5 (A).
-                Recovery::NewReno | Recovery::Sack => recovered,
-            };
-            if full_ack {
-                self.exit_recovery(now);
-            } else if self.recovery_style == Recovery::NewReno {
-                restart = self.newreno_partial_ack(newly_acked_bytes, now, out);
-            }
-            // SACK partial ACKs: the scoreboard was updated; sending follows from pipe.
+        if full_ack && !exit_first {
+            self.exit_recovery(now);
+        } else if self.in_recovery && self.recovery_style == Recovery::NewReno {
+            restart = self.newreno_partial_ack(newly_acked_bytes, now, out);
         }
+        // SACK partial ACKs: the scoreboard was updated; sending follows from pipe.
         if restart || self.snd_una == self.snd_max {
             self.restart_timer(now);
         }
@@ -623,8 +647,10 @@ impl Sender {
         // RFC 6582 §3.2 step 2: DUPACKs for data sent before the last loss detection (e.g. the
         // go-back-N resend after a timeout) must not trigger a second reduction. Tahoe applies
         // the same test (ns-2's `bug_fix_`): its go-back-N resend makes such DUPACKs after every
-        // fast retransmit.
-        let guarded = matches!(self.recovery_style, Recovery::NewReno | Recovery::Tahoe);
+        // fast retransmit; so does Reno with `repeat_fast_retransmit = false` (ns-2's Reno
+        // agent: `bug_fix_`, no second fast retransmit in one window).
+        let guarded = matches!(self.recovery_style, Recovery::NewReno | Recovery::Tahoe)
+            || (self.recovery_style == Recovery::Reno && !self.repeat_fast_retransmit);
         if guarded && self.recover.is_some_and(|recover| ack_seq <= recover) {
             return;
         }
@@ -760,7 +786,7 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CcSpec, DelayedAckSpec, RtoSpec};
+    use crate::model::{CcSpec, DelayedAckSpec, RtoSpec, NANOS_PER_SECOND};
     use westwood_algorithms::{Reno, WindowConfig};
 
     const MSS: u64 = 1000;
@@ -802,7 +828,10 @@ mod tests {
             partial_ack_timer: PartialAckTimer::First,
             timeout_threshold: TimeoutThreshold::Always,
             recovery_pacing: RecoveryPacing::Inflation,
-            fast_recovery_inflation: true,
+            fast_recovery_inflation: Inflation::Standard,
+            recovery_exit_growth: false,
+            fast_retransmit_timer: FastRetransmitTimer::Running,
+            repeat_fast_retransmit: true,
             acked_count: None,
         };
         edit(&mut spec);
@@ -1431,7 +1460,8 @@ mod tests {
             for recovery in [Recovery::Reno, Recovery::NewReno] {
                 // 10 outstanding; ACK 2 sends 10..12 (cwnd 11). Segment 2 lost: 3..12 make ten
                 // DUPACKs; the third is the fast retransmit (ssthresh = cwnd = 5.5 segments).
-                let (mut s, _) = started_spec(recovery, 10, |t| t.fast_recovery_inflation = inflation);
+                let rule = if inflation { Inflation::Standard } else { Inflation::Off };
+                let (mut s, _) = started_spec(recovery, 10, |t| t.fast_recovery_inflation = rule);
                 let mut out = Vec::new();
                 s.on_ack(&ack(2), 100 * MS, &mut out);
                 let first_new = s.snd_max();
@@ -1466,7 +1496,7 @@ mod tests {
     #[test]
     fn without_inflation_a_newreno_partial_ack_resends_the_hole_and_nothing_new() {
         // 10 outstanding, ACK 2 sends 10..12; 2 and 5 lost: 3, 4, 6..12 make nine DUPACKs.
-        let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| t.fast_recovery_inflation = false);
+        let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| t.fast_recovery_inflation = Inflation::Off);
         let mut out = Vec::new();
         s.on_ack(&ack(2), 100 * MS, &mut out);
         out.clear();
@@ -1479,6 +1509,112 @@ mod tests {
         s.on_ack(&ack(5), 200 * MS, &mut out);
         assert!(s.in_recovery());
         assert_eq!(seqs(&out), vec![5]);
+    }
+
+    #[test]
+    fn later_dupacks_inflation_starts_at_zero_and_a_partial_ack_drops_it() {
+        // The UCLA WestwoodNR agent's dupwnd_ on ns-2.35. 10 outstanding, ACK 2 sends 10..12
+        // (cwnd 11); 2 and 5 lost: 3, 4, 6..12 make nine DUPACKs, the third the fast retransmit
+        // (ssthresh = cwnd = 5.5 segments). The inflation counts the six DUPACKs after it.
+        let (mut s, _) =
+            started_spec(Recovery::NewReno, 10, |t| t.fast_recovery_inflation = Inflation::LaterDupacks);
+        let mut out = Vec::new();
+        s.on_ack(&ack(2), 100 * MS, &mut out);
+        out.clear();
+        for i in 0..9 {
+            s.on_ack(&ack(2), 101 * MS, &mut out);
+            if i == 2 {
+                assert_eq!(s.inflation, 0, "nothing at the fast retransmit");
+            }
+        }
+        assert_eq!(s.inflation, 6 * MSS as i64);
+        // cwnd 5.5 + 6 = 11.5 segments from snd_una 2: nothing beyond 13 may go yet.
+        assert_eq!(seqs(&out), vec![2]);
+        // The partial ACK to 5 resends the hole and drops the inflation altogether.
+        out.clear();
+        s.on_ack(&ack(5), 200 * MS, &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(s.inflation, 0);
+        assert_eq!(seqs(&out), vec![5]);
+        // The standard rule keeps 6 - 3 + 1 = 4 segments of it (3 + 6 DUPACKs, deflated by the
+        // three acknowledged, one added back).
+        let (mut s, _) = started_spec(Recovery::NewReno, 10, |_| {});
+        s.on_ack(&ack(2), 100 * MS, &mut Vec::new());
+        for _ in 0..9 {
+            s.on_ack(&ack(2), 101 * MS, &mut Vec::new());
+        }
+        assert_eq!(s.inflation, 9 * MSS as i64);
+        s.on_ack(&ack(5), 200 * MS, &mut Vec::new());
+        assert_eq!(s.inflation, 7 * MSS as i64);
+    }
+
+    #[test]
+    fn with_recovery_exit_growth_the_ack_that_ends_recovery_grows_the_window() {
+        // ns-2's agents and Linux: recovery ends (cwnd = ssthresh = 5.5 segments) and the ACK
+        // then grows the window as any ACK of new data does: in congestion avoidance it earns
+        // one ACK's credit of the six the next segment takes.
+        for (exit_growth, acks_to_grow) in [(false, 6), (true, 5)] {
+            let (mut s, _) = started_spec(Recovery::Reno, 10, |t| t.recovery_exit_growth = exit_growth);
+            let mut out = Vec::new();
+            s.on_ack(&ack(2), 100 * MS, &mut out); // cwnd 11, 2 lost
+            for _ in 0..3 {
+                s.on_ack(&ack(2), 101 * MS, &mut out);
+            }
+            assert!(s.in_recovery());
+            let ssthresh = s.ssthresh();
+            assert_eq!(ssthresh, 5 * MSS + MSS / 2);
+            s.on_ack(&ack(6), 200 * MS, &mut out);
+            assert!(!s.in_recovery());
+            assert_eq!(s.cwnd(), ssthresh);
+            let mut acks = 0;
+            let mut next = 6;
+            while s.cwnd() == ssthresh {
+                next += 1;
+                s.on_ack(&ack(next), 300 * MS, &mut out);
+                acks += 1;
+            }
+            assert_eq!(acks, acks_to_grow, "exit growth {exit_growth}");
+        }
+    }
+
+    #[test]
+    fn a_fast_retransmit_restarts_the_timer_when_the_rule_says_so() {
+        for (rule, expected) in [
+            (FastRetransmitTimer::Running, 100 * MS + NANOS_PER_SECOND),
+            (FastRetransmitTimer::Restart, 150 * MS + NANOS_PER_SECOND),
+        ] {
+            for recovery in [Recovery::Reno, Recovery::NewReno, Recovery::Tahoe] {
+                let (mut s, _) = started_spec(recovery, 10, |t| t.fast_retransmit_timer = rule);
+                let mut out = Vec::new();
+                s.on_ack(&ack(2), 100 * MS, &mut out); // the timer: 100 ms + RTO (1 s)
+                for _ in 0..3 {
+                    s.on_ack(&ack(2), 150 * MS, &mut out);
+                }
+                assert_eq!(s.stats.fast_retransmits, 1);
+                assert_eq!(s.timer_deadline(), Some(expected), "{rule:?} {recovery:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn reno_without_repeated_fast_retransmits_waits_for_recover() {
+        // 10 outstanding, ACK 2 sends 10..12; 2 and 5 lost. The partial ACK to 5 ends Reno's
+        // recovery; the DUPACKs that follow it (for data sent before the fast retransmit) start
+        // a second one only if the rule allows (ns-2's bug_fix_ does not).
+        for repeat in [true, false] {
+            let (mut s, _) = started_spec(Recovery::Reno, 10, |t| t.repeat_fast_retransmit = repeat);
+            let mut out = Vec::new();
+            s.on_ack(&ack(2), 100 * MS, &mut out);
+            for _ in 0..9 {
+                s.on_ack(&ack(2), 101 * MS, &mut out);
+            }
+            s.on_ack(&ack(5), 200 * MS, &mut out);
+            assert!(!s.in_recovery());
+            for _ in 0..3 {
+                s.on_ack(&ack(5), 201 * MS, &mut out);
+            }
+            assert_eq!(s.stats.fast_retransmits, if repeat { 2 } else { 1 }, "repeat {repeat}");
+        }
     }
 
     /// One ACK of a PRR recovery: what was sent, and (bytes delivered, bytes sent, pipe before

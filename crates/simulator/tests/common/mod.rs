@@ -76,7 +76,10 @@ pub fn tcp(line: &Line) -> TcpSpec {
         partial_ack_timer: PartialAckTimer::default(),
         timeout_threshold: TimeoutThreshold::default(),
         recovery_pacing: RecoveryPacing::default(),
-        fast_recovery_inflation: true,
+        fast_recovery_inflation: Inflation::Standard,
+        recovery_exit_growth: false,
+        fast_retransmit_timer: FastRetransmitTimer::Running,
+        repeat_fast_retransmit: true,
         acked_count: None,
     }
 }

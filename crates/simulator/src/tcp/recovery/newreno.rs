@@ -4,13 +4,13 @@
 //! (§3.2 step 2; the check is in the sender's DUPACK handling, shared with Tahoe).
 
 use super::super::sender::Sender;
-use crate::model::{Nanos, PartialAckTimer, RecoveryPacing};
+use crate::model::{Inflation, Nanos, PartialAckTimer, RecoveryPacing};
 use crate::network::Packet;
 
 impl Sender {
     /// RFC 6582 §3.2 step 3, a partial ACK in fast recovery: retransmit the next hole (PRR
     /// resends it when it allows), deflate the window by the amount acked and add back one
-    /// SMSS. Returns whether to restart the retransmission timer: on the first partial ACK only
+    /// SMSS (with `fast_recovery_inflation = "later_dupacks"`: drop the whole inflation). Returns whether to restart the retransmission timer: on the first partial ACK only
     /// ("Impatient", RFC 6582 §4, so a long train of holes falls back on the RTO) or on every
     /// one ("Slow-but-Steady").
     pub(in crate::tcp) fn newreno_partial_ack(
@@ -25,9 +25,14 @@ impl Sender {
             self.retransmit_first_unacked(now, out);
         }
         if self.inflates() {
-            self.inflation -= newly_acked_bytes as i64;
-            if newly_acked_bytes >= self.mss {
-                self.inflation += self.mss as i64;
+            if self.fast_recovery_inflation == Inflation::LaterDupacks {
+                // ns-2's partial_window_deflation_ 0: the window falls back to cwnd.
+                self.inflation = 0;
+            } else {
+                self.inflation -= newly_acked_bytes as i64;
+                if newly_acked_bytes >= self.mss {
+                    self.inflation += self.mss as i64;
+                }
             }
         }
         let restart = !self.partial_ack_seen || self.partial_ack_timer == PartialAckTimer::Every;

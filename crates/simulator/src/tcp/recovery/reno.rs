@@ -7,7 +7,7 @@ use westwood_algorithms::CongestionEvent;
 use westwood_trace::TraceEvent;
 
 use super::super::sender::Sender;
-use crate::model::{Nanos, RecoveryPacing};
+use crate::model::{Inflation, Nanos, RecoveryPacing};
 use crate::network::Packet;
 
 impl Sender {
@@ -23,8 +23,12 @@ impl Sender {
         self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight });
         self.in_recovery = true;
         self.partial_ack_seen = false;
-        // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS, the inflation being ours.
-        self.inflation = if self.inflates() { i64::from(self.dupack_threshold) * self.mss as i64 } else { 0 };
+        // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS, the inflation being ours. The UCLA
+        // WestwoodNR agent's dupwnd_ starts at 0: only later DUPACKs inflate.
+        self.inflation = match self.fast_recovery_inflation {
+            Inflation::Standard if self.inflates() => i64::from(self.dupack_threshold) * self.mss as i64,
+            _ => 0,
+        };
         self.start_prr(bytes_in_flight);
         self.observe_now(now, TraceEvent::Recovery, 0, false, None);
         if self.recovery_pacing == RecoveryPacing::Prr {
@@ -33,6 +37,7 @@ impl Sender {
         } else {
             self.retransmit_first_unacked(now, out);
         }
+        self.fast_retransmit_timer_rule(now);
     }
 
     /// RFC 5681 §3.2 step 4: in fast recovery each further DUPACK means a segment left the

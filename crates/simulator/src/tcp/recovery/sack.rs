@@ -127,6 +127,7 @@ impl Sender {
             self.scoreboard.first_hole(self.snd_una, self.snd_max).expect("snd_una is not SACKed");
         let len = (end - start).min(self.mss);
         self.rescue_rxt = Some(start + len);
+        self.fast_retransmit_timer_rule(now);
         if self.recovery_pacing == RecoveryPacing::Prr {
             // PRR sends it at the end of this ACK, with whatever else it allows.
             self.high_rxt = self.snd_una;

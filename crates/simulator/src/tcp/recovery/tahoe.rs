@@ -16,5 +16,6 @@ impl Sender {
         self.snd_nxt = self.snd_una;
         self.loss_until = Some(self.snd_max);
         self.observe_now(now, TraceEvent::Recovery, 0, false, None);
+        self.fast_retransmit_timer_rule(now);
     }
 }

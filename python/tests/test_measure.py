@@ -1,0 +1,348 @@
+"""`westwood measure` (docs/measurement.md): the report from recorded transfers, the
+prerequisite checks, transfers over loopback, and, as root with the binaries built, a
+measurement through the link emulator (`westwood emu path`) checked against the emulator's own
+counters, and the testbed's captures (`westwood testbed --pcap`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import REPO, cli
+from westwood.measure import measure as m
+
+IPERF3 = shutil.which("iperf3")
+ROOT = os.geteuid() == 0
+EMU = REPO / "target" / "release" / "westwood-emu"
+
+
+def _iperf3_json(bytes_received: int, seconds: float, retransmits: int, rtt_us: int, port: int):
+    return {
+        "start": {
+            "connected": [
+                {
+                    "socket": 5,
+                    "local_host": "10.0.0.1",
+                    "local_port": port,
+                    "remote_host": "10.0.0.2",
+                    "remote_port": 5201,
+                }
+            ]
+        },
+        "end": {
+            "streams": [
+                {
+                    "sender": {
+                        "socket": 5,
+                        "bytes": bytes_received + 1000,
+                        "seconds": seconds,
+                        "retransmits": retransmits,
+                        "min_rtt": rtt_us,
+                        "mean_rtt": rtt_us + 1000,
+                        "max_rtt": rtt_us + 5000,
+                    },
+                    "receiver": {"socket": 5, "bytes": bytes_received, "seconds": seconds},
+                }
+            ]
+        },
+    }
+
+
+def _record(transfer: int, rnd: int, cc: str, rate_bps: float, rtt_us: int, day: str):
+    return {
+        "label": cc,
+        "started": f"{day}T10:00:0{transfer % 10}+00:00",
+        "seconds": 10,
+        "sessions": [
+            {
+                "cc": cc,
+                "streams": 1,
+                "port": 5201,
+                "iperf3": _iperf3_json(int(rate_bps * 10 / 8), 10.0, 3, rtt_us, 40000 + transfer),
+            }
+        ],
+        "capture": None,
+        "round": rnd,
+        "transfer": transfer,
+        "path": {"host": "far", "address": "10.0.0.2", "interface": "e0", "kernel": "x"},
+    }
+
+
+def test_report_from_recorded_transfers(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    rates = {"tcpw": [2e6, 2.2e6, 1.8e6], "reno": [1e6, 1.1e6, 0.9e6]}
+    n = 0
+    for r in range(3):
+        for cc in ("tcpw", "reno"):
+            n += 1
+            rec = _record(
+                n, r + 1, cc, rates[cc][r], 100_000 + 50_000 * r, "2026-01-0" + str(r + 1)
+            )
+            (runs / f"{n:04d}.json").write_text(json.dumps(rec))
+    assert m.report(tmp_path, baseline="reno") == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["per_cc"]["tcpw"]["transfers"] == 3
+    assert summary["per_cc"]["tcpw"]["rate_per_session_bps"]["mean"] == pytest.approx(2e6)
+    assert summary["per_cc"]["tcpw"]["rate_per_session_bps"]["sd"] == pytest.approx(2e5)
+    assert summary["ratios"]["tcpw/reno"] == pytest.approx(2.0)
+    assert summary["per_cc"]["reno"]["days"] == ["2026-01-01", "2026-01-02", "2026-01-03"]
+    header = (tmp_path / "streams.csv").read_text().splitlines()[0].split(",")
+    assert header[:11] == [
+        "name",
+        "cc",
+        "src",
+        "dst",
+        "goodput_bps",
+        "throughput_bps",
+        "bytes_delivered",
+        "segments_sent",
+        "retransmits",
+        "active_seconds",
+        "min_rtt_seconds",
+    ]
+    for f in ("transfers.csv", "summary.md", "rates.png", "rates.svg", "rate_vs_rtt.png"):
+        assert (tmp_path / f).is_file(), f
+    assert "| tcpw | 3 |" in (tmp_path / "summary.md").read_text()
+
+
+def test_options_are_checked():
+    with pytest.raises(Exception, match="at least 1 s"):
+        m.parse_seconds("0.5s")
+    assert m.parse_seconds("2min") == 120
+    assert m.kernel_cc("westwood-abse") == "tcpw_abse" and m.kernel_cc("newreno") == "reno"
+    r = cli("measure", "127.0.0.1", "--mix", "5", "--cc", "tcpw_abse,reno")
+    assert r.returncode == 2 and "two server ports" in r.stderr
+    r = cli("measure", "127.0.0.1", "--mix", "5", "--cc", "reno")
+    assert r.returncode == 2 and "--cc A,B" in r.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(IPERF3 is None, reason="iperf3 is not installed (make deps installs it)")
+def test_no_server_is_a_clear_error(tmp_path):
+    port = _free_port()
+    r = cli("measure", "127.0.0.1", "--port", str(port), "--cc", "reno", "--out", str(tmp_path))
+    assert r.returncode == 2
+    assert f"no iperf3 server at 127.0.0.1:{port}" in r.stderr and "iperf3 -s" in r.stderr
+
+
+@pytest.fixture
+def loopback_server():
+    if IPERF3 is None:
+        pytest.skip("iperf3 is not installed (make deps installs it)")
+    port = _free_port()
+    proc = subprocess.Popen(
+        [IPERF3, "-s", "-B", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.05)
+    yield port
+    proc.terminate()
+    proc.wait(timeout=5)
+
+
+def test_alternating_transfers_over_loopback(loopback_server, tmp_path):
+    """Two ccs, one round, 1 s each, over loopback (captured as root)."""
+    out = tmp_path / "m"
+    args = ["measure", "127.0.0.1", "--port", str(loopback_server), "--cc", "reno,cubic"]
+    args += ["--duration", "1s", "--rounds", "1", "--pause", "0", "--out", str(out), "--json"]
+    if ROOT and shutil.which("tcpdump"):
+        args.append("--pcap")
+    r = cli(*args)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout.strip().splitlines()[-1])
+    assert set(summary["per_cc"]) == {"reno", "cubic"}
+    assert summary["ratios"] and "reno/cubic" in summary["ratios"]
+    records = sorted((out / "runs").glob("*.json"))
+    assert [json.loads(p.read_text())["label"] for p in records] == ["reno", "cubic"]
+    if "--pcap" in args:
+        streams = (out / "streams.csv").read_text().splitlines()
+        assert len(streams) == 3
+        assert len(list((out / "pcap").glob("*.pcap"))) == 2
+        for rec in records:
+            analysis = json.loads(rec.read_text())["analysis"]
+            assert any(
+                a["dst_port"] == loopback_server and a["bytes_delivered"] > 0 for a in analysis
+            )
+
+
+# --- as root: an emulated path, the emulator's counters -----------------------------------------
+
+needs_path = pytest.mark.skipif(
+    not (ROOT and IPERF3 and shutil.which("tcpdump") and EMU.is_file()),
+    reason="needs root, iperf3, tcpdump and target/release/westwood-emu (make build)",
+)
+
+
+@needs_path
+def test_measure_through_the_emulator_agrees_with_its_counters(tmp_path):
+    out, report = tmp_path / "m", tmp_path / "path.json"
+    link = (
+        'rate = "10Mbps"\\ndelay = "10ms"\\nqueue = 100\\n'
+        'errors = { model = "bernoulli", rate = "1%" }'
+    )
+    inner = (
+        f"{sys.executable} -m westwood measure $WESTWOOD_PATH_SERVER --cc tcpw,reno "
+        f"--duration 3s --rounds 1 --pause 0 --pcap --out {out}"
+    )
+    proc = subprocess.run(
+        [
+            str(EMU),
+            "path",
+            "--link",
+            link,
+            "--load",
+            "tcpw",
+            "--report",
+            str(report),
+            "--",
+            "sh",
+            "-c",
+            inner,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "PYTHONPATH": str(REPO / "python")},
+    )
+    assert proc.returncode == 0, proc.stderr
+    path = json.loads(report.read_text())
+    forward, backward = (r["counters"] for r in path["routes"])
+    client, server = path["client"], path["server"]
+    records = [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*.json"))]
+    assert [r["label"] for r in records] == ["tcpw", "reno"]
+    # Every packet of the client's is in the captures, as the emulator was offered it; every
+    # packet of the server's, as the emulator delivered it (the captures are at the client).
+    from westwood.measure import analyze
+
+    a = analyze(sorted((out / "pcap").glob("*.pcap")))
+    hosts = {}
+    for cap in a.captures:
+        for h in cap["hosts"]:
+            p, b = hosts.get(h["addr"], (0, 0))
+            hosts[h["addr"]] = (p + h["packets"], b + h["ip_bytes"])
+        assert cap["warnings"] == []
+    # Before the first transfer, measure checks the server answers: that connection (a handful
+    # of small packets each way) is the only traffic outside the captures.
+    for (packets, ip_bytes), counters, kind in (
+        (hosts[client], forward, "offered"),
+        (hosts[server], backward, "delivered"),
+    ):
+        assert 0 <= counters[f"{kind}_packets"] - packets <= 8, (packets, counters)
+        assert 0 <= counters[f"{kind}_bytes"] - ip_bytes <= 8 * 60, (ip_bytes, counters)
+    assert forward["drops_error"] > 0, "the path lost packets"
+    # Per data connection: the bytes the server's iperf3 received are what the ACKs say, and
+    # the RTT is the path's (2 x 10 ms plus queueing).
+    streams = [line.split(",") for line in (out / "streams.csv").read_text().splitlines()]
+    head, rows = streams[0], streams[1:]
+    col = {name: i for i, name in enumerate(head)}
+    assert len(rows) == 2
+    retransmits = 0
+    for row in rows:
+        # iperf3's server counts a little less than TCP delivered: not the 37-byte cookie that
+        # opens the data connection, nor what arrives after it stopped counting.
+        extra = float(row[col["pcap_bytes_delivered"]]) - float(row[col["bytes_delivered"]])
+        assert 37 <= extra <= 37 + 4 * 1448, extra
+        assert 0.020 <= float(row[col["pcap_min_rtt_seconds"]]) < 0.030
+        assert 0.020 <= float(row[col["min_rtt_seconds"]]) < 0.030
+        retransmits += int(row[col["retransmits"]])
+        assert int(row[col["retransmits"]]) == int(float(row[col["pcap_retransmits"]]))
+    # Retransmissions follow what the path dropped on the way to the server (its random errors
+    # and its queue's overflows; a few more are spurious, a few drops hit packets that are not
+    # data).
+    drops = sum(forward[k] for k in ("drops_error", "drops_overflow", "drops_red", "drops_outage"))
+    assert 0.5 * drops <= retransmits <= 2 * drops + 10, (retransmits, forward)
+
+
+@needs_path
+def test_testbed_captures_read_like_the_simulators(tmp_path):
+    scenario = tmp_path / "lan.toml"
+    scenario.write_text(
+        """[scenario]
+duration = "3s"
+[topology]
+nodes = ["a", "b"]
+[links.l]
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "10ms"
+queue = 100
+errors = { model = "bernoulli", rate = "1%" }
+[tcp]
+cc = "reno"
+segment_size = "1448B"
+header_size = "52B"
+[flows.f]
+from = "a"
+to = "b"
+"""
+    )
+    out = tmp_path / "tb"
+    proc = subprocess.run(
+        [str(EMU), "testbed", str(scenario), "--out", str(out), "--pcap", "--duration", "3"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["testbed"]["pcap"]["dropped"] == 0
+    names = sorted(p.name for p in (out / "pcap").iterdir())
+    assert names == ["f.receiver.pcapng", "f.sender.pcapng"]
+    assert sorted(p.name for p in (out / "simulator" / "pcap").iterdir()) == names
+    from westwood.measure import analyze
+
+    tb = analyze(sorted((out / "pcap").iterdir()))
+    sim = analyze(sorted((out / "simulator" / "pcap").iterdir()))
+    (f,) = [x for x in tb.flows if x["name"] == "f"]
+    (g,) = [x for x in sim.flows if x["name"] == "f"]
+    assert f["vantage"] == g["vantage"] == "sender + receiver"
+    flow = summary["flows"][0]
+    assert f["retransmits"] == flow["retransmits"]
+    # The in-order bytes at the receiver hold what iperf3's server counted (and more: the
+    # cookie iperf3 sends first, what arrived after it stopped counting).
+    assert f["bytes_delivered"] >= flow["bytes_delivered"] + 37
+    # Every packet the sender sent is in its capture as the emulator was offered it, and in the
+    # receiver's as the emulator delivered it.
+    route = summary["testbed"]["emulator"]["routes"][0]
+    sender_ip = "10.201.1.1"
+    for cap in tb.captures:
+        (count,) = [h for h in cap["hosts"] if h["addr"] == sender_ip]
+        kind = "offered" if cap["file"].endswith("f.sender.pcapng") else "delivered"
+        assert (count["packets"], count["ip_bytes"]) == (
+            route[f"{kind}_packets"],
+            route[f"{kind}_bytes"],
+        )
+    assert (
+        g["goodput_bps"]
+        == json.loads((out / "simulator" / "summary.json").read_text())["flows"][0]["goodput_bps"]
+    )
+    if shutil.which("tshark"):
+        for p in (out / "pcap").iterdir():
+            r = subprocess.run(
+                ["tshark", "-r", str(p), "-q", "-z", "expert,note"], capture_output=True, text=True
+            )
+            assert (
+                r.returncode == 0
+                and "Malformed" not in r.stdout
+                and "checksum" not in r.stdout.lower()
+            )

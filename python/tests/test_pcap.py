@@ -1,0 +1,237 @@
+"""Packet captures from the simulator (`westwood run --pcap`) and `westwood analyze`
+(docs/measurement.md): tcpdump and tshark read every file without a warning, the analysis of a
+flow's endpoint captures gives the simulator's own summary back, and bad input is refused."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import cli, cli_json
+
+TCPDUMP = shutil.which("tcpdump")
+TSHARK = shutil.which("tshark")
+
+
+def _run_with_pcap(tmp_path: Path, name: str, scenario: str, *args: str) -> dict:
+    out = tmp_path / name
+    summary = cli_json("run", scenario, "--pcap", str(out), *args)
+    return summary
+
+
+@pytest.fixture(scope="module")
+def captures(tmp_path_factory):
+    """Captures of every kind: TCP without and with SACK, UDP CBR, pcap and pcapng."""
+    tmp = tmp_path_factory.mktemp("captures")
+    made = {}
+    made["newreno"] = _run_with_pcap(
+        tmp,
+        "newreno",
+        "wireless",
+        "--set",
+        "duration=20s",
+        "--set",
+        "loss=2%",
+        "--set",
+        "cc=newreno",
+        "--pcap-links",
+        "ftp.sender",
+        "ftp.receiver",
+        "wireless",
+        "wired.reverse",
+    )
+    made["sack"] = _run_with_pcap(
+        tmp,
+        "sack",
+        "wireless",
+        "--set",
+        "duration=20s",
+        "--set",
+        "loss=2%",
+        "--set",
+        "cc=sack",
+        "--pcap-links",
+        "ftp.sender",
+        "ftp.receiver",
+    )
+    made["udp"] = _run_with_pcap(
+        tmp, "udp", "udp_onoff", "--set", "duration=60s", "--pcap-format", "pcap"
+    )
+    files = sorted(p for p in tmp.rglob("*") if p.suffix in (".pcap", ".pcapng"))
+    assert len(files) == 7, files
+    return tmp, made, files
+
+
+def test_run_prints_and_writes_the_captures(tmp_path):
+    r = cli("run", "wireless", "--set", "duration=3s", "--pcap", str(tmp_path / "c"))
+    assert r.returncode == 0, r.stderr
+    assert f"capture: {tmp_path / 'c' / 'wireless.pcapng'}" in r.stdout
+    assert [p.name for p in (tmp_path / "c").iterdir()] == ["wireless.pcapng"]
+
+
+def test_bad_capture_points_and_options_are_refused(tmp_path):
+    r = cli("run", "wireless", "--pcap", str(tmp_path / "c"), "--pcap-links", "nope")
+    assert r.returncode == 2
+    assert "'nope'" in r.stderr and "wired" in r.stderr and "FLOW.sender" in r.stderr
+    assert not (tmp_path / "c").exists()
+    r = cli("run", "wireless", "--pcap-links", "wired")
+    assert r.returncode == 2 and "--pcap-links needs --pcap DIR" in r.stderr
+    r = cli("run", "wireless", "--pcap", str(tmp_path / "c"), "--pcap-snaplen", "10")
+    assert r.returncode == 2 and "64 to 262144" in r.stderr
+
+
+@pytest.mark.skipif(TCPDUMP is None, reason="tcpdump is not installed (make deps installs it)")
+def test_tcpdump_reads_every_capture_without_a_warning(captures):
+    _, _, files = captures
+    for f in files:
+        r = subprocess.run([TCPDUMP, "-nn", "-v", "-r", str(f)], capture_output=True, text=True)
+        assert r.returncode == 0, (f, r.stderr)
+        # Its only line on stderr says what it reads.
+        assert r.stderr.strip().startswith("reading from file"), (f, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1, (f, r.stderr)
+        assert r.stdout.count("\n") > 10
+        assert "(correct)" in r.stdout or f.suffix == ".pcap", "checksums verified"
+        for bad in ("truncated", "bad cksum", "incorrect", "[|"):
+            assert bad not in r.stdout, (f, bad, [x for x in r.stdout.splitlines() if bad in x][:3])
+
+
+@pytest.mark.skipif(TSHARK is None, reason="tshark is not installed (make deps installs it)")
+def test_tshark_reads_every_capture_without_a_warning(captures):
+    _, _, files = captures
+    for f in files:
+        r = subprocess.run(
+            [TSHARK, "-r", str(f), "-q", "-z", "expert,note"], capture_output=True, text=True
+        )
+        assert r.returncode == 0, (f, r.stderr)
+        stderr = [x for x in r.stderr.splitlines() if "Running as user" not in x and x.strip()]
+        assert stderr == [], (f, stderr)
+        # The expert information holds what the network did (retransmissions, DUPACKs, lost
+        # segments), nothing about the file: no malformed packet, no checksum, no error.
+        assert "Malformed" not in r.stdout and "checksum" not in r.stdout.lower(), (f, r.stdout)
+        assert "Errors (" not in r.stdout, (f, r.stdout)
+    # TCP with SACK: tshark sees the blocks; UDP CBR is UDP.
+    sack = next(f for f in files if f.parent.name == "sack" and f.name == "ftp.receiver.pcapng")
+    r = subprocess.run(
+        [
+            TSHARK,
+            "-r",
+            str(sack),
+            "-Y",
+            "tcp.options.sack_le",
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.stdout.split(), "SACK blocks decoded"
+    udp = next(f for f in files if f.suffix == ".pcap")
+    r = subprocess.run(
+        [TSHARK, "-r", str(udp), "-q", "-z", "conv,udp"], capture_output=True, text=True
+    )
+    assert r.stdout.count("<->") == 2, r.stdout
+
+
+def test_analyze_gives_the_simulators_summary_back(captures):
+    tmp, made, _ = captures
+    for name in ("newreno", "sack"):
+        d = tmp / name
+        got = cli_json("analyze", str(d / "ftp.sender.pcapng"), str(d / "ftp.receiver.pcapng"))
+        flows = [f for f in got["flows"] if f["name"] == "ftp"]
+        assert len(flows) == 1
+        f, want = flows[0], made[name]["flows"][0]
+        for key in (
+            "goodput_bps",
+            "throughput_bps",
+            "bytes_delivered",
+            "segments_sent",
+            "retransmits",
+            "active_seconds",
+        ):
+            assert f[key] == want[key], (name, key, f[key], want[key])
+        assert f["min_rtt_seconds"] == pytest.approx(want["min_rtt_seconds"], abs=1e-9)
+        assert f["retransmits"] > 0 and f["dupack_runs_3"] > 0
+        assert f["cc"] == want["cc"]
+
+
+def test_analyze_writes_tables_json_parquet_and_plots(captures, tmp_path):
+    tmp, _, _ = captures
+    out = tmp_path / "an"
+    r = cli("analyze", *map(str, sorted((tmp / "newreno").iterdir())), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "ftp" in r.stdout and "goodput Mbps" in r.stdout
+    names = {p.name for p in out.iterdir()}
+    for want in (
+        "flows.csv",
+        "connections.csv",
+        "flows.parquet",
+        "connections.parquet",
+        "analysis.json",
+        "throughput.png",
+        "throughput.svg",
+        "tseq_ftp.png",
+        "tseq_ftp.svg",
+    ):
+        assert want in names, (want, names)
+    doc = json.loads((out / "analysis.json").read_text())
+    assert len(doc["captures"]) == 4
+    # Four captures of the one connection: one combined row; four per-capture rows.
+    assert [f["name"] for f in doc["flows"]] == ["ftp"]
+    assert len(doc["connections"]) == 4
+    import pandas as pd
+
+    frame = pd.read_parquet(out / "flows.parquet")
+    assert list(frame.columns[:11]) == [
+        "name",
+        "cc",
+        "src",
+        "dst",
+        "goodput_bps",
+        "throughput_bps",
+        "bytes_delivered",
+        "segments_sent",
+        "retransmits",
+        "active_seconds",
+        "min_rtt_seconds",
+    ]
+    assert frame.loc[0, "src"] == "src" and frame.loc[0, "dst"] == "mobile"  # node names
+
+
+def test_analyze_reads_udp(captures):
+    tmp, made, _ = captures
+    (f,) = (tmp / "udp").iterdir()
+    got = cli_json("analyze", str(f))
+    # Classic pcap has no comment to name them: by address and port (udp1 is source 0).
+    ports = sorted((u["src_port"], u["dst_port"]) for u in got["udp"])
+    assert ports == [(49152, 9), (49153, 9)]
+    sent = [s["packets_sent"] for s in made["udp"]["sources"]]
+    for u in got["udp"]:
+        n = sent[u["src_port"] - 49152]
+        assert 0.9 * n < u["packets"] <= n
+
+
+def test_analyze_refuses_what_is_not_a_capture(tmp_path):
+    bad = tmp_path / "x.pcap"
+    bad.write_text("hello, world\n")
+    r = cli("analyze", str(bad))
+    assert r.returncode == 2
+    assert f"{bad}: byte 0: not a pcap or pcapng capture" in r.stderr
+    r = cli("analyze", str(tmp_path / "missing.pcap"))
+    assert r.returncode == 2 and "no such capture file" in r.stderr
+
+
+def test_a_capture_cut_short_is_read_with_a_warning(captures, tmp_path):
+    tmp, _, _ = captures
+    whole = (tmp / "newreno" / "ftp.sender.pcapng").read_bytes()
+    cut = tmp_path / "cut.pcapng"
+    cut.write_bytes(whole[: len(whole) // 2 + 3])
+    r = cli("analyze", str(cut), "--json")
+    assert r.returncode == 0, r.stderr
+    assert "cut short" in r.stderr
+    assert json.loads(r.stdout)["flows"][0]["name"] == "ftp"
