@@ -6,7 +6,7 @@ use crate::engine::rng::RngStream;
 use crate::engine::{LaneQueue, Popped};
 use crate::invariants::InvariantMonitor;
 use crate::model::{Nanos, QueueLimit, QueueSpec, Scenario, SourceKind, NANOS_PER_SECOND};
-use crate::network::link::Capacity;
+use crate::network::link::{Capacity, Frame};
 use crate::network::red::Red;
 use crate::network::{Enqueue, ErrorModel, Link, Multipath, Packet, PacketKind, Routes, SackBlocks};
 use crate::pcap::PacketTap;
@@ -46,6 +46,63 @@ enum Event {
         source: u32,
     },
     Sample,
+}
+
+/// Packets in the network, each written once when it enters and read where it leaves (the
+/// receiving endpoint, or where it is dropped): links and the event queue carry [`Handle`]s,
+/// so a hop moves 16 bytes instead of the whole packet. A slab with a free list: no allocation
+/// per packet once it has grown to the most packets in the network at once.
+#[derive(Default)]
+struct PacketSlab {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketSlab {
+    /// Store `packet`; its handle carries what links and routing read.
+    #[inline]
+    fn insert(&mut self, packet: &Packet) -> Handle {
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = *packet;
+                slot
+            }
+            None => {
+                self.slots.push(*packet);
+                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 packets in the network")
+            }
+        };
+        Handle { slot, size: packet.size, dst: packet.dst, path: packet.path }
+    }
+
+    #[inline]
+    fn get(&self, handle: Handle) -> &Packet {
+        &self.slots[handle.slot as usize]
+    }
+
+    /// The packet leaves the network: its slot is free again.
+    #[inline]
+    fn remove(&mut self, handle: Handle) -> Packet {
+        self.free.push(handle.slot);
+        self.slots[handle.slot as usize]
+    }
+}
+
+/// A packet in [`PacketSlab`], with the fields a hop reads: its size (queues, transmission),
+/// destination and path (routing).
+#[derive(Debug, Clone, Copy)]
+struct Handle {
+    slot: u32,
+    size: u32,
+    dst: u32,
+    path: u8,
+}
+
+impl Frame for Handle {
+    #[inline]
+    fn wire_size(&self) -> u32 {
+        self.size
+    }
 }
 
 /// A timer owned by an endpoint: the engine holds at most one live event for it, at the time
@@ -284,7 +341,11 @@ pub fn run_with(
 /// The summary of each of the scenario's `links` (in `Scenario::links` order) after they carried
 /// traffic for `over_seconds` (the simulated duration; the testbed's wall time): counters, drops
 /// by cause, and the fraction of that time the transmitter was busy.
-pub fn link_summaries(scenario: &Scenario, links: &[Link], over_seconds: f64) -> Vec<LinkSummary> {
+pub fn link_summaries<F: Frame>(
+    scenario: &Scenario,
+    links: &[Link<F>],
+    over_seconds: f64,
+) -> Vec<LinkSummary> {
     let seconds = |ns: Nanos| ns as f64 / NANOS_PER_SECOND as f64;
     let node = |i: usize| scenario.nodes[i].name.clone();
     scenario
@@ -475,8 +536,9 @@ struct Simulation<'a, 's> {
     scenario: &'a Scenario,
     /// Events, and the packets propagating along each link in its lane (lane = link index):
     /// the lanes' buffers grow to the most packets in flight, then no allocation per packet.
-    queue: LaneQueue<Event, Packet>,
-    links: Vec<Link>,
+    queue: LaneQueue<Event, Handle>,
+    links: Vec<Link<Handle>>,
+    packets: PacketSlab,
     routes: Routes,
     flows: Vec<Flow>,
     /// Flows created during the run (ids from `flows.len()` on), `None` once closed.
@@ -517,6 +579,7 @@ impl<'a, 's> Simulation<'a, 's> {
         series: Series<'s>,
     ) -> Result<Self, ScenarioError> {
         let Network { links, routes, multipath, paths } = Network::build(scenario)?;
+        let links: Vec<Link<Handle>> = links.into_iter().map(Link::carrying).collect();
 
         let flows = scenario
             .flows
@@ -586,6 +649,7 @@ impl<'a, 's> Simulation<'a, 's> {
             sources,
             monitor,
             outbox: Vec::with_capacity(64),
+            packets: PacketSlab::default(),
             events: 0,
             series,
             ack_sink,
@@ -623,16 +687,18 @@ impl<'a, 's> Simulation<'a, 's> {
     }
 
     /// `packet` reached the far end of `link`: lost to the channel, delivered, or forwarded.
-    fn arrival(&mut self, link: u32, packet: Packet, now: Nanos) {
+    fn arrival(&mut self, link: u32, packet: Handle, now: Nanos) {
         let l = &mut self.links[link as usize];
-        if l.corrupts(&packet, now) {
+        if l.errors.is_some() && l.corrupts(self.packets.get(packet), now) {
+            self.packets.remove(packet);
             return;
         }
         let node = l.to;
         if let Some(tap) = self.tap.as_deref_mut() {
-            tap.arrive(link, &packet, now);
+            tap.arrive(link, self.packets.get(packet), now);
         }
         if node == packet.dst {
+            let packet = self.packets.remove(packet);
             self.deliver(packet, now);
         } else {
             self.forward(node, packet, now);
@@ -643,14 +709,16 @@ impl<'a, 's> Simulation<'a, 's> {
         match event {
             Event::TransmissionDone { link } => {
                 let l = &mut self.links[link as usize];
-                let (packet, next) = l.finish_transmission(now);
+                let arrives = now + l.delay;
                 // The arrival first: its sequence number orders it before a transmission that
                 // ends at the same instant, as always.
-                self.queue.schedule_in_lane(link, now + l.delay, packet);
+                let queue = &mut self.queue;
+                let next =
+                    l.finish_transmission_into(now, |packet| queue.schedule_in_lane(link, arrives, *packet));
                 if let Some(done_at) = next {
                     self.queue.schedule(done_at, Event::TransmissionDone { link });
-                    if let (Some(tap), Some(started)) = (self.tap.as_deref_mut(), l.transmitting()) {
-                        tap.transmit(link, started, now);
+                    if let (Some(tap), Some(&started)) = (self.tap.as_deref_mut(), l.transmitting()) {
+                        tap.transmit(link, self.packets.get(started), now);
                     }
                 }
             }
@@ -701,7 +769,8 @@ impl<'a, 's> Simulation<'a, 's> {
                     if let Some(next) = s.next_send(now) {
                         self.queue.schedule_timer(next, Event::SourceSend { source });
                     }
-                    self.forward(packet.src, packet, now);
+                    let handle = self.packets.insert(&packet);
+                    self.forward(packet.src, handle, now);
                 } else if let Some(start) = s.next_on(now) {
                     self.queue.schedule_timer(start, Event::SourceSend { source });
                 }
@@ -753,19 +822,29 @@ impl<'a, 's> Simulation<'a, 's> {
         }
     }
 
-    fn forward(&mut self, node: u32, packet: Packet, now: Nanos) {
+    /// `packet`, at `node`, goes out on its next link (or is dropped there).
+    fn forward(&mut self, node: u32, packet: Handle, now: Nanos) {
         let link = if packet.path == 0 {
             // Reachability was checked for every flow when the network was built.
             self.routes.next_link(node, packet.dst).expect("route checked at build time")
         } else {
             // Source-routed along its flow's path; dropped if the flow has closed.
-            let Some(link) = self.multipath.next_link(&packet, node) else { return };
+            let Some(link) = self.multipath.next_link(self.packets.get(packet), node) else {
+                self.packets.remove(packet);
+                return;
+            };
             link
         };
-        if let Enqueue::Transmitting { done_at } = self.links[link as usize].enqueue(packet, now) {
-            self.queue.schedule(done_at, Event::TransmissionDone { link });
-            if let Some(tap) = self.tap.as_deref_mut() {
-                tap.transmit(link, &packet, now);
+        match self.links[link as usize].enqueue(packet, now) {
+            Enqueue::Transmitting { done_at } => {
+                self.queue.schedule(done_at, Event::TransmissionDone { link });
+                if let Some(tap) = self.tap.as_deref_mut() {
+                    tap.transmit(link, self.packets.get(packet), now);
+                }
+            }
+            Enqueue::Queued => {}
+            Enqueue::Dropped => {
+                self.packets.remove(packet);
             }
         }
     }
@@ -776,7 +855,8 @@ impl<'a, 's> Simulation<'a, 's> {
             outbox.iter_mut().for_each(|packet| self.multipath.assign(packet));
         }
         for packet in outbox.drain(..) {
-            self.forward(packet.src, packet, now);
+            let handle = self.packets.insert(&packet);
+            self.forward(packet.src, handle, now);
         }
         self.outbox = outbox;
     }
@@ -1052,4 +1132,39 @@ fn bdp_packets(
 fn largest_data_packet(link: u32, flow_paths: &[RoutePair]) -> u64 {
     let crossing = flow_paths.iter().filter(|p| p.data.contains(&link) || p.acks.contains(&link));
     crossing.map(|p| p.packet_size).max().unwrap_or(1500)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packet(seq: u64, size: u32, dst: u32, path: u8) -> Packet {
+        Packet {
+            kind: PacketKind::Data,
+            flow: 0,
+            src: 0,
+            dst,
+            seq,
+            len: size,
+            ack: 0,
+            window: 0,
+            size,
+            sack: SackBlocks::NONE,
+            path,
+        }
+    }
+
+    #[test]
+    fn the_packet_slab_hands_back_what_was_stored_and_reuses_freed_slots() {
+        let mut slab = PacketSlab::default();
+        let a = slab.insert(&packet(1, 1040, 3, 0));
+        let b = slab.insert(&packet(2, 40, 4, 2));
+        assert_eq!((b.size, b.dst, b.path), (40, 4, 2), "the handle carries what a hop reads");
+        assert_eq!(slab.get(a).seq, 1);
+        assert_eq!(slab.remove(a).seq, 1);
+        let c = slab.insert(&packet(5, 1040, 3, 0));
+        assert_eq!(c.slot, a.slot, "a freed slot is taken before the slab grows");
+        assert_eq!((slab.get(b).seq, slab.get(c).seq), (2, 5));
+        assert_eq!(slab.slots.len(), 2);
+    }
 }

@@ -49,8 +49,23 @@ pub struct LinkStats {
     pub busy_time: Nanos,
 }
 
+/// What a link queues and carries: anything with a size on the wire. The emulator's links carry
+/// [`Packet`]s; the simulator's carry handles of packets kept in one place (`sim.rs`), so that
+/// a hop moves a few bytes, not the whole packet.
+pub trait Frame: Copy {
+    /// Bytes on the wire.
+    fn wire_size(&self) -> u32;
+}
+
+impl Frame for Packet {
+    #[inline]
+    fn wire_size(&self) -> u32 {
+        self.size
+    }
+}
+
 #[derive(Debug)]
-pub struct Link {
+pub struct Link<F = Packet> {
     pub from: u32,
     pub to: u32,
     pub rate_bps: u64,
@@ -61,7 +76,7 @@ pub struct Link {
     red: Option<Box<Red>>,
     /// The packet on the wire (when `transmitting`) at the front, then the waiting ones: one
     /// buffer, so a packet is not moved when its transmission starts.
-    queue: VecDeque<Packet>,
+    queue: VecDeque<F>,
     /// Bytes of the waiting packets.
     queued_bytes: u64,
     transmitting: bool,
@@ -71,7 +86,7 @@ pub struct Link {
     pub stats: LinkStats,
 }
 
-impl Link {
+impl Link<Packet> {
     pub fn new(
         from: u32,
         to: u32,
@@ -96,6 +111,27 @@ impl Link {
             stats: LinkStats::default(),
         }
     }
+}
+
+impl<F: Frame> Link<F> {
+    /// This link, not yet used, carrying frames of another type.
+    pub fn carrying<G: Frame>(self) -> Link<G> {
+        assert!(self.queue.is_empty() && !self.transmitting, "carrying() on a link in use");
+        Link {
+            from: self.from,
+            to: self.to,
+            rate_bps: self.rate_bps,
+            delay: self.delay,
+            capacity: self.capacity,
+            errors: self.errors,
+            red: self.red,
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            transmitting: false,
+            last_transmission: self.last_transmission,
+            stats: self.stats,
+        }
+    }
 
     /// Serialisation time of `size` bytes, rounded to the nearest nanosecond.
     pub fn transmission_time(&self, size: u32) -> Nanos {
@@ -117,10 +153,10 @@ impl Link {
         time
     }
 
-    fn has_room_for(&self, packet: &Packet) -> bool {
+    fn has_room_for(&self, packet: &F) -> bool {
         match self.capacity {
             Capacity::Packets(limit) => self.queue_packets() < limit,
-            Capacity::Bytes(limit) => self.queued_bytes + u64::from(packet.size) <= limit,
+            Capacity::Bytes(limit) => self.queued_bytes + u64::from(packet.wire_size()) <= limit,
         }
     }
 
@@ -135,7 +171,7 @@ impl Link {
     }
 
     /// Offer a packet to the link at time `now`.
-    pub fn enqueue(&mut self, packet: Packet, now: Nanos) -> Enqueue {
+    pub fn enqueue(&mut self, packet: F, now: Nanos) -> Enqueue {
         if let Some(red) = self.red.as_deref_mut() {
             let waiting = self.queue.len() as u64 - u64::from(self.transmitting);
             if red.on_arrival(now, waiting, !self.transmitting) {
@@ -144,7 +180,7 @@ impl Link {
             }
         }
         if !self.transmitting {
-            let done_at = self.start_transmission(packet.size, now);
+            let done_at = self.start_transmission(packet.wire_size(), now);
             self.queue.push_back(packet);
             return Enqueue::Transmitting { done_at };
         }
@@ -155,7 +191,7 @@ impl Link {
             }
             return Enqueue::Dropped;
         }
-        self.queued_bytes += u64::from(packet.size);
+        self.queued_bytes += u64::from(packet.wire_size());
         self.queue.push_back(packet);
         Enqueue::Queued
     }
@@ -173,12 +209,22 @@ impl Link {
 
     /// The packet on the wire has been fully serialised at `now`: return it (it now propagates
     /// for `delay`) and, if another packet was waiting, when that one's transmission ends.
-    pub fn finish_transmission(&mut self, now: Nanos) -> (Packet, Option<Nanos>) {
+    pub fn finish_transmission(&mut self, now: Nanos) -> (F, Option<Nanos>) {
+        let mut sent = None;
+        let next = self.finish_transmission_into(now, |packet| sent = Some(*packet));
+        (sent.expect("a finished transmission hands its packet"), next)
+    }
+
+    /// [`Link::finish_transmission`], handing the packet to `sent` where it lies: the caller
+    /// copies it once, to where it goes next, instead of receiving it through the stack.
+    #[inline]
+    pub fn finish_transmission_into(&mut self, now: Nanos, sent: impl FnOnce(&F)) -> Option<Nanos> {
         assert!(self.transmitting, "finish_transmission on an idle link");
-        let sent = self.queue.pop_front().expect("the packet on the wire is at the front");
-        let next = match self.queue.front() {
+        sent(self.queue.front().expect("the packet on the wire is at the front"));
+        self.queue.pop_front();
+        match self.queue.front() {
             Some(packet) => {
-                let size = packet.size;
+                let size = packet.wire_size();
                 self.queued_bytes -= u64::from(size);
                 Some(self.start_transmission(size, now))
             }
@@ -189,12 +235,11 @@ impl Link {
                 }
                 None
             }
-        };
-        (sent, next)
+        }
     }
 
     /// The packet being transmitted, if any.
-    pub fn transmitting(&self) -> Option<&Packet> {
+    pub fn transmitting(&self) -> Option<&F> {
         if self.transmitting {
             self.queue.front()
         } else {
