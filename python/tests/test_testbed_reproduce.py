@@ -8,6 +8,7 @@ skipped with the reason otherwise.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 
@@ -252,7 +253,12 @@ def test_a_real_testbed_reproduction(tmp_path):
     if reason is not None:
         pytest.skip(f"cannot run the testbed here: {reason}")
     out = tmp_path / "results"
-    exp = tiny_experiment(x=Axis("loss", (1,), "Packet error rate", unit="%"), seconds=3)
+    exp = tiny_experiment(
+        x=Axis("loss", (1,), "Packet error rate", unit="%"), seconds=3, simulator_seeds=3
+    )
+    # The simulator's seeds 2 and 3 are plain simulator runs with the overrides the testbed
+    # recorded; its seed 1 is run again and must equal the testbed's own simulator run (the
+    # reproduction raises otherwise).
     reproduce([exp], out, progress_stream=open("/dev/null", "w"))
     entry = json.loads((out / "index.json").read_text())["tb_tiny"]
     assert "skipped" not in entry, entry.get("skipped")
@@ -264,3 +270,35 @@ def test_a_real_testbed_reproduction(tmp_path):
         assert all(f["ok"] for f in s["testbed"]["testbed"]["integrity"])
         assert s["simulator"]["flows"][0]["goodput_bps"] > 0
     assert entry["table"]["rows"][0][1] != "–"
+    rows = list(csv.DictReader((out / "tb_tiny.csv").open()))
+    for series in ("TCPW", "Reno"):
+        seeds = sorted(int(r["seed"]) for r in rows if r["series"] == series + " (simulator)")
+        assert seeds == [1, 2, 3], (series, seeds)
+        assert [int(r["seed"]) for r in rows if r["series"] == series] == [1]
+
+
+def test_the_extra_simulator_seeds_use_what_the_testbed_recorded():
+    entry = {
+        "overrides": [["cc", "westwood"], ["loss", "1%"]],
+        "seconds": 60,
+        tbx.TESTBED: {
+            "testbed": {
+                "simulator_overrides": {
+                    "profile": "linux",
+                    "changed": {"tcp.window_growth": "linux", "tcp.quick_acks": "16"},
+                }
+            }
+        },
+    }
+    assert tbx.simulator_overrides(entry) == [
+        ("cc", "westwood"),
+        ("loss", "1%"),
+        ("scenario.duration", "60s"),
+        ("tcp.window_growth", "linux"),
+        ("tcp.quick_acks", "16"),
+    ]
+    # Flows that differ, or a run that did not record what it changed: no extra seeds.
+    entry[tbx.TESTBED]["testbed"]["simulator_overrides"]["changed"]["tcp.recovery"] = "newreno,sack"
+    assert tbx.simulator_overrides(entry) is None
+    del entry[tbx.TESTBED]["testbed"]["simulator_overrides"]
+    assert tbx.simulator_overrides(entry) is None

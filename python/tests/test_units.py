@@ -122,7 +122,9 @@ def test_fig9_registry_entry():
         "westwood",  # with tcp.westwood = { sample = "interval" }
         "westwood-ucla",
         "westwood-ucla-nr",
+        "reno",  # as ns-2.35 runs it: the UCLA agents' baseline
     ]
+    assert fig9.series[9].overrides["tcp.profile"] == "ns2"
     assert fig9.series[6].overrides["tcp.westwood"] == '{ sample = "interval" }'
     assert fig9.x.values_for(True) == fig9.x.values  # runs are cheap: the full axis in quick
     assert fig9.seeds >= 3
@@ -148,7 +150,7 @@ def test_cache_key():
 def test_plan_covers_grid():
     fig9 = registry.EXPERIMENTS["fig9"]
     specs = store.plan(fig9, quick=False, seeds=3)
-    assert len(specs) == 8 * 9 * 3  # 6 protocols + 3 other TCPWs (which_tcpw.py)
+    assert len(specs) == 8 * 10 * 3  # 6 protocols + 3 other TCPWs + ns-2.35's Reno (which_tcpw.py)
     assert len({s.key for s in specs}) == len(specs)
     assert {s.seed for s in specs} == {1, 2, 3}
     assert Path(specs[0].scenario_path).name == "wireless.toml"

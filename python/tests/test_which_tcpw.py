@@ -28,8 +28,15 @@ def test_variant_overrides_name_the_reference_they_follow():
     assert by_label["TCPW"].single == {"cc": "westwood"}
     assert by_label["TCPW interval"].single["tcp.westwood"] == '{ sample = "interval" }'
     assert by_label["TCPW interval"].group_a["flows.a.westwood"] == '{ sample = "interval" }'
-    assert by_label["TCPW UCLA"].single == {"cc": "westwood-ucla"}
-    assert by_label["TCPW-NR UCLA"].group_a == {"cc_a": "westwood-ucla-nr"}
+    # The UCLA agents run as ns-2.35 runs them, and are compared with ns-2.35's Reno.
+    assert by_label["TCPW UCLA"].single == {"cc": "westwood-ucla", **which_tcpw.NS2_235}
+    assert by_label["TCPW-NR UCLA"].group_a == {"cc_a": "westwood-ucla-nr", **which_tcpw.NS2_235}
+    assert by_label["TCPW"].baseline == by_label["TCPW interval"].baseline == "Reno"
+    assert by_label["TCPW UCLA"].baseline == which_tcpw.RENO_NS2_LABEL
+    assert which_tcpw.RENO_NS2 == {"cc": "reno", **which_tcpw.NS2_235}
+    for experiment in ("fig9", "fig10"):
+        series = {s.label: dict(s.overrides) for s in registry.EXPERIMENTS[experiment].series}
+        assert series[which_tcpw.RENO_NS2_LABEL] == which_tcpw.RENO_NS2
     # §4.3's TCPW mean counts the non-Reno flows, whichever variant the row runs.
     mix = {
         "per_cc": {
@@ -68,3 +75,47 @@ def test_summary_table_puts_each_variant_beside_the_paper_and_the_testbed():
     assert row[-1] == "skipped: no BPF struct_ops in this kernel"
     assert row[3:-1] == ["–", "–", "–"]
     assert which_tcpw.summary_table({"fig3": {}}) is None
+
+
+# A scenario that sets none of the keys NS2_235 names, so that the profile alone decides them.
+BARE = """
+[scenario]
+name = "bare"
+duration = "20s"
+seed = 3
+[topology]
+nodes = ["a", "b", "c"]
+[links.wired]
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "45ms"
+queue = "bdp"
+[links.wireless]
+from = "b"
+to = "c"
+rate = "2Mbps"
+delay = "0.01ms"
+queue = "bdp"
+errors = { model = "bernoulli", rate = "2%", direction = "both" }
+[tcp]
+segment_size = "400B"
+[flows.f]
+from = "a"
+to = "c"
+"""
+
+
+def test_the_ns2_settings_are_the_ns2_profile_where_a_scenario_sets_nothing(tmp_path):
+    """NS2_235 spells out, as explicit keys, what `profile = "ns2"` sets: on a scenario that sets
+    none of them, the profile alone and the profile with every key explicit run the same."""
+    from westwood.api import run_raw
+
+    path = tmp_path / "bare.toml"
+    path.write_text(BARE)
+    for cc in ("reno", "westwood-ucla", "westwood-ucla-nr"):
+        alone = run_raw(path, overrides={"tcp.cc": cc, "tcp.profile": "ns2"}).summary
+        spelled = run_raw(path, overrides={"tcp.cc": cc, **which_tcpw.NS2_235}).summary
+        paper = run_raw(path, overrides={"tcp.cc": cc}).summary
+        assert alone["flows"] == spelled["flows"], cc
+        assert alone["flows"] != paper["flows"], cc  # the settings do change the run

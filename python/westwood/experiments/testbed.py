@@ -58,7 +58,14 @@ from ..files import make_directory, write_json_atomic, write_text_atomic, writin
 from ..paths import resolve_scenario
 from ..progress import format_duration
 from ..report import html as report
-from ..runs.store import STATUS_FAILED, STATUS_OK, file_digest, read_entry, scenario_digest
+from ..runs.store import (
+    STATUS_FAILED,
+    STATUS_OK,
+    RunSpec,
+    file_digest,
+    read_entry,
+    scenario_digest,
+)
 from .base import Axis, Metric, Series, merge_overrides
 from .sweep import Experiment, SweepResults, write_sweep
 
@@ -174,6 +181,11 @@ class TestbedExperiment:
     claims: Tuple[Claim, ...] = ()
     seeds: int = 2
     headline: bool = False
+    # The simulator's line averages this many seeds per point (1..N), not only the testbed's:
+    # the seeds beyond the testbed's are plain simulator runs with the overrides the testbed
+    # recorded for its own simulator run (``simulator_overrides``), which cost a fraction of a
+    # second each, so the comparison is not one noisy seed against another. 0: the testbed's.
+    simulator_seeds: int = 0
 
     kind: ClassVar[str] = "testbed"
     record: ClassVar[bool] = False
@@ -211,7 +223,12 @@ class TestbedExperiment:
             quick_duration=f"{self.quick_seconds}s",
             description=f"{self.description} Real Linux TCP through the link emulator "
             f"(`westwood testbed`, docs/testbed.md), {seconds} s per run; the dashed "
-            '"(simulator)" lines are the simulator on the same scenario, seed and duration.',
+            '"(simulator)" lines are the simulator on the same scenario and duration'
+            + (
+                f", seeds 1-{self.simulator_seeds}."
+                if self.simulator_seeds
+                else ", with the same seed."
+            ),
             claims=self.claims,
             seeds=self.seeds,
         )
@@ -412,11 +429,17 @@ def scenario_view(testbed_summary: Mapping[str, Any]) -> Dict[str, Any]:
 
 
 def sides(
-    runs: Sequence[TestbedRun], entries: Mapping[str, Mapping[str, Any]]
+    runs: Sequence[TestbedRun],
+    entries: Mapping[str, Mapping[str, Any]],
+    extra_simulator: Sequence[Tuple[_Side, Mapping[str, Any]]] = (),
 ) -> Tuple[List[_Side], Dict[str, Mapping[str, Any]]]:
-    """Each finished run as two rows (testbed, simulator) for ``report.experiment_rows``."""
+    """Each finished run as two rows (testbed, simulator) for ``report.experiment_rows``, and
+    the simulator-only rows of ``extra_simulator`` (``simulator_runs``)."""
     specs: List[_Side] = []
     summaries: Dict[str, Mapping[str, Any]] = {}
+    for side, summary in extra_simulator:
+        specs.append(side)
+        summaries[side.key] = summary
     for run in runs:
         entry = entries.get(run.key)
         if not entry or entry.get("status") != STATUS_OK:
@@ -457,6 +480,83 @@ def emulator_notes(runs: Sequence[TestbedRun], entries: Mapping[str, Mapping[str
     )
 
 
+def simulator_overrides(entry: Mapping[str, Any]) -> Optional[List[Tuple[str, str]]]:
+    """The ``--set`` overrides that make ``westwood run`` the simulator run of a stored testbed
+    run: the run's own, its duration, and the keys the testbed changed for its simulator
+    (``simulator_overrides.changed``); None when the run did not record them (a binary from
+    before they were recorded) or a key took different values in different flows (one override
+    cannot say that)."""
+    recorded = entry[TESTBED].get("testbed", {}).get("simulator_overrides")
+    if not isinstance(recorded, Mapping) or "changed" not in recorded:
+        return None
+    changed = recorded["changed"]
+    if any("," in str(v) for v in changed.values()):
+        return None
+    return merge_overrides(
+        entry["overrides"], [("scenario.duration", f"{entry['seconds']}s")], changed.items()
+    )
+
+
+def simulator_runs(
+    experiment: TestbedExperiment,
+    runs: Sequence[TestbedRun],
+    entries: Mapping[str, Mapping[str, Any]],
+    seeds: int,
+    out: Path,
+    stream: Optional[TextIO],
+) -> List[Tuple[_Side, Mapping[str, Any]]]:
+    """The simulator's seeds ``seeds + 1 .. experiment.simulator_seeds`` of every point the
+    testbed measured, as simulator-only rows. They are ordinary simulator runs in ``OUT/runs``
+    (stored, resumed). The testbed's own seed 1 is run too, and must give what the testbed's
+    simulator gave: otherwise the recorded overrides do not describe that run, and the extra
+    seeds would be another simulation (an error, not a silent mix)."""
+    if experiment.simulator_seeds <= seeds:
+        return []
+    from ..runs.runner import run_all  # noqa: PLC0415 (the simulator only when asked)
+
+    path = str(resolve_scenario(experiment.scenario))
+    digest = scenario_digest(path)
+    wanted: List[Tuple[RunSpec, TestbedRun]] = []
+    checks: List[Tuple[RunSpec, TestbedRun]] = []
+    for run in runs:
+        entry = entries.get(run.key)
+        if run.seed != 1 or not entry or entry.get("status") != STATUS_OK:
+            continue
+        overrides = simulator_overrides(entry)
+        if overrides is None:
+            continue
+        for seed in [1] + list(range(seeds + 1, experiment.simulator_seeds + 1)):
+            spec = RunSpec(
+                experiment=f"{experiment.id}-simulator",
+                scenario_path=path,
+                overrides=tuple(overrides),
+                seed=seed,
+                x=run.x,
+                series=run.series + SIMULATOR_SUFFIX,
+                scenario_sha256=digest,
+            )
+            (checks if seed == 1 else wanted).append((spec, run))
+    if not wanted:
+        return []
+    outcome = run_all([s for s, _ in checks + wanted], out / "runs", progress_stream=stream)
+    for spec, run in checks:
+        got = outcome.entries[spec.key]
+        mine = entries[run.key][SIMULATOR]
+        if got.get("status") != STATUS_OK or got["summary"].get("flows") != mine.get("flows"):
+            raise RuntimeError(
+                f"{run.describe()}: `westwood run` with the testbed's recorded simulator "
+                "overrides does not reproduce the testbed's simulator run; the extra simulator "
+                "seeds would simulate something else"
+            )
+    rows = []
+    for spec, _ in wanted:
+        entry = outcome.entries[spec.key]
+        if entry.get("status") == STATUS_OK:
+            side = _Side(spec.key, spec.x, spec.series, spec.seed, spec.overrides)
+            rows.append((side, entry["summary"]))
+    return rows
+
+
 def write_report(
     experiment: TestbedExperiment,
     runs: Sequence[TestbedRun],
@@ -465,9 +565,10 @@ def write_report(
     quick: bool,
     seeds: int,
     command: str,
+    extra_simulator: Sequence[Tuple[_Side, Mapping[str, Any]]] = (),
 ) -> Tuple[List[Path], Dict[str, Any]]:
     sweep = experiment.as_sweep(quick)
-    specs, summaries = sides(runs, entries)
+    specs, summaries = sides(runs, entries, extra_simulator)
     skipped = skipped_points(runs, entries)
     paths, entry = write_sweep(sweep, specs, summaries, out, quick, seeds, command, skipped)
     md_path = out / f"{experiment.id}.md"
@@ -602,7 +703,10 @@ def reproduce_testbed(
             paths, entry = write_skipped(experiment, skipped, out, rerun)
             runs_text = f"skipped: {skipped}"
         else:
-            paths, entry = write_report(experiment, runs, done, out, quick, n_seeds, rerun)
+            extra_simulator = simulator_runs(experiment, runs, done, n_seeds, out, stream)
+            paths, entry = write_report(
+                experiment, runs, done, out, quick, n_seeds, rerun, extra_simulator
+            )
             ok = sum(1 for k in {r.key for r in runs} if done[k]["status"] == STATUS_OK)
             seconds = experiment.quick_seconds if quick else experiment.seconds
             runs_text = (

@@ -5,6 +5,12 @@ agents (``westwood-ucla``: Reno-based, no window inflation; ``westwood-ucla-nr``
 and, as an option of the first, interval-weighted filter samples (``sample = "interval"``). Fig.
 9, fig. 10 and §4.3 run each of them; their claims use the texts built here, so that
 ``summary_table`` can put each variant's number beside the paper's and the testbed's.
+
+The UCLA agents are run as ns-2.35 runs them (``NS2_235``: the ``ns2`` TCP profile and the
+timer, delayed-ACK and initial-window keys of ns-2.35's defaults, which the scenario files set
+otherwise) and compared with Reno under the same settings, ns-2.35's ``Agent/TCP/Reno``: that
+is the setting in which docs/westwood.md cross-checks them against the agents themselves. The
+paper's text and its interval option keep the scenarios' own settings and their Reno.
 """
 
 from __future__ import annotations
@@ -15,15 +21,38 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 @dataclass(frozen=True)
 class Variant:
-    """A TCPW as the experiments run it: the series/row label and its scenario overrides for a
-    one-flow scenario (``single``) and for group a of the friendliness scenario (``group_a``)."""
+    """A TCPW as the experiments run it: the series/row label, its scenario overrides for a
+    one-flow scenario (``single``) and for group a of the friendliness scenario (``group_a``,
+    which also apply to group b, Reno, where they are ``tcp.*`` keys), and the label of the Reno
+    series its one-flow ratios are taken over (``baseline``)."""
 
     label: str
     single: Mapping[str, str]
     group_a: Mapping[str, str]
+    baseline: str = "Reno"
 
 
 INTERVAL = '{ sample = "interval" }'
+
+# ns-2.35's TCP agents with their defaults (tcl/lib/ns-default.tcl): the `ns2` profile
+# (docs/scenarios.md, Profiles) plus the keys it sets that the seed 000 scenario files set
+# otherwise (a file's key wins over a profile): windowInit_ 2, rtxcur_init_ 3 s, minrto_
+# 200 ms, maxrto_ 60 s, tcpTick_ 10 ms, the DelAck sink's 100 ms and every other packet.
+NS2_235: Mapping[str, str] = {
+    "tcp.profile": "ns2",
+    "tcp.initial_cwnd": "2",
+    "tcp.rto_initial": "3s",
+    "tcp.rto_min": "200ms",
+    "tcp.rto_max": "60s",
+    "tcp.clock_granularity": "10ms",
+    "tcp.delayed_ack": "true",
+    "tcp.delayed_ack_timeout": "100ms",
+    "tcp.ack_every": "2",
+}
+
+# Reno as ns-2.35 runs it: the one-flow baseline of the UCLA agents.
+RENO_NS2_LABEL = "Reno (ns-2.35)"
+RENO_NS2: Mapping[str, str] = {"cc": "reno", **NS2_235}
 
 VARIANTS: Tuple[Variant, ...] = (
     Variant("TCPW", {"cc": "westwood"}, {"cc_a": "westwood"}),
@@ -32,8 +61,18 @@ VARIANTS: Tuple[Variant, ...] = (
         {"cc": "westwood", "tcp.westwood": INTERVAL},
         {"cc_a": "westwood", "flows.a.westwood": INTERVAL},
     ),
-    Variant("TCPW UCLA", {"cc": "westwood-ucla"}, {"cc_a": "westwood-ucla"}),
-    Variant("TCPW-NR UCLA", {"cc": "westwood-ucla-nr"}, {"cc_a": "westwood-ucla-nr"}),
+    Variant(
+        "TCPW UCLA",
+        {"cc": "westwood-ucla", **NS2_235},
+        {"cc_a": "westwood-ucla", **NS2_235},
+        RENO_NS2_LABEL,
+    ),
+    Variant(
+        "TCPW-NR UCLA",
+        {"cc": "westwood-ucla-nr", **NS2_235},
+        {"cc_a": "westwood-ucla-nr", **NS2_235},
+        RENO_NS2_LABEL,
+    ),
 )
 
 # The paper's TCPW is the first; the others are compared with it.
@@ -131,6 +170,7 @@ INTRO = (
     "The seed 000 numbers that tell the TCPWs apart, each measured as its claim in the "
     "experiment's section (value and verdict): TCPW is the paper's text (westwood), TCPW "
     "interval the same with interval-weighted filter samples, TCPW UCLA and TCPW-NR UCLA the "
-    "authors' own ns-2 agents (westwood-ucla, westwood-ucla-nr); the testbed is the kernel's tcpw "
+    "authors' own ns-2 agents (westwood-ucla, westwood-ucla-nr), run with ns-2.35's TCP "
+    "defaults and compared with Reno under the same; the testbed is the kernel's tcpw "
     "on real TCP (docs/westwood.md, docs/reproduction.md)."
 )
