@@ -228,7 +228,23 @@ def _bench_arguments(bench: argparse.ArgumentParser) -> None:
         "--json",
         action="store_true",
         help="print one JSON object (the dumbbell's figures at the top level, every case in "
-        "`cases`, `scaling` with --scaling)",
+        "`cases`, `scaling` with --scaling, `machine`: core count and load averages)",
+    )
+    bench.add_argument(
+        "--compare",
+        nargs="+",
+        metavar="PATH",
+        help="BEFORE [AFTER]: print before/after ratios (engine wall, whole process, peak RSS) "
+        "of two builds or two --json outputs; a build is a checkout with .venv, a venv, or its "
+        "python; AFTER defaults to this build. Builds are measured interleaved, case by case",
+    )
+    bench.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="measure every case N times (interleaved with --compare's other build) and report "
+        "the medians (default 1)",
     )
     bench.set_defaults(func=cmd_bench)
 
@@ -685,12 +701,22 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
-    result = bench.main(args.scenario, parse_assignments(args.overrides), args.scaling, args.quick)
+    result = bench.main(
+        args.scenario,
+        parse_assignments(args.overrides),
+        args.scaling,
+        args.quick,
+        args.compare or (),
+        args.rounds,
+    )
     if args.json:
         print(json.dumps(result))
+    elif args.compare:
+        print(bench.format_compare(result))
     else:
         print(bench.format_report(result))
-    return 1 if any("error" in case for case in result["cases"]) else 0
+    reports = (result["before"], result["after"]) if args.compare else (result,)
+    return 1 if any("error" in case for r in reports for case in r["cases"]) else 0
 
 
 # --- replay ------------------------------------------------------------------------------------
