@@ -82,3 +82,37 @@ def test_unknown_arguments_are_reported_by_the_full_parser(capsys):
     err = capsys.readouterr().err
     assert err.startswith("usage: westwood [-h]"), err
     assert "westwood: error: unrecognized arguments: --no-such-option" in err
+
+
+def test_a_run_loads_neither_the_run_engine_nor_the_analysis():
+    """A single run needs neither the sweep/reproduction engine nor the capture analysis (nor
+    the dataclasses, tempfile and shutil they bring): each costs start-up milliseconds."""
+    code = (
+        "import contextlib, io, sys, westwood.cli as c\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert c.main(['run', 'wireless', '--set', {SHORT!r}]) == 0\n"
+        "unwanted = ('westwood.measure.analyze', 'westwood.runs', 'westwood.sweeps',\n"
+        "            'westwood.files', 'dataclasses', 'tempfile')\n"
+        "print([m for m in unwanted if m in sys.modules])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_measure_analyze_is_the_function_however_it_was_first_imported():
+    """``westwood.measure.analyze`` is the function (docs/measurement.md), loaded lazily, even
+    when the submodule of the same name was imported first (as `westwood analyze` does)."""
+    for first in (
+        "import westwood.measure",
+        "import westwood.measure.analyze",
+        "import importlib; importlib.import_module('westwood.measure.analyze')",
+        "from westwood.measure import measure",
+    ):
+        code = (
+            f"{first}\nimport westwood.measure as m\nfrom westwood.measure import analyze\n"
+            "assert callable(analyze) and m.analyze is analyze and analyze.__name__ == 'analyze'\n"
+            "assert m.Analysis.__name__ == 'Analysis'\n"
+        )
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert proc.returncode == 0, (first, proc.stderr)
