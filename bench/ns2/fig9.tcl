@@ -13,8 +13,8 @@
 # wireless one; ns-2's DropTail keeps queue-limit - 1 waiting), a receiver window that never
 # limits, each packet on the wireless hop lost with probability LOSS in each direction (an
 # ErrorModel after the link, on its own random stream per direction). The full model of the
-# authors' set-up, with seeds, traces and the UCLA agents, is /work/ns2-ucla/tcl/fig9_path.tcl
-# in the reproduction notes (docs/reproduction.md); this is its Reno case, stripped to time it.
+# authors' set-up, with seeds and the UCLA agents, is described in docs/westwood.md ("Cross-check
+# against the agents on ns-2.35"); this is its Reno case, stripped to time it.
 
 set loss 0.01
 set duration 600.0
