@@ -19,7 +19,7 @@ testbed's line, plus the agreement between testbed and simulator.
   TCPW ABSE.
 
 Runs are real time, one at a time: ``--quick`` runs the headline two with fewer points and
-shorter runs (about 6 minutes); the full set takes about 85 minutes (102 runs), most of it
+shorter runs (about 6 minutes); the full set takes about 95 minutes (102 runs), most of it
 fig. 9's 54 one-minute runs (three TCPs, six loss rates, three seeds).
 """
 
