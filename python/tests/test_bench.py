@@ -85,3 +85,97 @@ def test_fit_line():
     fit = fit_line([1, 2, 4], [2, 4, 8])
     assert abs(fit["slope"] - 2) < 1e-12 and abs(fit["intercept"]) < 1e-12
     assert abs(fit["exponent"] - 1) < 1e-12
+
+
+def test_bench_records_the_machine_and_the_whole_process():
+    result = json.loads(cli("bench", "--json", "--set", SHORT).stdout)
+    machine = result["machine"]
+    assert machine["cpus"] >= 1
+    assert len(machine["load_before"]) == 3 and len(machine["load_after"]) == 3
+    for case in result["cases"]:
+        if "events" in case:
+            # a whole `westwood run`: start-up, loading and the run, so longer than the run
+            assert case["process_seconds"] > case["wall_seconds"], case
+    text = cli("bench", "--set", SHORT).stdout
+    assert "whole process" in text and "CPUs, load average" in text
+
+
+def test_bench_compare_two_json_outputs(tmp_path):
+    proc = cli("bench", "--json", "--set", SHORT)
+    assert proc.returncode == 0, proc.stderr
+    before = json.loads(proc.stdout)
+    after = json.loads(proc.stdout)
+    for case in after["cases"]:
+        if "wall_seconds" in case:
+            case["wall_seconds"] /= 2  # a build twice as fast
+    (tmp_path / "before.json").write_text(json.dumps(before))
+    (tmp_path / "after.json").write_text(json.dumps(after))
+    paths = (str(tmp_path / "before.json"), str(tmp_path / "after.json"))
+    result = json.loads(cli("bench", "--json", "--compare", *paths).stdout)
+    rows = {row["case"]: row for row in result["compare"]}
+    assert {"dumbbell", "fig9"} <= set(rows)
+    dumbbell = rows["dumbbell"]
+    assert abs(dumbbell["speedup"] - 2) < 1e-9 and dumbbell["same_events"]
+    assert dumbbell["process_speedup"] == 1 and dumbbell["rss_ratio"] == 1
+    assert result["before"] == before and result["after"] == after
+    text = cli("bench", "--compare", *paths)
+    assert text.returncode == 0, text.stderr
+    assert "engine wall" in text.stdout and "(x2.00)" in text.stdout
+
+
+def test_bench_compare_a_json_output_with_this_build(tmp_path):
+    """BEFORE alone: AFTER is this build, measured now; the same build simulates the same
+    events."""
+    saved = tmp_path / "before.json"
+    saved.write_text(cli("bench", "--json", "--scenario", "wireless", "--set", SHORT).stdout)
+    proc = cli("bench", "--json", "--scenario", "wireless", "--set", SHORT, "--compare", str(saved))
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(proc.stdout)["compare"]
+    assert row["case"] == "custom" and row["same_events"] and row["speedup"] > 0
+
+
+def test_bench_compare_refuses_what_is_neither_an_output_nor_a_build(tmp_path):
+    (tmp_path / "notes.txt").write_text("not json")
+    proc = cli("bench", "--compare", str(tmp_path / "notes.txt"))
+    assert proc.returncode == 2
+    assert "neither a `westwood bench --json` output nor a build" in proc.stderr
+
+
+def test_a_build_is_found_from_its_checkout_venv_or_interpreter(tmp_path):
+    from westwood.bench import load_side
+
+    venv = tmp_path / "checkout" / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python").write_text("")
+    (venv / "python").chmod(0o755)
+    (venv / "westwood").write_text("")
+    (venv / "westwood").chmod(0o755)
+    python = str(venv / "python")
+    assert load_side(str(tmp_path / "checkout")) == ("build", python)
+    assert load_side(str(tmp_path / "checkout" / ".venv")) == ("build", python)
+    assert load_side(str(venv / "westwood")) == ("build", python)
+
+
+def test_rounds_report_medians():
+    from westwood.bench import median_case
+
+    rounds = [
+        {
+            "case": "x",
+            "events": 100,
+            "packets": 50,
+            "wall_seconds": w,
+            "process_seconds": p,
+            "peak_rss_bytes": r,
+        }
+        for w, p, r in ((3.0, 5.0, 30), (1.0, 4.0, 10), (2.0, 6.0, 20))
+    ]
+    median = median_case(rounds)
+    assert (median["wall_seconds"], median["process_seconds"], median["peak_rss_bytes"]) == (
+        2.0,
+        5.0,
+        20,
+    )
+    assert median["events_per_second"] == 50 and median["rounds"] == 3
+    failed = median_case([rounds[0], {"case": "x", "error": "boom"}])
+    assert failed["error"] == "boom"

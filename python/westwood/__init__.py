@@ -7,15 +7,35 @@
 >>> sweep.dataframe()  # one row per run (results.parquet)
 >>> westwood.replay("runs/w1/acks.csv", cc=["westwood", "westwood-abse"]).summary()
 
-Importing the package is cheap: pandas and matplotlib are imported only when a function that
-needs them runs.
+Importing the package is cheap: the public names below are imported when first used (PEP 562),
+and pandas, matplotlib and dask only when a function that needs them runs. So ``westwood run``,
+whose command line imports this package first, loads only what one run needs
+(``tests/test_imports.py`` checks it).
 """
 
-from ._core import ScenarioError
-from .api import RunResult, run
-from .replay import ReplayResult, replay
-from .sweeps import SweepResult, sweep
+from __future__ import annotations
+
 from .version import __version__
+
+TYPE_CHECKING = False  # not typing's: importing typing alone costs a run ~2 ms
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and readers
+    from typing import Any
+
+    from ._core import ScenarioError
+    from .api import RunResult, run
+    from .replay import ReplayResult, replay
+    from .sweeps import SweepResult, sweep
+
+# Public name -> the module that defines it.
+_LAZY = {
+    "ScenarioError": "._core",
+    "RunResult": ".api",
+    "run": ".api",
+    "ReplayResult": ".replay",
+    "replay": ".replay",
+    "SweepResult": ".sweeps",
+    "sweep": ".sweeps",
+}
 
 __all__ = [
     "ReplayResult",
@@ -27,3 +47,18 @@ __all__ = [
     "sweep",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'westwood' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value  # the next lookup is an ordinary attribute
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(__all__))

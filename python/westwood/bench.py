@@ -11,6 +11,11 @@ Standard cases (each in a fresh subprocess, so the peak RSS reported is that cas
 flows (2, 5, 10, 20 for 60 s), each with a fitted line and log-log exponent, and the speed-up of
 a local sweep on 2 processes over 1.
 
+Each case is also timed as a whole process (``process_seconds``: ``westwood run`` of the case,
+interpreter start-up and imports included), and the report records the machine (core count,
+load average before and after). ``--compare BEFORE [AFTER]`` prints before/after ratios of two
+builds or two ``--json`` outputs (``compare``).
+
 Only the core and the standard library are imported here (no pandas, no matplotlib), so the
 peak RSS reported is the simulator's, not the plotting stack's.
 """
@@ -26,6 +31,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .errors import UsageError
@@ -109,12 +115,14 @@ def seconds_text(seconds: float) -> str:
     return f"{seconds:.6g}s"
 
 
-def run_in_subprocess(scenario: str, overrides: Pairs) -> Dict[str, Any]:
-    """``bench(scenario, overrides)`` in a fresh Python process: its result, or
-    ``{"error": ...}``."""
+def run_in_subprocess(
+    scenario: str, overrides: Pairs, python: Optional[str] = None
+) -> Dict[str, Any]:
+    """``bench(scenario, overrides)`` in a fresh Python process (``python``: the interpreter of
+    another build; default this one): its result, or ``{"error": ...}``."""
     request = json.dumps({"scenario": scenario, "overrides": [list(p) for p in overrides]})
     proc = subprocess.run(
-        [sys.executable, "-m", "westwood.bench", request],
+        [python or sys.executable, "-m", "westwood.bench", request],
         capture_output=True,
         text=True,
     )
@@ -123,6 +131,34 @@ def run_in_subprocess(scenario: str, overrides: Pairs) -> Dict[str, Any]:
     except (ValueError, IndexError):
         detail = proc.stderr.strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
         return {"error": f"the benchmark process failed: {detail[0]}", "error_type": "Crash"}
+    return result
+
+
+# What the ``westwood`` console script runs.
+CONSOLE_SCRIPT = "import sys; from westwood.cli import main; sys.exit(main())"
+
+
+def process_seconds(scenario: str, overrides: Pairs, python: Optional[str] = None) -> float:
+    """Wall time of ``westwood run SCENARIO --set ...`` as a whole process, as a user runs it:
+    the interpreter's start-up, the imports, loading the scenario, the run and printing its
+    table (NaN if it fails)."""
+    command = [python or sys.executable, "-c", CONSOLE_SCRIPT, "run", scenario]
+    for key, value in overrides:
+        command += ["--set", f"{key}={value}"]
+    started = time.perf_counter()
+    proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    elapsed = time.perf_counter() - started
+    return elapsed if proc.returncode == 0 else math.nan
+
+
+def machine(load_before: Optional[Sequence[float]] = None) -> Dict[str, Any]:
+    """The core count and the load averages (1, 5, 15 min) now and, if given, before: a
+    measurement on a loaded machine is slower, and says so."""
+    now = [round(x, 2) for x in os.getloadavg()]
+    result: Dict[str, Any] = {"cpus": os.cpu_count()}
+    if load_before is not None:
+        result["load_before"] = [round(x, 2) for x in load_before]
+    result["load_after" if load_before is not None else "load"] = now
     return result
 
 
@@ -141,9 +177,12 @@ def _child(argv: Sequence[str]) -> int:
     return 0
 
 
-def run_case(case: Case, extra: Pairs = (), factor: float = 1.0) -> Dict[str, Any]:
+def run_case(
+    case: Case, extra: Pairs = (), factor: float = 1.0, python: Optional[str] = None
+) -> Dict[str, Any]:
     """One standard case in a fresh process: the measurement with the case's name and
-    description, or ``skipped`` (an optional scenario that does not exist) or ``error``."""
+    description, then the case as a whole ``westwood run`` process (``process_seconds``); or
+    ``skipped`` (an optional scenario that does not exist) or ``error``."""
     head: Dict[str, Any] = {"case": case.name, "description": case.description}
     path = None
     for name in (case.scenario,) + case.alternatives:
@@ -159,11 +198,17 @@ def run_case(case: Case, extra: Pairs = (), factor: float = 1.0) -> Dict[str, An
         raise FileNotFoundError(f"{names}: scenario not found")
     overrides = case.run_overrides(factor) + list(extra)
     head["overrides"] = [list(p) for p in overrides]
-    return {**head, **run_in_subprocess(path, overrides)}
+    result = {**head, **run_in_subprocess(path, overrides, python)}
+    if "error" not in result:
+        result["process_seconds"] = process_seconds(path, overrides, python)
+    return result
 
 
 def run_cases(
-    cases: Sequence[Case] = CASES, extra: Pairs = (), factor: float = 1.0
+    cases: Sequence[Case] = CASES,
+    extra: Pairs = (),
+    factor: float = 1.0,
+    python: Optional[str] = None,
 ) -> List[Dict[str, Any]]:
     """Every case. The first is the reference: if it fails (e.g. a bad ``--set``), its error is
     raised as a ``ScenarioError``; the others' errors are reported in their results."""
@@ -171,21 +216,22 @@ def run_cases(
 
     results = []
     for i, case in enumerate(cases):
-        result = run_case(case, extra, factor)
+        result = run_case(case, extra, factor, python)
         if i == 0 and "error" in result:
             raise ScenarioError(result["error"])
         results.append(result)
     return results
 
 
-def custom_case(scenario: str, extra: Pairs) -> List[Dict[str, Any]]:
+def custom_case(scenario: str, extra: Pairs, python: Optional[str] = None) -> List[Dict[str, Any]]:
     """``--scenario``: that scenario alone, as given (with ``--set``)."""
     from ._core import ScenarioError
 
     path = str(resolve_scenario(scenario))
-    result = run_in_subprocess(path, list(extra))
+    result = run_in_subprocess(path, list(extra), python)
     if "error" in result:
         raise ScenarioError(result["error"])
+    result["process_seconds"] = process_seconds(path, list(extra), python)
     return [
         {"case": "custom", "description": path, "overrides": [list(p) for p in extra], **result}
     ]
@@ -335,13 +381,20 @@ TOP_LEVEL = (
 )
 
 
-def report(cases: List[Dict[str, Any]], scaling_result: Optional[Dict[str, Any]] = None) -> Dict:
+def report(
+    cases: List[Dict[str, Any]],
+    scaling_result: Optional[Dict[str, Any]] = None,
+    machine_result: Optional[Dict[str, Any]] = None,
+) -> Dict:
     """The JSON object of ``westwood bench --json``: the first case's measurement at the top
-    level (as before there were several cases), every case in ``cases``, ``scaling`` if run."""
+    level (as before there were several cases), every case in ``cases``, ``scaling`` if run,
+    and ``machine`` (core count, load averages)."""
     result: Dict[str, Any] = {k: cases[0][k] for k in TOP_LEVEL if k in cases[0]}
     result["cases"] = cases
     if scaling_result is not None:
         result["scaling"] = scaling_result
+    if machine_result is not None:
+        result["machine"] = machine_result
     return result
 
 
@@ -361,6 +414,19 @@ def format_bench(result: Dict[str, Any], indent: str = "") -> str:
                 else ""
             ),
         ]
+        + (
+            [
+                f"whole process     {result['process_seconds']:.3f} s "
+                "(westwood run, start-up included)"
+            ]
+            if "process_seconds" in result
+            else []
+        )
+        + (
+            [f"rounds            {result['rounds']} (medians)"]
+            if result.get("rounds", 1) > 1
+            else []
+        )
     )
 
 
@@ -369,6 +435,19 @@ def _walls(points, label: str, unit: str) -> str:
     walls = "/".join(f"{p['wall_seconds']:.3f}" for p in points)
     events = "/".join(f"{p['events'] / 1e6:.2f}" for p in points)
     return f"{xs} {unit}: wall {walls} s, events {events} M"
+
+
+def format_machine(m: Dict[str, Any]) -> str:
+    loads = [
+        f"{name} {' '.join(f'{x:.2f}' for x in m[key])}"
+        for key, name in (
+            ("load", "load average"),
+            ("load_before", "load average before"),
+            ("load_after", "after"),
+        )
+        if key in m
+    ]
+    return f"machine: {m['cpus']} CPUs, " + ", ".join(loads)
 
 
 def format_report(result: Dict[str, Any]) -> str:
@@ -396,18 +475,197 @@ def format_report(result: Dict[str, Any]) -> str:
             f"{s['wall_seconds_' + str(s['jobs'])]:.2f} s: x{s['speedup']:.2f} "
             f"({100 * s['efficiency']:.0f}% efficiency; {s['cpus']} CPUs)",
         ]
+    if "machine" in result:
+        lines.append(format_machine(result["machine"]))
+    return "\n".join(lines)
+
+
+# --- rounds and comparisons ------------------------------------------------------------------
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+MEDIAN_KEYS = ("wall_seconds", "process_seconds", "peak_rss_bytes", "baseline_rss_bytes")
+
+
+def median_case(rounds: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
+    """One case measured in several rounds: the median of each timing and memory figure, the
+    rates recomputed from the median wall time. A round that failed or was skipped stands for
+    all."""
+    first = rounds[0]
+    if len(rounds) == 1 or any("error" in r or "skipped" in r for r in rounds):
+        return next((r for r in rounds if "error" in r or "skipped" in r), first)
+    result = dict(first)
+    for key in MEDIAN_KEYS:
+        if key in first:
+            result[key] = _median([r[key] for r in rounds])
+    wall = result["wall_seconds"]
+    result["events_per_second"] = result["events"] / wall if wall > 0 else math.nan
+    result["packets_per_second"] = result["packets"] / wall if wall > 0 else math.nan
+    result["rounds"] = len(rounds)
+    return result
+
+
+def measure(
+    builds: Sequence[Optional[str]],
+    scenario: Optional[str],
+    extra: Pairs,
+    factor: float,
+    rounds: int,
+) -> List[List[Dict[str, Any]]]:
+    """The cases for each build (a Python interpreter; None: this one), ``rounds`` times,
+    interleaved case by case (this case on every build, then the next case), so that a change
+    in the machine's load falls on every build alike; the medians per build."""
+    per_build: List[List[List[Dict[str, Any]]]] = [[] for _ in builds]
+    for _ in range(rounds):
+        if scenario is not None:
+            for i, python in enumerate(builds):
+                per_build[i].append(custom_case(scenario, extra, python))
+            continue
+        rows: List[List[Dict[str, Any]]] = [[] for _ in builds]
+        for case in CASES:
+            for i, python in enumerate(builds):
+                rows[i].append(run_case(case, extra, factor, python))
+        for i, row in enumerate(rows):
+            if "error" in row[0]:
+                from ._core import ScenarioError
+
+                raise ScenarioError(row[0]["error"])
+            per_build[i].append(row)
+    return [[median_case(list(case)) for case in zip(*runs)] for runs in per_build]
+
+
+def load_side(spec: str) -> Tuple[str, Any]:
+    """A ``--compare`` operand: ``("json", report)`` for a file holding ``westwood bench
+    --json``'s output, or ``("build", python)`` for another build: a checkout (its ``.venv``),
+    a venv, or an interpreter or ``westwood`` script in one."""
+    path = Path(spec)
+    if path.is_dir():
+        for candidate in (path / ".venv" / "bin" / "python", path / "bin" / "python"):
+            if candidate.exists():
+                return "build", str(candidate)
+    elif path.is_file():
+        try:
+            data = json.loads(path.read_text())
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("cases"), list):
+            return "json", data
+        if os.access(path, os.X_OK):
+            python = path if path.name.startswith("python") else path.parent / "python"
+            if python.exists():
+                return "build", str(python)
+    raise UsageError(
+        f"bench --compare {spec}: neither a `westwood bench --json` output nor a build (a "
+        "checkout with .venv, a venv, or its python)"
+    )
+
+
+def _ratio(a: Any, b: Any) -> Optional[float]:
+    ok = isinstance(a, (int, float)) and isinstance(b, (int, float)) and b > 0 and a == a
+    return a / b if ok else None
+
+
+def compare(before: Dict[str, Any], after: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Per case in both: the figures before and after and the speed-ups (before / after for
+    times, after / before for memory), and whether the event counts agree (if not, the two
+    builds simulated something different and the times do not compare)."""
+    previous = {c["case"]: c for c in before["cases"]}
+    rows = []
+    for case in after["cases"]:
+        old = previous.get(case["case"])
+        if old is None or "events" not in old or "events" not in case:
+            continue
+        rows.append(
+            {
+                "case": case["case"],
+                "wall_seconds": [old["wall_seconds"], case["wall_seconds"]],
+                "speedup": _ratio(old["wall_seconds"], case["wall_seconds"]),
+                "process_seconds": [old.get("process_seconds"), case.get("process_seconds")],
+                "process_speedup": _ratio(old.get("process_seconds"), case.get("process_seconds")),
+                "peak_rss_bytes": [old["peak_rss_bytes"], case["peak_rss_bytes"]],
+                "rss_ratio": _ratio(case["peak_rss_bytes"], old["peak_rss_bytes"]),
+                "same_events": old["events"] == case["events"],
+            }
+        )
+    return rows
+
+
+def format_compare(result: Dict[str, Any]) -> str:
+    def pair(values, unit, scale=1.0, digits=3):
+        a, b = (v if isinstance(v, (int, float)) and v == v else None for v in values)
+        text = lambda v: "-" if v is None else f"{v / scale:.{digits}f}"  # noqa: E731
+        return f"{text(a)} -> {text(b)} {unit}"
+
+    def times(x):
+        return "" if x is None else f" (x{x:.2f})"
+
+    lines = [f"before: {result['before_source']}", f"after:  {result['after_source']}"]
+    for row in result["compare"]:
+        lines += [
+            f"{row['case']}:",
+            f"  engine wall     {pair(row['wall_seconds'], 's')}{times(row['speedup'])}",
+            f"  whole process   {pair(row['process_seconds'], 's')}{times(row['process_speedup'])}",
+            f"  peak RSS        {pair(row['peak_rss_bytes'], 'MiB', 2**20, 1)}",
+        ]
+        if not row["same_events"]:
+            lines.append("  events differ: the builds simulated different runs")
+    if "machine" in result:
+        lines.append(format_machine(result["machine"]))
     return "\n".join(lines)
 
 
 def main(
-    scenario: Optional[str], extra: Pairs, with_scaling: bool = False, quick: bool = False
+    scenario: Optional[str],
+    extra: Pairs,
+    with_scaling: bool = False,
+    quick: bool = False,
+    compare_with: Sequence[str] = (),
+    rounds: int = 1,
 ) -> Dict[str, Any]:
-    """What ``westwood bench`` measures, as the JSON object it prints."""
+    """What ``westwood bench`` measures, as the JSON object it prints. With ``compare_with``
+    (``--compare BEFORE [AFTER]``; AFTER defaults to this build): both sides, measured (builds,
+    interleaved) or read (JSON outputs), and ``compare``, their ratios."""
     factor = 0.1 if quick else 1.0
     if scenario is not None and with_scaling:
         raise UsageError("bench: --scaling measures the dumbbell; it does not take --scenario")
-    cases = custom_case(scenario, extra) if scenario else run_cases(CASES, extra, factor)
-    return report(cases, scaling(extra, factor) if with_scaling else None)
+    if rounds < 1:
+        raise UsageError(f"bench: --rounds must be at least 1, not {rounds}")
+    load_before = os.getloadavg()
+    if not compare_with:
+        (cases,) = measure([None], scenario, extra, factor, rounds)
+        scaling_result = scaling(extra, factor) if with_scaling else None
+        return report(cases, scaling_result, machine(load_before))
+    if len(compare_with) > 2:
+        raise UsageError("bench: --compare takes BEFORE and at most one AFTER")
+    if with_scaling:
+        raise UsageError("bench: --compare compares the cases; it does not take --scaling")
+    sides = [load_side(spec) for spec in compare_with]
+    if len(sides) == 1:
+        sides.append(("build", None))
+    builds = [python for kind, python in sides if kind == "build"]
+    measured = iter(measure(builds, scenario, extra, factor, rounds) if builds else [])
+    reports, sources = [], []
+    for (kind, value), spec in zip(sides, list(compare_with) + ["this build"]):
+        if kind == "json":
+            reports.append(value)
+            sources.append(f"{spec} (a bench --json output)")
+        else:
+            reports.append(report(next(measured)))
+            where = value or sys.executable
+            sources.append(f"{spec} ({where}; {rounds} round{'s' if rounds > 1 else ''})")
+    return {
+        "before": reports[0],
+        "after": reports[1],
+        "before_source": sources[0],
+        "after_source": sources[1],
+        "compare": compare(reports[0], reports[1]),
+        "machine": machine(load_before),
+    }
 
 
 if __name__ == "__main__":

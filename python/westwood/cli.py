@@ -11,6 +11,7 @@ values (over 200 characters) only in part, with their size (``messages.clip_long
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import re
@@ -19,10 +20,9 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from ._core import ScenarioError
-from .errors import UsageError
+from .errors import RunFailed, UsageError
 from .messages import clip_long_values
 from .overrides import parse_assignments
-from .runs.runner import RunFailed
 
 EXIT_USAGE = 2
 
@@ -86,10 +86,40 @@ def _executor(args: argparse.Namespace):
     return make_executor(kind, args.jobs, args.scheduler)
 
 
+def _terminal_columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size()`` finds it ($COLUMNS, else the
+    terminal of stdout, else 80)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, with the width found without importing shutil (and with it
+    zlib, bz2 and lzma): argparse makes a formatter for every argument added, so each run paid
+    ~2 ms for an import that only help text needs."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None) -> None:
+        if width is None:
+            width = _terminal_columns() - 2  # as HelpFormatter does with shutil's width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, with its error messages (which quote the bad argument) clipped like
-    every other error of the command (``messages.clip_long_values``). Subcommand parsers are
-    of the same class."""
+    every other error of the command (``messages.clip_long_values``), and ``_Formatter``.
+    Subcommand parsers are of the same class."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # type: ignore[override]
         self.print_usage(sys.stderr)
@@ -113,12 +143,7 @@ def version_text() -> str:
     return f"westwood {__version__} (engine {getattr(_core, '__build__', 'unknown')})"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="westwood", description="Deterministic packet-level TCP simulator.")
-    parser.add_argument("--version", action="version", version=version_text())
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    run = sub.add_parser("run", help="run one scenario", description="Run one scenario.")
+def _run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("scenario", help="scenario file, or a name from scenarios/ (e.g. wireless)")
     _add_set(run, "override a scenario parameter (repeatable), e.g. --set loss=1%%")
     run.add_argument("--seed", type=_seed, help="seed replacing the scenario's")
@@ -148,13 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=cmd_run)
 
-    plot = sub.add_parser(
-        "plot",
-        help="draw the figures of a run directory",
-        description="Draw, per TCP flow of a run written by `westwood run --out DIR`, cwnd and "
-        "ssthresh vs. time (in segments) and, for Westwood flows, the bandwidth estimate (BWE) "
-        "vs. time; and the queue length of links that queue. Writes PNG and SVG files.",
-    )
+
+def _plot_arguments(plot: argparse.ArgumentParser) -> None:
     plot.add_argument(
         "run_dir", metavar="RUN_DIR", help="directory written by `westwood run --out`"
     )
@@ -169,11 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     plot.set_defaults(func=cmd_plot)
 
-    rep = sub.add_parser(
-        "reproduce",
-        help="reproduce the paper's experiments",
-        description="Run registered paper experiments and write tables, figures and an index.",
-    )
+
+def _reproduce_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("ids", nargs="*", metavar="ID", help="experiments to run (default: all)")
     rep.add_argument("--list", action="store_true", help="list the experiments and exit")
     rep.add_argument(
@@ -196,16 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_set(rep, "extra override applied to every run (repeatable)")
     rep.set_defaults(func=cmd_reproduce)
 
-    sw = sub.add_parser(
-        "sweep",
-        help="run a scenario over a grid of parameter values and seeds",
-        description="Run SCENARIO for every combination of the --vary values and seeds 1..N, "
-        "in parallel (local processes or a Dask cluster). Each finished run is stored in "
-        "DIR/runs/ at once, so an interrupted sweep resumes where it stopped. Writes "
-        "DIR/results.parquet (one row per run), DIR/summary.csv and DIR/summary.md (mean and "
-        "95% CI over seeds per grid point) and, for one or two axes, DIR/sweep.png/.svg. Exit "
-        "status 1 if some runs failed (they are recorded with their error).",
-    )
+
+def _sweep_arguments(sw: argparse.ArgumentParser) -> None:
     sw.add_argument(
         "scenario", nargs="?", help="scenario file, or a name from scenarios/ (e.g. wireless)"
     )
@@ -230,14 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sw.set_defaults(func=cmd_sweep)
 
-    bench = sub.add_parser(
-        "bench",
-        help="measure simulator speed",
-        description="Run the benchmark cases (each in a fresh process, no time series) and "
-        "report wall time, events/s, simulated packets/s and peak RSS: the 10-flow dumbbell "
-        "(60 s), the seed 000 fig. 9 point at 1% loss (600 s) and the 8x8 grid of seed 002 "
-        "(600 s: scenarios/grid.toml or multipath_grid.toml, when one exists).",
-    )
+
+def _bench_arguments(bench: argparse.ArgumentParser) -> None:
     bench.add_argument("--scenario", help="measure this scenario alone instead of the cases")
     _add_set(bench, "override applied to every case (repeatable), e.g. --set duration=5s")
     bench.add_argument(
@@ -255,20 +258,28 @@ def build_parser() -> argparse.ArgumentParser:
         "--json",
         action="store_true",
         help="print one JSON object (the dumbbell's figures at the top level, every case in "
-        "`cases`, `scaling` with --scaling)",
+        "`cases`, `scaling` with --scaling, `machine`: core count and load averages)",
+    )
+    bench.add_argument(
+        "--compare",
+        nargs="+",
+        metavar="PATH",
+        help="BEFORE [AFTER]: print before/after ratios (engine wall, whole process, peak RSS) "
+        "of two builds or two --json outputs; a build is a checkout with .venv, a venv, or its "
+        "python; AFTER defaults to this build. Builds are measured interleaved, case by case",
+    )
+    bench.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="measure every case N times (interleaved with --compare's other build) and report "
+        "the medians (default 1)",
     )
     bench.set_defaults(func=cmd_bench)
 
-    rp = sub.add_parser(
-        "replay",
-        help="feed a per-ACK trace through the Westwood estimators",
-        description="Feed a per-ACK trace (docs/ack-trace.md: `westwood run --ack-trace`, "
-        "`westwood linux watch --acks`, the testbed's acks.csv) through the Rust estimators and "
-        "compare, per flow and congestion control, their BWE with the trace's own BWE and with "
-        "the delivery rate, and their ssthresh at the trace's loss rows (docs/replay.md). The "
-        "same ACK stream must give the same BWE: bit for bit against the simulator, within the "
-        "fixed-point error against the kernel.",
-    )
+
+def _replay_arguments(rp: argparse.ArgumentParser) -> None:
     rp.add_argument("trace", metavar="TRACE", help="a per-ACK trace (CSV)")
     rp.add_argument(
         "--cc",
@@ -302,13 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--json", action="store_true", help="print the report as one JSON object")
     rp.set_defaults(func=cmd_replay)
 
-    sc = sub.add_parser(
-        "scenarios",
-        help="list the scenarios a bare name finds; copy one out to edit",
-        description="List the scenarios a bare name resolves to (name, where from, description, "
-        "parameters with defaults), or copy one out to edit. Lookup order: $WESTWOOD_SCENARIOS, "
-        "./scenarios, the scenarios shipped in the package (docs/scenarios.md).",
-    )
+
+def _scenarios_arguments(sc: argparse.ArgumentParser) -> None:
     sc.set_defaults(func=cmd_scenarios, action=None)
     sc_sub = sc.add_subparsers(dest="action", metavar="ACTION")
     copy = sc_sub.add_parser(
@@ -320,32 +326,157 @@ def build_parser() -> argparse.ArgumentParser:
     copy.add_argument("name", metavar="NAME", help="a scenario name, e.g. wireless")
     copy.add_argument("directory", metavar="DIR", nargs="?", help="default: ./scenarios")
 
-    from .measure.analyze import add_parser as add_analyze
-    from .measure.measure import add_parser as add_measure
 
-    add_analyze(sub)
-    add_measure(sub)
+# Every command: its name, the keywords of its sub-parser (the help line `westwood --help` shows,
+# its description) and what adds its arguments.
+COMMANDS = (
+    ("run", dict(help="run one scenario", description="Run one scenario."), _run_arguments),
+    (
+        "plot",
+        dict(
+            help="draw the figures of a run directory",
+            description="Draw, per TCP flow of a run written by `westwood run --out DIR`, cwnd and "
+            "ssthresh vs. time (in segments) and, for Westwood flows, the bandwidth estimate (BWE) "
+            "vs. time; and the queue length of links that queue. Writes PNG and SVG files.",
+        ),
+        _plot_arguments,
+    ),
+    (
+        "reproduce",
+        dict(
+            help="reproduce the paper's experiments",
+            description="Run registered paper experiments and write tables, figures and an index.",
+        ),
+        _reproduce_arguments,
+    ),
+    (
+        "sweep",
+        dict(
+            help="run a scenario over a grid of parameter values and seeds",
+            description="Run SCENARIO for every combination of the --vary values and seeds 1..N, "
+            "in parallel (local processes or a Dask cluster). Each finished run is stored in "
+            "DIR/runs/ at once, so an interrupted sweep resumes where it stopped. Writes "
+            "DIR/results.parquet (one row per run), DIR/summary.csv and DIR/summary.md (mean and "
+            "95% CI over seeds per grid point) and, for one or two axes, DIR/sweep.png/.svg. Exit "
+            "status 1 if some runs failed (they are recorded with their error).",
+        ),
+        _sweep_arguments,
+    ),
+    (
+        "bench",
+        dict(
+            help="measure simulator speed",
+            description="Run the benchmark cases (each in a fresh process, no time series) and "
+            "report wall time, events/s, simulated packets/s and peak RSS: the 10-flow dumbbell "
+            "(60 s), the seed 000 fig. 9 point at 1% loss (600 s) and the 8x8 grid of seed 002 "
+            "(600 s: scenarios/grid.toml or multipath_grid.toml, when one exists).",
+        ),
+        _bench_arguments,
+    ),
+    (
+        "replay",
+        dict(
+            help="feed a per-ACK trace through the Westwood estimators",
+            description="Feed a per-ACK trace (docs/ack-trace.md: `westwood run --ack-trace`, "
+            "`westwood linux watch --acks`, the testbed's acks.csv) through the Rust estimators "
+            "and compare, per flow and congestion control, their BWE with the trace's own BWE and "
+            "with the delivery rate, and their ssthresh at the trace's loss rows (docs/replay.md). "
+            "The same ACK stream must give the same BWE: bit for bit against the simulator, within "
+            "the fixed-point error against the kernel.",
+        ),
+        _replay_arguments,
+    ),
+    (
+        "scenarios",
+        dict(
+            help="list the scenarios a bare name finds; copy one out to edit",
+            description="List the scenarios a bare name resolves to (name, where from, "
+            "description, parameters with defaults), or copy one out to edit. Lookup order: "
+            "$WESTWOOD_SCENARIOS, ./scenarios, the scenarios shipped in the package "
+            "(docs/scenarios.md).",
+        ),
+        _scenarios_arguments,
+    ),
+)
 
-    # `westwood linux ...` is forwarded whole to the westwood-linux binary (see linux.py); it is
-    # listed here so that `westwood --help` shows it.
-    sub.add_parser(
+# Commands whose module builds their parser (``add_parser(subparsers)``), imported only when the
+# command runs or the full parser is built: `westwood run` does not load the measurement code.
+MODULE_COMMANDS = (("analyze", ".measure.analyze"), ("measure", ".measure.measure"))
+
+# `westwood testbed|emu|linux ...` is forwarded whole to a binary (see `main`); they are listed so
+# that `westwood --help` shows them.
+FORWARDED = (
+    (
         "testbed",
-        help="real kernel TCP through an emulated path, beside the simulator",
-        description="Forwarded to the westwood-emu binary; see docs/testbed.md.",
-        add_help=False,
-    )
-    sub.add_parser(
+        dict(
+            help="real kernel TCP through an emulated path, beside the simulator",
+            description="Forwarded to the westwood-emu binary; see docs/testbed.md.",
+            add_help=False,
+        ),
+    ),
+    (
         "emu",
-        help="the user-space link emulator: selftest, run, cleanup",
-        description="Forwarded to the westwood-emu binary; see docs/testbed.md.",
-        add_help=False,
-    )
-    sub.add_parser(
+        dict(
+            help="the user-space link emulator: selftest, run, cleanup",
+            description="Forwarded to the westwood-emu binary; see docs/testbed.md.",
+            add_help=False,
+        ),
+    ),
+    (
         "linux",
-        help="TCPW on real Linux TCP (eBPF): status, load, unload, watch, bench",
-        description="Forwarded to the westwood-linux binary; see `westwood linux --help`.",
-        add_help=False,
-    )
+        dict(
+            help="TCPW on real Linux TCP (eBPF): status, load, unload, watch, bench",
+            description="Forwarded to the westwood-linux binary; see `westwood linux --help`.",
+            add_help=False,
+        ),
+    ),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="westwood", description="Deterministic packet-level TCP simulator.")
+    parser.add_argument("--version", action="version", version=version_text())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, keywords, add_arguments in COMMANDS:
+        add_arguments(sub.add_parser(name, **keywords))
+    for _, module in MODULE_COMMANDS:
+        importlib.import_module(module, __package__).add_parser(sub)
+    for name, keywords in FORWARDED:
+        sub.add_parser(name, **keywords)
+    return parser
+
+
+class _OneCommand:
+    """What a module's ``add_parser(sub)`` is given by ``command_parser``: sub-parsers that make
+    the command's parser a top-level one, named as the full parser names it."""
+
+    def __init__(self) -> None:
+        self.parser: Optional[argparse.ArgumentParser] = None
+
+    def add_parser(self, name: str, **keywords) -> argparse.ArgumentParser:
+        keywords.pop("help", None)
+        self.parser = _Parser(prog=f"westwood {name}", **keywords)
+        return self.parser
+
+
+def command_parser(name: str) -> Optional[argparse.ArgumentParser]:
+    """The parser of command ``name`` alone, the same as ``build_parser()``'s sub-parser of it
+    (prog ``westwood NAME``, usage, help, errors), or None for a name that is not a command.
+    ``main`` parses ``westwood NAME ...`` with it: building every command's parser costs each
+    run a few milliseconds."""
+    parser = None
+    for command, keywords, add_arguments in COMMANDS:
+        if command == name:
+            keywords = {k: v for k, v in keywords.items() if k != "help"}
+            parser = _Parser(prog=f"westwood {name}", **keywords)
+            add_arguments(parser)
+    for command, module in MODULE_COMMANDS:
+        if command == name:
+            one = _OneCommand()
+            importlib.import_module(module, __package__).add_parser(one)
+            parser = one.parser
+    if parser is not None:
+        parser.set_defaults(command=name)
     return parser
 
 
@@ -414,7 +545,7 @@ def _file_size(path: Path) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .api import run_raw
+    from .raw import run_raw
 
     if args.ack_trace and not args.out:
         raise UsageError("run: --ack-trace writes DIR/acks.csv, so it needs --out DIR")
@@ -600,12 +731,22 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
-    result = bench.main(args.scenario, parse_assignments(args.overrides), args.scaling, args.quick)
+    result = bench.main(
+        args.scenario,
+        parse_assignments(args.overrides),
+        args.scaling,
+        args.quick,
+        args.compare or (),
+        args.rounds,
+    )
     if args.json:
         print(json.dumps(result))
+    elif args.compare:
+        print(bench.format_compare(result))
     else:
         print(bench.format_report(result))
-    return 1 if any("error" in case for case in result["cases"]) else 0
+    reports = (result["before"], result["after"]) if args.compare else (result,)
+    return 1 if any("error" in case for r in reports for case in r["cases"]) else 0
 
 
 # --- replay ------------------------------------------------------------------------------------
@@ -629,6 +770,20 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 # --- entry point -------------------------------------------------------------------------------
 
 
+def _parse(arguments: List[str]):
+    """The parser and the parsed arguments. ``westwood COMMAND ...`` is parsed by that command's
+    parser alone (``command_parser``); anything else — no command, ``--help``, ``--version``, or
+    arguments the command does not know, which the full parser reports in its own words — by
+    the full parser."""
+    command = command_parser(arguments[0]) if arguments else None
+    if command is not None:
+        args, unknown = command.parse_known_args(arguments[1:])
+        if not unknown:
+            return command, args
+    parser = build_parser()
+    return parser, parser.parse_args(arguments)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["linux"]:
@@ -640,9 +795,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
         forward = testbed.main_testbed if arguments[0] == "testbed" else testbed.main_emu
         return forward(arguments[1:])
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        parser, args = _parse(arguments)
     except SystemExit as exit_:  # argparse: usage errors exit 2, --help exits 0
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     if not getattr(args, "func", None):

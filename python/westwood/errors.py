@@ -14,3 +14,15 @@ class WriteError(OSError):
 
     def __str__(self) -> str:
         return f"cannot write {self.filename}: {self.strerror}"
+
+
+class RunFailed(Exception):
+    """A run of a sweep or reproduction failed and the caller asked to stop at the first failure
+    (``runs.runner.run_all(stop_on_error=True)``). Here, not in ``runs.runner``, so that the
+    command line can catch it without importing the run engine (and its process pools) for a
+    single ``westwood run``."""
+
+    def __init__(self, job, entry) -> None:
+        super().__init__(str(entry.get("error", "run failed")))
+        self.job = job
+        self.entry = entry

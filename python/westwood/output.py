@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
-from .api import RawResult
 from .files import PathLike, staged_directory, write_columns_csv, writing
+from .raw import RawResult
 from .report import tables
 
 RUN_FILES = ("summary.json", "flows.csv", "links.csv", "flow_series.csv", "link_series.csv")

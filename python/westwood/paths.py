@@ -17,7 +17,6 @@ found nowhere is refused with the closest known names suggested.
 
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 from typing import Dict, List, Tuple, Union
@@ -94,6 +93,8 @@ def resolve_scenario(scenario: ScenarioLike) -> Path:
 
 def _not_found_message(text: str, stem: str, dirs: List[Path]) -> str:
     """One line: the likely typo first (``did you mean wireless?``), then where we looked."""
+    import difflib
+
     close = difflib.get_close_matches(stem, list(known_scenarios()), n=3, cutoff=0.6)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
     looked = ", ".join(str(d) for d in dirs)

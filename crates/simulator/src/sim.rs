@@ -3,10 +3,10 @@
 use crate::ack_trace::{AckSink, AckTraceFile, FlowTrace, RunError};
 use crate::budget::{self, Recording};
 use crate::engine::rng::RngStream;
-use crate::engine::EventQueue;
+use crate::engine::{LaneQueue, Popped};
 use crate::invariants::InvariantMonitor;
 use crate::model::{Nanos, QueueLimit, QueueSpec, Scenario, SourceKind, NANOS_PER_SECOND};
-use crate::network::link::Capacity;
+use crate::network::link::{Capacity, Frame};
 use crate::network::red::Red;
 use crate::network::{Enqueue, ErrorModel, Link, Multipath, Packet, PacketKind, Routes, SackBlocks};
 use crate::pcap::PacketTap;
@@ -20,15 +20,10 @@ use westwood_algorithms::{CongestionControl, WindowConfig};
 
 #[derive(Debug, Clone, Copy)]
 enum Event {
-    /// The packet on `link` finished serialisation.
+    /// The packet on `link` finished serialisation. (A packet reaching the far end of a link
+    /// is an item of the link's lane in the queue, not an `Event`: see `engine::LaneQueue`.)
     TransmissionDone {
         link: u32,
-    },
-    /// A packet reached the far end of `link`; it waits in `Simulation::propagating` at `slot`
-    /// (keeping events small keeps the event heap fast).
-    Arrival {
-        link: u32,
-        slot: u32,
     },
     SenderTimer {
         flow: u32,
@@ -53,31 +48,60 @@ enum Event {
     Sample,
 }
 
-/// Packets propagating along links, stored apart from their arrival events: a slab with a free
-/// list, so no allocation happens per packet once it has grown to the largest number in flight.
+/// Packets in the network, each written once when it enters and read where it leaves (the
+/// receiving endpoint, or where it is dropped): links and the event queue carry [`Handle`]s,
+/// so a hop moves 16 bytes instead of the whole packet. A slab with a free list: no allocation
+/// per packet once it has grown to the most packets in the network at once.
 #[derive(Default)]
-struct PacketStore {
+struct PacketSlab {
     slots: Vec<Packet>,
     free: Vec<u32>,
 }
 
-impl PacketStore {
-    fn insert(&mut self, packet: Packet) -> u32 {
-        match self.free.pop() {
+impl PacketSlab {
+    /// Store `packet`; its handle carries what links and routing read.
+    #[inline]
+    fn insert(&mut self, packet: &Packet) -> Handle {
+        let slot = match self.free.pop() {
             Some(slot) => {
-                self.slots[slot as usize] = packet;
+                self.slots[slot as usize] = *packet;
                 slot
             }
             None => {
-                self.slots.push(packet);
-                (self.slots.len() - 1) as u32
+                self.slots.push(*packet);
+                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 packets in the network")
             }
-        }
+        };
+        Handle { slot, size: packet.size, dst: packet.dst, path: packet.path }
     }
 
-    fn take(&mut self, slot: u32) -> Packet {
-        self.free.push(slot);
-        self.slots[slot as usize]
+    #[inline]
+    fn get(&self, handle: Handle) -> &Packet {
+        &self.slots[handle.slot as usize]
+    }
+
+    /// The packet leaves the network: its slot is free again.
+    #[inline]
+    fn remove(&mut self, handle: Handle) -> Packet {
+        self.free.push(handle.slot);
+        self.slots[handle.slot as usize]
+    }
+}
+
+/// A packet in [`PacketSlab`], with the fields a hop reads: its size (queues, transmission),
+/// destination and path (routing).
+#[derive(Debug, Clone, Copy)]
+struct Handle {
+    slot: u32,
+    size: u32,
+    dst: u32,
+    path: u8,
+}
+
+impl Frame for Handle {
+    #[inline]
+    fn wire_size(&self) -> u32 {
+        self.size
     }
 }
 
@@ -317,7 +341,11 @@ pub fn run_with(
 /// The summary of each of the scenario's `links` (in `Scenario::links` order) after they carried
 /// traffic for `over_seconds` (the simulated duration; the testbed's wall time): counters, drops
 /// by cause, and the fraction of that time the transmitter was busy.
-pub fn link_summaries(scenario: &Scenario, links: &[Link], over_seconds: f64) -> Vec<LinkSummary> {
+pub fn link_summaries<F: Frame>(
+    scenario: &Scenario,
+    links: &[Link<F>],
+    over_seconds: f64,
+) -> Vec<LinkSummary> {
     let seconds = |ns: Nanos| ns as f64 / NANOS_PER_SECOND as f64;
     let node = |i: usize| scenario.nodes[i].name.clone();
     scenario
@@ -506,8 +534,11 @@ impl Network {
 /// `'a`: the scenario; `'s`: the trace sink.
 struct Simulation<'a, 's> {
     scenario: &'a Scenario,
-    queue: EventQueue<Event>,
-    links: Vec<Link>,
+    /// Events, and the packets propagating along each link in its lane (lane = link index):
+    /// the lanes' buffers grow to the most packets in flight, then no allocation per packet.
+    queue: LaneQueue<Event, Handle>,
+    links: Vec<Link<Handle>>,
+    packets: PacketSlab,
     routes: Routes,
     flows: Vec<Flow>,
     /// Flows created during the run (ids from `flows.len()` on), `None` once closed.
@@ -519,7 +550,6 @@ struct Simulation<'a, 's> {
     sources: Vec<CbrSource>,
     monitor: Option<InvariantMonitor>,
     outbox: Vec<Packet>,
-    propagating: PacketStore,
     events: u64,
     /// Where samples go: memory, a caller's sink, or nowhere (`Off`).
     series: Series<'s>,
@@ -549,6 +579,7 @@ impl<'a, 's> Simulation<'a, 's> {
         series: Series<'s>,
     ) -> Result<Self, ScenarioError> {
         let Network { links, routes, multipath, paths } = Network::build(scenario)?;
+        let links: Vec<Link<Handle>> = links.into_iter().map(Link::carrying).collect();
 
         let flows = scenario
             .flows
@@ -583,26 +614,26 @@ impl<'a, 's> Simulation<'a, 's> {
             })
             .collect();
 
-        let mut queue = EventQueue::new();
+        let mut queue = LaneQueue::new(links.len());
         for (i, source) in sources.iter().enumerate() {
             if let Some(&(start, _)) = source.on.first() {
-                queue.schedule(start, Event::SourceSend { source: i as u32 });
+                queue.schedule_timer(start, Event::SourceSend { source: i as u32 });
             }
         }
         for (i, flow) in scenario.flows.iter().enumerate() {
-            queue.schedule(flow.start, Event::FlowStart { flow: i as u32 });
+            queue.schedule_timer(flow.start, Event::FlowStart { flow: i as u32 });
             if let Some(stop) = flow.stop {
-                queue.schedule(stop, Event::FlowStop { flow: i as u32 });
+                queue.schedule_timer(stop, Event::FlowStop { flow: i as u32 });
             }
         }
         let mut arrivals = Arrivals::new(scenario);
         for (i, spec) in scenario.arrivals.iter().enumerate() {
             if let Some(at) = arrivals.first(spec, i as u32, scenario.duration) {
-                queue.schedule(at, Event::FlowArrival { table: i as u32 });
+                queue.schedule_timer(at, Event::FlowArrival { table: i as u32 });
             }
         }
         if !matches!(series, Series::Off) {
-            queue.schedule(0, Event::Sample);
+            queue.schedule_timer(0, Event::Sample);
         }
         let monitor = options.check_invariants.then(|| InvariantMonitor::new(scenario.flows.len()));
         Ok(Simulation {
@@ -618,7 +649,7 @@ impl<'a, 's> Simulation<'a, 's> {
             sources,
             monitor,
             outbox: Vec::with_capacity(64),
-            propagating: PacketStore::default(),
+            packets: PacketSlab::default(),
             events: 0,
             series,
             ack_sink,
@@ -631,13 +662,12 @@ impl<'a, 's> Simulation<'a, 's> {
 
     fn run(&mut self, interrupted: Option<&dyn Fn() -> bool>) {
         let end = self.scenario.duration;
-        while let Some(time) = self.queue.peek_time() {
-            if time > end {
-                break;
-            }
-            let (now, event) = self.queue.pop().expect("peeked");
+        while let Some((now, popped)) = self.queue.pop_until(end) {
             self.events += 1;
-            self.handle(now, event);
+            match popped {
+                Popped::Event(event) => self.handle(now, event),
+                Popped::Lane { lane, item } => self.arrival(lane, item, now),
+            }
             if self.monitor.as_ref().is_some_and(|m| m.violation().is_some())
                 || self.trace_error.is_some()
                 || self.series_error.is_some()
@@ -656,34 +686,40 @@ impl<'a, 's> Simulation<'a, 's> {
         }
     }
 
+    /// `packet` reached the far end of `link`: lost to the channel, delivered, or forwarded.
+    fn arrival(&mut self, link: u32, packet: Handle, now: Nanos) {
+        let l = &mut self.links[link as usize];
+        if l.errors.is_some() && l.corrupts(self.packets.get(packet), now) {
+            self.packets.remove(packet);
+            return;
+        }
+        let node = l.to;
+        if let Some(tap) = self.tap.as_deref_mut() {
+            tap.arrive(link, self.packets.get(packet), now);
+        }
+        if node == packet.dst {
+            let packet = self.packets.remove(packet);
+            self.deliver(packet, now);
+        } else {
+            self.forward(node, packet, now);
+        }
+    }
+
     fn handle(&mut self, now: Nanos, event: Event) {
         match event {
             Event::TransmissionDone { link } => {
                 let l = &mut self.links[link as usize];
-                let (packet, next) = l.finish_transmission(now);
-                let slot = self.propagating.insert(packet);
-                self.queue.schedule(now + l.delay, Event::Arrival { link, slot });
+                let arrives = now + l.delay;
+                // The arrival first: its sequence number orders it before a transmission that
+                // ends at the same instant, as always.
+                let queue = &mut self.queue;
+                let next =
+                    l.finish_transmission_into(now, |packet| queue.schedule_in_lane(link, arrives, *packet));
                 if let Some(done_at) = next {
                     self.queue.schedule(done_at, Event::TransmissionDone { link });
-                    if let (Some(tap), Some(started)) = (self.tap.as_deref_mut(), l.transmitting()) {
-                        tap.transmit(link, started, now);
+                    if let (Some(tap), Some(&started)) = (self.tap.as_deref_mut(), l.transmitting()) {
+                        tap.transmit(link, self.packets.get(started), now);
                     }
-                }
-            }
-            Event::Arrival { link, slot } => {
-                let packet = self.propagating.take(slot);
-                let l = &mut self.links[link as usize];
-                if l.corrupts(&packet, now) {
-                    return;
-                }
-                if let Some(tap) = self.tap.as_deref_mut() {
-                    tap.arrive(link, &packet, now);
-                }
-                let node = self.links[link as usize].to;
-                if node == packet.dst {
-                    self.deliver(packet, now);
-                } else {
-                    self.forward(node, packet, now);
                 }
             }
             Event::SenderTimer { flow } => {
@@ -731,18 +767,19 @@ impl<'a, 's> Simulation<'a, 's> {
                         path: 0,
                     };
                     if let Some(next) = s.next_send(now) {
-                        self.queue.schedule(next, Event::SourceSend { source });
+                        self.queue.schedule_timer(next, Event::SourceSend { source });
                     }
-                    self.forward(packet.src, packet, now);
+                    let handle = self.packets.insert(&packet);
+                    self.forward(packet.src, handle, now);
                 } else if let Some(start) = s.next_on(now) {
-                    self.queue.schedule(start, Event::SourceSend { source });
+                    self.queue.schedule_timer(start, Event::SourceSend { source });
                 }
             }
             Event::Sample => {
                 self.sample(now);
                 let next = now + self.scenario.sample_interval;
                 if next <= self.scenario.duration {
-                    self.queue.schedule(next, Event::Sample);
+                    self.queue.schedule_timer(next, Event::Sample);
                 }
             }
         }
@@ -785,19 +822,29 @@ impl<'a, 's> Simulation<'a, 's> {
         }
     }
 
-    fn forward(&mut self, node: u32, packet: Packet, now: Nanos) {
+    /// `packet`, at `node`, goes out on its next link (or is dropped there).
+    fn forward(&mut self, node: u32, packet: Handle, now: Nanos) {
         let link = if packet.path == 0 {
             // Reachability was checked for every flow when the network was built.
             self.routes.next_link(node, packet.dst).expect("route checked at build time")
         } else {
             // Source-routed along its flow's path; dropped if the flow has closed.
-            let Some(link) = self.multipath.next_link(&packet, node) else { return };
+            let Some(link) = self.multipath.next_link(self.packets.get(packet), node) else {
+                self.packets.remove(packet);
+                return;
+            };
             link
         };
-        if let Enqueue::Transmitting { done_at } = self.links[link as usize].enqueue(packet, now) {
-            self.queue.schedule(done_at, Event::TransmissionDone { link });
-            if let Some(tap) = self.tap.as_deref_mut() {
-                tap.transmit(link, &packet, now);
+        match self.links[link as usize].enqueue(packet, now) {
+            Enqueue::Transmitting { done_at } => {
+                self.queue.schedule(done_at, Event::TransmissionDone { link });
+                if let Some(tap) = self.tap.as_deref_mut() {
+                    tap.transmit(link, self.packets.get(packet), now);
+                }
+            }
+            Enqueue::Queued => {}
+            Enqueue::Dropped => {
+                self.packets.remove(packet);
             }
         }
     }
@@ -808,7 +855,8 @@ impl<'a, 's> Simulation<'a, 's> {
             outbox.iter_mut().for_each(|packet| self.multipath.assign(packet));
         }
         for packet in outbox.drain(..) {
-            self.forward(packet.src, packet, now);
+            let handle = self.packets.insert(&packet);
+            self.forward(packet.src, handle, now);
         }
         self.outbox = outbox;
     }
@@ -826,7 +874,7 @@ impl<'a, 's> Simulation<'a, 's> {
         }
         if let Some(deadline) = f.sender.timer_deadline() {
             if arm(&mut f.sender_timer, deadline) {
-                self.queue.schedule(deadline, Event::SenderTimer { flow });
+                self.queue.schedule_timer(deadline, Event::SenderTimer { flow });
             }
         }
     }
@@ -836,7 +884,7 @@ impl<'a, 's> Simulation<'a, 's> {
         let Some(f) = flow_mut(&mut self.flows, &mut self.generated, flow) else { return };
         if let Some(deadline) = f.receiver.timer_deadline() {
             if arm(&mut f.receiver_timer, deadline) {
-                self.queue.schedule(deadline, Event::ReceiverTimer { flow });
+                self.queue.schedule_timer(deadline, Event::ReceiverTimer { flow });
             }
         }
     }
@@ -848,7 +896,7 @@ impl<'a, 's> Simulation<'a, 's> {
         let spec = &scenario.arrivals[table as usize];
         let (new, next) = self.arrivals.arrive(spec, table, now, scenario.duration);
         if let Some(at) = next {
-            self.queue.schedule(at, Event::FlowArrival { table });
+            self.queue.schedule_timer(at, Event::FlowArrival { table });
         }
         let id = u32::try_from(self.flows.len() + self.generated.len()).expect("fewer than 2^32 flows");
         let (src, dst) = (new.src as u32, new.dst as u32);
@@ -867,7 +915,7 @@ impl<'a, 's> Simulation<'a, 's> {
         }
         self.arrivals.opened(id, table, now, paths);
         if new.stop <= scenario.duration {
-            self.queue.schedule(new.stop, Event::FlowStop { flow: id });
+            self.queue.schedule_timer(new.stop, Event::FlowStop { flow: id });
         }
         if let Some(f) = flow_mut(&mut self.flows, &mut self.generated, id) {
             f.sender.start(now, &mut self.outbox);
@@ -1084,4 +1132,39 @@ fn bdp_packets(
 fn largest_data_packet(link: u32, flow_paths: &[RoutePair]) -> u64 {
     let crossing = flow_paths.iter().filter(|p| p.data.contains(&link) || p.acks.contains(&link));
     crossing.map(|p| p.packet_size).max().unwrap_or(1500)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packet(seq: u64, size: u32, dst: u32, path: u8) -> Packet {
+        Packet {
+            kind: PacketKind::Data,
+            flow: 0,
+            src: 0,
+            dst,
+            seq,
+            len: size,
+            ack: 0,
+            window: 0,
+            size,
+            sack: SackBlocks::NONE,
+            path,
+        }
+    }
+
+    #[test]
+    fn the_packet_slab_hands_back_what_was_stored_and_reuses_freed_slots() {
+        let mut slab = PacketSlab::default();
+        let a = slab.insert(&packet(1, 1040, 3, 0));
+        let b = slab.insert(&packet(2, 40, 4, 2));
+        assert_eq!((b.size, b.dst, b.path), (40, 4, 2), "the handle carries what a hop reads");
+        assert_eq!(slab.get(a).seq, 1);
+        assert_eq!(slab.remove(a).seq, 1);
+        let c = slab.insert(&packet(5, 1040, 3, 0));
+        assert_eq!(c.slot, a.slot, "a freed slot is taken before the slab grows");
+        assert_eq!((slab.get(b).seq, slab.get(c).seq), (2, 5));
+        assert_eq!(slab.slots.len(), 2);
+    }
 }

@@ -11,6 +11,40 @@
 
 from __future__ import annotations
 
-from .analyze import Analysis, analyze
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .analyze import Analysis, analyze
 
 __all__ = ["Analysis", "analyze"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Analysis`` and ``analyze`` load on first use (PEP 562): ``westwood run`` imports
+    ``measure.simcapture`` for its ``--pcap`` options, and the analysis (with ``files.py``,
+    ``tempfile``, ``shutil``, ``dataclasses``) would cost each run several milliseconds."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    importlib.import_module(".analyze", __name__)  # binds both names (_Package.__setattr__)
+    return globals()[name]
+
+
+class _Package(types.ModuleType):
+    """``analyze`` names both a submodule and its function, and the function is the public
+    name (``westwood.measure.analyze(paths)``). The import system binds a submodule to its
+    name in the package once the submodule has loaded, whoever imported it; here that binding
+    puts the submodule's public names in its place, as importing them eagerly in this file
+    used to."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "analyze" and isinstance(value, types.ModuleType):
+            for public in __all__:
+                super().__setattr__(public, getattr(value, public))
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

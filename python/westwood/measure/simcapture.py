@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import UsageError
 
@@ -21,9 +20,10 @@ DEFAULT_SNAPLEN = 128
 FORMATS = ("pcapng", "pcap")
 
 
-@dataclass
-class CaptureRequest:
-    """What the core gets (``core``) and the files it will write (``paths``)."""
+class CaptureRequest(NamedTuple):
+    """What the core gets (``core``) and the files it will write (``paths``). A NamedTuple,
+    not a dataclass: ``westwood run`` imports this module for its options, and dataclasses
+    costs a run's start-up more than the run of a small scenario."""
 
     core: Tuple[str, List[str], int, str]
     paths: List[str]

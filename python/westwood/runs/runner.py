@@ -9,21 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO
 
+from ..errors import RunFailed
 from ..files import make_directory
 from ..progress import Progress
 from .executors import LocalExecutor
 from .store import STATUS_OK, Entry, Job, RunSpec, _load_entry, make_jobs
 
 # --- executing ---------------------------------------------------------------------------------
-
-
-class RunFailed(Exception):
-    """A run failed and the caller asked to stop at the first failure."""
-
-    def __init__(self, job: Job, entry: Mapping[str, Any]) -> None:
-        super().__init__(str(entry.get("error", "run failed")))
-        self.job = job
-        self.entry = entry
 
 
 @dataclass

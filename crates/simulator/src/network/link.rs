@@ -49,8 +49,23 @@ pub struct LinkStats {
     pub busy_time: Nanos,
 }
 
+/// What a link queues and carries: anything with a size on the wire. The emulator's links carry
+/// [`Packet`]s; the simulator's carry handles of packets kept in one place (`sim.rs`), so that
+/// a hop moves a few bytes, not the whole packet.
+pub trait Frame: Copy {
+    /// Bytes on the wire.
+    fn wire_size(&self) -> u32;
+}
+
+impl Frame for Packet {
+    #[inline]
+    fn wire_size(&self) -> u32 {
+        self.size
+    }
+}
+
 #[derive(Debug)]
-pub struct Link {
+pub struct Link<F = Packet> {
     pub from: u32,
     pub to: u32,
     pub rate_bps: u64,
@@ -59,13 +74,19 @@ pub struct Link {
     pub errors: Option<ErrorModel>,
     /// RED in front of the queue (`None`: plain drop-tail).
     red: Option<Box<Red>>,
-    queue: VecDeque<Packet>,
+    /// The packet on the wire (when `transmitting`) at the front, then the waiting ones: one
+    /// buffer, so a packet is not moved when its transmission starts.
+    queue: VecDeque<F>,
+    /// Bytes of the waiting packets.
     queued_bytes: u64,
-    transmitting: Option<Packet>,
+    transmitting: bool,
+    /// The last packet size serialised and its transmission time (a link carries mostly one
+    /// size each way, and the division is the costliest step of a hop).
+    last_transmission: (u32, Nanos),
     pub stats: LinkStats,
 }
 
-impl Link {
+impl Link<Packet> {
     pub fn new(
         from: u32,
         to: u32,
@@ -85,8 +106,30 @@ impl Link {
             red: None,
             queue: VecDeque::new(),
             queued_bytes: 0,
-            transmitting: None,
+            transmitting: false,
+            last_transmission: (0, 0),
             stats: LinkStats::default(),
+        }
+    }
+}
+
+impl<F: Frame> Link<F> {
+    /// This link, not yet used, carrying frames of another type.
+    pub fn carrying<G: Frame>(self) -> Link<G> {
+        assert!(self.queue.is_empty() && !self.transmitting, "carrying() on a link in use");
+        Link {
+            from: self.from,
+            to: self.to,
+            rate_bps: self.rate_bps,
+            delay: self.delay,
+            capacity: self.capacity,
+            errors: self.errors,
+            red: self.red,
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            transmitting: false,
+            last_transmission: self.last_transmission,
+            stats: self.stats,
         }
     }
 
@@ -97,10 +140,23 @@ impl Link {
         ((bits + rate / 2) / rate) as Nanos
     }
 
-    fn has_room_for(&self, packet: &Packet) -> bool {
+    /// [`Link::transmission_time`], remembered for the last size (the initial `(0, 0)` is right:
+    /// a 0-byte packet takes no time).
+    #[inline]
+    fn transmission_time_cached(&mut self, size: u32) -> Nanos {
+        let (last_size, last_time) = self.last_transmission;
+        if size == last_size {
+            return last_time;
+        }
+        let time = self.transmission_time(size);
+        self.last_transmission = (size, time);
+        time
+    }
+
+    fn has_room_for(&self, packet: &F) -> bool {
         match self.capacity {
-            Capacity::Packets(limit) => (self.queue.len() as u64) < limit,
-            Capacity::Bytes(limit) => self.queued_bytes + u64::from(packet.size) <= limit,
+            Capacity::Packets(limit) => self.queue_packets() < limit,
+            Capacity::Bytes(limit) => self.queued_bytes + u64::from(packet.wire_size()) <= limit,
         }
     }
 
@@ -114,16 +170,21 @@ impl Link {
         self.red.as_deref()
     }
 
-    /// Offer a packet to the link at time `now`.
-    pub fn enqueue(&mut self, packet: Packet, now: Nanos) -> Enqueue {
+    /// Offer a packet to the link at time `now`. (Inlined: it is on every hop, and its call
+    /// cost as much as the work of an uneventful enqueue.)
+    #[inline]
+    pub fn enqueue(&mut self, packet: F, now: Nanos) -> Enqueue {
         if let Some(red) = self.red.as_deref_mut() {
-            if red.on_arrival(now, self.queue.len() as u64, self.transmitting.is_none()) {
+            let waiting = self.queue.len() as u64 - u64::from(self.transmitting);
+            if red.on_arrival(now, waiting, !self.transmitting) {
                 self.stats.drops_red += 1;
                 return Enqueue::Dropped;
             }
         }
-        if self.transmitting.is_none() {
-            return Enqueue::Transmitting { done_at: self.start_transmission(packet, now) };
+        if !self.transmitting {
+            let done_at = self.start_transmission(packet.wire_size(), now);
+            self.queue.push_back(packet);
+            return Enqueue::Transmitting { done_at };
         }
         if !self.has_room_for(&packet) {
             self.stats.drops_overflow += 1;
@@ -132,44 +193,65 @@ impl Link {
             }
             return Enqueue::Dropped;
         }
-        self.queued_bytes += u64::from(packet.size);
+        self.queued_bytes += u64::from(packet.wire_size());
         self.queue.push_back(packet);
         Enqueue::Queued
     }
 
-    fn start_transmission(&mut self, packet: Packet, now: Nanos) -> Nanos {
-        let duration = self.transmission_time(packet.size);
+    /// Start serialising a packet of `size` bytes (the one now at the queue's front).
+    #[inline]
+    fn start_transmission(&mut self, size: u32, now: Nanos) -> Nanos {
+        let duration = self.transmission_time_cached(size);
         self.stats.packets_sent += 1;
-        self.stats.bytes_sent += u64::from(packet.size);
+        self.stats.bytes_sent += u64::from(size);
         self.stats.busy_time += duration;
-        self.transmitting = Some(packet);
+        self.transmitting = true;
         now + duration
     }
 
     /// The packet on the wire has been fully serialised at `now`: return it (it now propagates
     /// for `delay`) and, if another packet was waiting, when that one's transmission ends.
-    pub fn finish_transmission(&mut self, now: Nanos) -> (Packet, Option<Nanos>) {
-        let sent = self.transmitting.take().expect("finish_transmission on an idle link");
-        let next = self.queue.pop_front().map(|packet| {
-            self.queued_bytes -= u64::from(packet.size);
-            self.start_transmission(packet, now)
-        });
-        if next.is_none() {
-            if let Some(red) = self.red.as_deref_mut() {
-                red.on_idle(now);
+    pub fn finish_transmission(&mut self, now: Nanos) -> (F, Option<Nanos>) {
+        let mut sent = None;
+        let next = self.finish_transmission_into(now, |packet| sent = Some(*packet));
+        (sent.expect("a finished transmission hands its packet"), next)
+    }
+
+    /// [`Link::finish_transmission`], handing the packet to `sent` where it lies: the caller
+    /// copies it once, to where it goes next, instead of receiving it through the stack.
+    #[inline]
+    pub fn finish_transmission_into(&mut self, now: Nanos, sent: impl FnOnce(&F)) -> Option<Nanos> {
+        assert!(self.transmitting, "finish_transmission on an idle link");
+        sent(self.queue.front().expect("the packet on the wire is at the front"));
+        self.queue.pop_front();
+        match self.queue.front() {
+            Some(packet) => {
+                let size = packet.wire_size();
+                self.queued_bytes -= u64::from(size);
+                Some(self.start_transmission(size, now))
+            }
+            None => {
+                self.transmitting = false;
+                if let Some(red) = self.red.as_deref_mut() {
+                    red.on_idle(now);
+                }
+                None
             }
         }
-        (sent, next)
     }
 
     /// The packet being transmitted, if any.
-    pub fn transmitting(&self) -> Option<&Packet> {
-        self.transmitting.as_ref()
+    pub fn transmitting(&self) -> Option<&F> {
+        if self.transmitting {
+            self.queue.front()
+        } else {
+            None
+        }
     }
 
     /// Packets waiting (not counting the one being transmitted).
     pub fn queue_packets(&self) -> u64 {
-        self.queue.len() as u64
+        self.queue.len() as u64 - u64::from(self.transmitting)
     }
 
     pub fn queue_bytes(&self) -> u64 {
