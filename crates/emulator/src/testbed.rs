@@ -377,13 +377,6 @@ impl BpfGuard {
                 }
                 other => other,
             })?;
-        if params != Default::default() && !report.already.is_empty() {
-            eprintln!(
-                "note: {} was already loaded, with whatever parameters it was loaded with (the scenario's apply only \
-                 when the testbed loads it)",
-                report.already.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
-            );
-        }
         Ok(BpfGuard { loaded: report.loaded, _lock: lock })
     }
 }

@@ -103,6 +103,51 @@ impl Params {
     fn is_default(&self) -> bool {
         *self == Params::default()
     }
+
+    /// The values `algo` runs with under these parameters, defaults filled in (those of
+    /// kernel/tcpw.bpf.c), as one line: what a registration is recorded with, so that a later
+    /// load can tell whether the registered program is the one it asks for.
+    pub fn effective_for(&self, algo: Algo) -> String {
+        match algo {
+            Algo::Tcpw => format!(
+                "tau_us={} m={} sample={}",
+                self.tau_us.unwrap_or(500_000),
+                self.m.unwrap_or(2),
+                match self.sample.unwrap_or(Sample::Trapezoid) {
+                    Sample::Trapezoid => "trapezoid",
+                    Sample::Interval => "interval",
+                }
+            ),
+            Algo::TcpwTr => format!("tr_ratio={}", self.tr_ratio.unwrap_or(10)),
+            Algo::TcpwAbse => format!(
+                "abse_t_min_us={} abse_n={}",
+                self.abse_t_min_us.unwrap_or(50_000),
+                self.abse_n.unwrap_or(10)
+            ),
+            Algo::TcpwPlus => format!("plus_min_window_us={}", self.plus_min_window_us.unwrap_or(50_000)),
+        }
+    }
+}
+
+/// Where the parameters of each registration are recorded. bpffs holds no regular files, so
+/// they live in /run, which, like bpffs, is emptied at boot: a record never outlives its pin.
+pub const PARAMS_DIR: &str = "/run/westwood-linux";
+
+fn params_record_path(algo: Algo) -> PathBuf {
+    Path::new(PARAMS_DIR).join(format!("{}.params", algo.name()))
+}
+
+/// The parameters `algo` was registered with, if it was registered by a version that records
+/// them.
+pub fn registered_params(algo: Algo) -> Option<String> {
+    fs::read_to_string(params_record_path(algo)).ok().map(|s| s.trim().to_string())
+}
+
+fn record_params(algo: Algo, params: &Params) -> Result<()> {
+    fs::create_dir_all(PARAMS_DIR).map_err(|e| Error::failed(format!("cannot create {PARAMS_DIR}"), e))?;
+    let path = params_record_path(algo);
+    fs::write(&path, params.effective_for(algo) + "\n")
+        .map_err(|e| Error::failed(format!("writing {}", path.display()), e))
 }
 
 /// The TCPW filter's input: seed 000's trapezoid `(b_k + b_{k-1})/2`, or each sample weighted
@@ -292,17 +337,39 @@ pub fn load(opts: &LoadOptions) -> Result<LoadReport> {
             to_load.push(a);
         }
     }
-    if !already.is_empty() && !opts.params.is_default() {
-        eprintln!(
-            "note: {} already registered, with the parameters it was loaded with (unload it to change them)",
-            already.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
-        );
+    // A registered program keeps the parameters it was loaded with: a load that asks for other
+    // ones must not go on as if it had them (a run would measure the wrong filter).
+    for &a in &already {
+        let wanted = opts.params.effective_for(a);
+        match registered_params(a) {
+            Some(have) if have == wanted => {}
+            Some(have) => {
+                return Err(Error::Usage(format!(
+                    "{} is already registered with {have}, not the {wanted} asked for; a registered program \
+                     keeps its parameters. Unload it first (`westwood linux unload {}`), once nothing uses it",
+                    a.name(),
+                    a.name()
+                )))
+            }
+            None if !opts.params.is_default() => {
+                return Err(Error::Usage(format!(
+                    "{} is already registered, with parameters nobody recorded (an older westwood-linux loaded \
+                     it), and {wanted} is asked for. Unload it first (`westwood linux unload {}`)",
+                    a.name(),
+                    a.name()
+                )))
+            }
+            None => {}
+        }
     }
     let trace = if to_load.is_empty() {
         trace_status()
     } else {
         register(&to_load, &opts.params, status.link_form(), &mut loaded)?
     };
+    for &a in &loaded {
+        record_params(a, &opts.params)?;
+    }
     let observation = ensure_watch();
     Ok(LoadReport { loaded, already, observation, trace })
 }
@@ -500,6 +567,7 @@ pub fn unload(algos: &[Algo]) -> Result<Vec<Algo>> {
             fs::remove_file(&p).map_err(|e| Error::failed(format!("removing {}", p.display()), e))?;
             removed.push(a);
         }
+        let _ = fs::remove_file(params_record_path(a));
     }
     if pinned_algos().is_empty() {
         let rest = WatchKind::ALL

@@ -380,6 +380,32 @@ fn loading_twice_and_unloading_twice_are_harmless() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("westwood-linux load"));
 }
 
+/// A registered program keeps the parameters it was loaded with, so a load asking for others
+/// must refuse rather than let a run measure the wrong filter (a testbed run of the interval
+/// sample once ran the trapezoid that an earlier load had left registered).
+#[test]
+fn a_load_with_other_parameters_than_the_registered_ones_refuses() {
+    require_kernel!();
+    let _s = serial();
+    let _r = Restore::new();
+    cli_ok(&["unload"]);
+    cli_ok(&["load", "tcpw"]);
+    let out = cli(&["load", "tcpw", "--sample", "interval"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tau_us=500000 m=2 sample=trapezoid"), "{err}");
+    assert!(err.contains("sample=interval") && err.contains("westwood linux unload tcpw"), "{err}");
+    // The same parameters, written out or left to their defaults, are the same registration.
+    cli_ok(&["load", "tcpw"]);
+    cli_ok(&["load", "tcpw", "--sample", "trapezoid", "--tau-ms", "500"]);
+    cli_ok(&["unload", "tcpw"]);
+    assert!(!std::path::Path::new("/run/westwood-linux/tcpw.params").exists());
+    cli_ok(&["load", "tcpw", "--sample", "interval"]);
+    let record = std::fs::read_to_string("/run/westwood-linux/tcpw.params").unwrap();
+    assert_eq!(record.trim(), "tau_us=500000 m=2 sample=interval");
+    cli_ok(&["unload"]);
+}
+
 #[test]
 fn unload_while_a_connection_uses_it_is_safe() {
     require_kernel!();
