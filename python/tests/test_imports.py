@@ -116,3 +116,14 @@ def test_measure_analyze_is_the_function_however_it_was_first_imported():
         )
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert proc.returncode == 0, (first, proc.stderr)
+
+
+def test_importing_the_replay_submodule_leaves_the_replay_function():
+    code = (
+        "import westwood\n"
+        "from westwood.replay import ReplayResult\n"
+        "import westwood.replay\n"
+        "assert callable(westwood.replay), westwood.replay\n"
+        "assert westwood.replay.__name__ == 'replay'\n"
+    )
+    assert loaded_after(code) == []

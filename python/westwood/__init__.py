@@ -62,3 +62,23 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list:
     return sorted(set(globals()) | set(__all__))
+
+
+def _keep_functions_over_submodules() -> None:
+    """``westwood.replay`` is a function defined in the submodule ``westwood.replay``. Importing
+    that submodule (``from westwood.replay import ...``, anywhere) makes the import system set the
+    package's attribute ``replay`` to the module, which would hide the function from then on; the
+    package ignores that assignment, so the name always resolves through ``__getattr__``."""
+    import sys
+    from types import ModuleType
+
+    class Package(ModuleType):
+        def __setattr__(self, name: str, value: object) -> None:
+            if isinstance(value, ModuleType) and _LAZY.get(name) == "." + name:
+                return
+            super().__setattr__(name, value)
+
+    sys.modules[__name__].__class__ = Package
+
+
+_keep_functions_over_submodules()
