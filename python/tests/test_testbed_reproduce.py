@@ -15,7 +15,7 @@ import math
 import pytest
 
 import fake_emu_binary
-from westwood.claims import REPRODUCED, Claim, between, judge
+from westwood.claims import NOT_AVAILABLE, REPRODUCED, Claim, between, judge
 from westwood.experiments import testbed as tbx
 from westwood.experiments.base import GOODPUT_MBPS, Axis, Series
 from westwood.experiments.sweep import SweepResults
@@ -227,6 +227,11 @@ def test_agreement_picks_the_ratio_farthest_from_one():
     m = tbx.agreement("TCPW", "Reno")(r)
     assert math.isclose(m.value, 2.0)  # at 1%: testbed 2 / simulator 1
     assert judge(tiny_experiment().claims[0], r).verdict == "not reproduced"
+    # Quick runs are not judged: n/a, with what was measured and what to do.
+    quick = judge(tiny_experiment().claims[0], SweepResults(exp, r.xs, r.cells, quick=True))
+    assert quick.verdict == NOT_AVAILABLE, quick
+    assert "too short" in quick.measured and "2.00" in quick.measured, quick.measured
+    assert "without --quick" in quick.measured
 
 
 def test_testbed_experiments_are_registered_and_listed():

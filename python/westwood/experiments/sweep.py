@@ -95,6 +95,8 @@ class SweepResults:
     experiment: "Experiment"
     xs: Sequence[float]
     cells: Sequence[Sequence[MeanCI]]
+    # --quick: shorter runs, fewer seeds; a claim that cannot be judged on those may say so.
+    quick: bool = False
 
     def mean(self, series: str, x: float) -> float:
         labels = [s.label for s in self.experiment.series]
@@ -318,7 +320,7 @@ def write_sweep(
     skipped = skipped or {}
     rows = experiment_rows(experiment, specs, summaries)
     xs, cells = aggregate(experiment, rows, [x for _, x in skipped])
-    verdicts = [judge(c, SweepResults(experiment, xs, cells)) for c in experiment.claims]
+    verdicts = [judge(c, SweepResults(experiment, xs, cells, quick)) for c in experiment.claims]
     if skipped:
         reasons = "; ".join(sorted(set(skipped.values())))
         verdicts = [skipped_verdict(v, reasons) for v in verdicts]

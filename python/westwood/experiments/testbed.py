@@ -632,7 +632,11 @@ Rerun where it can (root, iperf3, iproute2, `make build`): `{command}`
 
 def agreement(testbed_a: str, testbed_b: str, xs: Sequence[float] = ()):
     """Claim measure: over the x values (all, or ``xs``), the testbed's ``a / b`` ratio over the
-    simulator's, the one farthest from 1 (e.g. tcpw/reno goodput, testbed vs simulator)."""
+    simulator's, the one farthest from 1 (e.g. tcpw/reno goodput, testbed vs simulator).
+
+    Not judged on ``--quick`` runs (n/a, with the value measured): one short run per point is
+    dominated by slow start and single random draws (docs/testbed.md, "In westwood reproduce"),
+    so a verdict on it would say more about the run's length than about the two TCPs."""
 
     def measure(r: SweepResults) -> Measurement:
         found = []
@@ -655,6 +659,11 @@ def agreement(testbed_a: str, testbed_b: str, xs: Sequence[float] = ()):
             f"{r.x_text(x)}: testbed {tb:.2f} / simulator {sim:.2f} = {q:.2f}"
             for q, x, tb, sim in found
         )
+        if getattr(r, "quick", False):
+            raise ClaimUnavailable(
+                f"quick runs are too short to judge agreement (measured {worst[0]:.2f}: {detail});"
+                " run without --quick"
+            )
         return Measurement(worst[0], detail)
 
     return measure
