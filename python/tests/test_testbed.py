@@ -134,25 +134,33 @@ def test_a_real_run_writes_the_files_of_westwood_run(tmp_path):
     binary, reason = _real_binary()
     if binary is None:
         pytest.skip(reason)
-    out = tmp_path / "tb"
-    proc = subprocess.run(
-        [
-            str(binary),
-            "testbed",
-            os.fspath(REPO / "scenarios" / "wireless.toml"),
-            "--cc",
-            "reno",
-            "--set",
-            "loss=1%",
-            "--duration",
-            "3",
-            "--out",
-            os.fspath(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    # The emulator refuses a run it could not keep on the path's schedule (exit 1, "fell
+    # behind"): a moment of load on a 2-vCPU machine, not what this test is about. Such a run
+    # is tried again, up to three times in all; any other failure fails at once.
+    for attempt in range(3):
+        out = tmp_path / f"tb{attempt}"
+        proc = subprocess.run(
+            [
+                str(binary),
+                "testbed",
+                os.fspath(REPO / "scenarios" / "wireless.toml"),
+                "--cc",
+                "reno",
+                "--set",
+                "loss=1%",
+                "--duration",
+                "3",
+                "--out",
+                os.fspath(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if proc.returncode == 1 and "fell behind the path's schedule" in proc.stderr:
+            print(f"attempt {attempt + 1}: the emulator fell behind, trying again")
+            continue
+        break
     assert proc.returncode == 0, proc.stderr
     assert "testbed Mb/s" in proc.stdout and "simulator Mb/s" in proc.stdout
     for run_dir, series_extra in ((out, True), (out / "simulator", False)):
