@@ -103,30 +103,6 @@ impl Params {
     fn is_default(&self) -> bool {
         *self == Params::default()
     }
-
-    /// The values `algo` runs with under these parameters, defaults filled in (those of
-    /// kernel/tcpw.bpf.c), as one line: what a registration is recorded with, so that a later
-    /// load can tell whether the registered program is the one it asks for.
-    pub fn effective_for(&self, algo: Algo) -> String {
-        match algo {
-            Algo::Tcpw => format!(
-                "tau_us={} m={} sample={}",
-                self.tau_us.unwrap_or(500_000),
-                self.m.unwrap_or(2),
-                match self.sample.unwrap_or(Sample::Trapezoid) {
-                    Sample::Trapezoid => "trapezoid",
-                    Sample::Interval => "interval",
-                }
-            ),
-            Algo::TcpwTr => format!("tr_ratio={}", self.tr_ratio.unwrap_or(10)),
-            Algo::TcpwAbse => format!(
-                "abse_t_min_us={} abse_n={}",
-                self.abse_t_min_us.unwrap_or(50_000),
-                self.abse_n.unwrap_or(10)
-            ),
-            Algo::TcpwPlus => format!("plus_min_window_us={}", self.plus_min_window_us.unwrap_or(50_000)),
-        }
-    }
 }
 
 /// Where the parameters of each registration are recorded. bpffs holds no regular files, so
@@ -143,10 +119,36 @@ pub fn registered_params(algo: Algo) -> Option<String> {
     fs::read_to_string(params_record_path(algo)).ok().map(|s| s.trim().to_string())
 }
 
-fn record_params(algo: Algo, params: &Params) -> Result<()> {
+/// The values `algo` runs with under `params`, as one line: the object's own defaults (the
+/// read-only data of kernel/tcpw.bpf.c) with `params` applied as [`set_params`] applies them at
+/// load. What a registration is recorded with, so that a later load can tell whether the
+/// registered program is the one it asks for.
+pub fn effective_params(algo: Algo, params: &Params) -> Result<String> {
+    let mut object = MaybeUninit::uninit();
+    let mut open = TcpwSkelBuilder::default()
+        .open(&mut object)
+        .map_err(|e| Error::failed("opening the BPF object", e))?;
+    set_params(&mut open, params);
+    let Some(r) = open.maps.rodata_data.as_deref() else {
+        return Err(Error::Failed("the BPF object has no read-only data".into()));
+    };
+    Ok(match algo {
+        Algo::Tcpw => format!(
+            "tau_us={} m={} sample={}",
+            r.tcpw_tau_us,
+            r.tcpw_m,
+            Sample::from_wire(r.tcpw_sample).map_or("unknown", Sample::name)
+        ),
+        Algo::TcpwTr => format!("tr_ratio={}", r.tcpw_tr_ratio),
+        Algo::TcpwAbse => format!("abse_t_min_us={} abse_n={}", r.tcpw_abse_t_min_us, r.tcpw_abse_n),
+        Algo::TcpwPlus => format!("plus_min_window_us={}", r.tcpw_plus_min_window_us),
+    })
+}
+
+fn record_params(algo: Algo, effective: &str) -> Result<()> {
     fs::create_dir_all(PARAMS_DIR).map_err(|e| Error::failed(format!("cannot create {PARAMS_DIR}"), e))?;
     let path = params_record_path(algo);
-    fs::write(&path, params.effective_for(algo) + "\n")
+    fs::write(&path, format!("{effective}\n"))
         .map_err(|e| Error::failed(format!("writing {}", path.display()), e))
 }
 
@@ -160,11 +162,18 @@ pub enum Sample {
 
 impl Sample {
     pub fn parse(s: &str) -> Option<Sample> {
-        match s {
-            "trapezoid" => Some(Sample::Trapezoid),
-            "interval" => Some(Sample::Interval),
-            _ => None,
+        [Sample::Trapezoid, Sample::Interval].into_iter().find(|v| v.name() == s)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Sample::Trapezoid => "trapezoid",
+            Sample::Interval => "interval",
         }
+    }
+
+    fn from_wire(wire: u32) -> Option<Sample> {
+        [Sample::Trapezoid, Sample::Interval].into_iter().find(|v| v.wire() == wire)
     }
 
     /// WWC_SAMPLE_* of kernel/westwood_core.h.
@@ -340,7 +349,7 @@ pub fn load(opts: &LoadOptions) -> Result<LoadReport> {
     // A registered program keeps the parameters it was loaded with: a load that asks for other
     // ones must not go on as if it had them (a run would measure the wrong filter).
     for &a in &already {
-        let wanted = opts.params.effective_for(a);
+        let wanted = effective_params(a, &opts.params)?;
         match registered_params(a) {
             Some(have) if have == wanted => {}
             Some(have) => {
@@ -368,7 +377,7 @@ pub fn load(opts: &LoadOptions) -> Result<LoadReport> {
         register(&to_load, &opts.params, status.link_form(), &mut loaded)?
     };
     for &a in &loaded {
-        record_params(a, &opts.params)?;
+        record_params(a, &effective_params(a, &opts.params)?)?;
     }
     let observation = ensure_watch();
     Ok(LoadReport { loaded, already, observation, trace })
