@@ -659,7 +659,7 @@ def agreement(testbed_a: str, testbed_b: str, xs: Sequence[float] = ()):
             f"{r.x_text(x)}: testbed {tb:.2f} / simulator {sim:.2f} = {q:.2f}"
             for q, x, tb, sim in found
         )
-        if getattr(r, "quick", False):
+        if r.quick:
             raise ClaimUnavailable(
                 f"quick runs are too short to judge agreement (measured {worst[0]:.2f}: {detail});"
                 " run without --quick"
