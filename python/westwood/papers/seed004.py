@@ -20,7 +20,7 @@ numbers, as a 3-seed run showed).
 from __future__ import annotations
 
 from ..claims import Claim, ClaimUnavailable, Measurement, at_least, at_most, between
-from ..experiments.base import Axis, Series, fairness_metric, per_cc_metric
+from ..experiments.base import Axis, Metric, Series, fairness_metric, per_cc_metric
 from ..experiments.sweep import Experiment
 from . import _common as c
 
@@ -47,6 +47,12 @@ def largest_ratio_deviation(numerator: str, denominator: str):
 
 
 SESSION_RATE = c.all_flows_goodput_metric("rate_mbps", "Rate per connection (Mbps)")
+
+
+def session_rate_of(cc: str) -> Metric:
+    """The mean rate of one session of ``cc`` in a mix (figs. 4 and 5), Mbps."""
+    return per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", cc)
+
 
 FIG2 = Experiment(
     id="seed004_fig2",
@@ -190,12 +196,12 @@ FIG4_SERIES = (
     Series(
         "TCPW ABSE",
         {"cc_a": "westwood-abse", "cc_b": "newreno"},
-        metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "westwood-abse"),
+        metric=session_rate_of("westwood-abse"),
     ),
     Series(
         "NewReno",
         {"cc_a": "westwood-abse", "cc_b": "newreno"},
-        metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "newreno"),
+        metric=session_rate_of("newreno"),
     ),
 )
 FIG4_CLAIMS = (

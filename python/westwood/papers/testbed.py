@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..claims import Claim, at_least, at_most, between
-from ..experiments.base import GOODPUT_MBPS, Axis, Series, fairness_metric, per_cc_metric
+from ..experiments.base import GOODPUT_MBPS, Axis, Series, fairness_metric
 from ..experiments.sweep import ratio_at
 from ..experiments.testbed import TestbedExperiment, agreement
 from . import _common as c
@@ -175,15 +175,15 @@ SEED004_FIG5 = TestbedExperiment(
         Series(
             "Reno",
             {"cc_a": "westwood-abse", "cc_b": "reno"},
-            metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "reno"),
+            metric=seed004.session_rate_of("reno"),
         ),
         Series(
             "TCPW ABSE",
             {"cc_a": "westwood-abse", "cc_b": "reno"},
-            metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "westwood-abse"),
+            metric=seed004.session_rate_of("westwood-abse"),
         ),
     ),
-    metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "reno"),
+    metric=seed004.session_rate_of("reno"),
     seconds=30,
     quick_seconds=15,
     seeds=1,
@@ -256,15 +256,15 @@ SEED004_FIG4 = TestbedExperiment(
         Series(
             "TCPW ABSE",
             {"cc_a": "westwood-abse", "cc_b": "reno"},
-            metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "westwood-abse"),
+            metric=seed004.session_rate_of("westwood-abse"),
         ),
         Series(
             "Reno",
             {"cc_a": "westwood-abse", "cc_b": "reno"},
-            metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "reno"),
+            metric=seed004.session_rate_of("reno"),
         ),
     ),
-    metric=per_cc_metric("rate_mbps", "Mean rate per session (Mbps)", "westwood-abse"),
+    metric=seed004.session_rate_of("westwood-abse"),
     seconds=30,
     quick_seconds=15,
     seeds=1,
