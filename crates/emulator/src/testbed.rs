@@ -1028,17 +1028,19 @@ pub fn simulate(
     let options = RunOptions { record_series: record, check_invariants: false };
     match ack_trace {
         None => westwood_simulator::run(scenario, options).map_err(scenario_error),
-        Some(path) => {
-            westwood_simulator::run_with_ack_trace_file(scenario, options, path).map_err(|e| match e {
-                westwood_simulator::RunError::Scenario(e) => scenario_error(e),
-                westwood_simulator::RunError::Trace(e)
-                | westwood_simulator::RunError::Series(e)
-                | westwood_simulator::RunError::Capture(e) => {
-                    Error::failed(format!("writing {}", path.display()), e)
-                }
-                westwood_simulator::RunError::Interrupted => Error::Interrupted,
-            })
-        }
+        Some(path) => westwood_simulator::run_with_ack_trace_file(scenario, options, path)
+            .map_err(|e| run_error(e, &format!("writing {}", path.display()))),
+    }
+}
+
+/// A simulator run's error as the testbed reports it; `failing` names what a failed write was
+/// part of.
+fn run_error(e: westwood_simulator::RunError, failing: &str) -> Error {
+    use westwood_simulator::RunError;
+    match e {
+        RunError::Scenario(e) => scenario_error(e),
+        RunError::Interrupted => Error::Interrupted,
+        RunError::Trace(e) | RunError::Series(e) | RunError::Capture(e) => Error::failed(failing, e),
     }
 }
 
@@ -1053,13 +1055,7 @@ pub fn simulate_captured(
     let Some((dir, snaplen)) = pcap else { return simulate(scenario, record, ack_trace) };
     use westwood_simulator::pcap::{PacketTap, PcapOptions, PcapTaps};
     use westwood_simulator::RunError;
-    let failed = |e: RunError| match e {
-        RunError::Scenario(e) => scenario_error(e),
-        RunError::Interrupted => Error::Interrupted,
-        RunError::Trace(e) | RunError::Series(e) | RunError::Capture(e) => {
-            Error::failed("the simulator's run", e)
-        }
-    };
+    let failed = |e: RunError| run_error(e, "the simulator's run");
     let points =
         scenario.flows.iter().flat_map(|f| [format!("{}.sender", f.name), format!("{}.receiver", f.name)]);
     let options = PcapOptions { points: points.collect(), snaplen, ..PcapOptions::new(dir) };
