@@ -26,6 +26,7 @@ use westwood_simulator::scenario::{self, ScenarioError as SimScenarioError};
 use westwood_simulator::series::{SeriesCsvFiles, SeriesSink};
 use westwood_simulator::{AckSink, AckTraceFile, RunControl, RunError};
 
+mod json;
 mod pcap;
 
 create_exception!(
@@ -508,6 +509,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(json::json_loads, m)?)?;
     pcap::register(m)?;
     m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
     // The result tables' column order, declared once in the simulator (`results::columns`).
