@@ -1,5 +1,5 @@
 """`python -m westwood ...` is the `westwood` command."""
 
-from .cli import main
+from .launch import main
 
 raise SystemExit(main())

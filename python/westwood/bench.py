@@ -134,8 +134,14 @@ def run_in_subprocess(
     return result
 
 
-# What the ``westwood`` console script runs.
-CONSOLE_SCRIPT = "import sys; from westwood.cli import main; sys.exit(main())"
+# What the ``westwood`` console script runs (``westwood.cli:main`` in builds before the
+# entry point moved to ``launch``: --compare measures older checkouts too).
+CONSOLE_SCRIPT = (
+    "import sys\n"
+    "try:\n    from westwood.launch import main\n"
+    "except ImportError:\n    from westwood.cli import main\n"
+    "sys.exit(main())"
+)
 
 
 def process_seconds(scenario: str, overrides: Pairs, python: Optional[str] = None) -> float:

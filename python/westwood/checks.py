@@ -9,9 +9,12 @@ names the argument and what it takes.
 from __future__ import annotations
 
 import operator
-from typing import Any
 
 from .errors import UsageError
+
+TYPE_CHECKING = False  # typing is not imported at run time: `westwood run` imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 # How much of a rejected value a message quotes: enough to recognise it, never a whole file.
 QUOTED_CHARS = 60

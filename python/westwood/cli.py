@@ -1,11 +1,13 @@
-"""The ``westwood`` command: ``run``, ``plot``, ``reproduce``, ``sweep``, ``bench``, ``replay``,
-``scenarios``.
+"""The ``westwood`` command's parsers: ``run``, ``plot``, ``reproduce``, ``sweep``, ``bench``,
+``replay``, ``scenarios`` (the entry point is ``launch.main``, which sends a plain ``westwood run``
+past argparse).
 
 Input errors (an invalid scenario or override, a missing file) are reported as
 ``westwood: error: <message>`` on stderr with exit status 2 and no traceback; so is a result
 that cannot be written (``cannot write PATH: <reason>``, ``errors.WriteError``). A sweep whose
-runs partly failed exits with status 1; an interrupt (Ctrl-C) with 130. Messages quote long
-values (over 200 characters) only in part, with their size (``messages.clip_long_values``).
+runs partly failed exits with status 1; an interrupt (Ctrl-C) with 130 (``exits.finish``).
+Messages quote long values (over 200 characters) only in part, with their size
+(``messages.clip_long_values``).
 """
 
 from __future__ import annotations
@@ -14,17 +16,16 @@ import argparse
 import importlib
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from ._core import ScenarioError
-from .errors import RunFailed, UsageError
+from . import run_command
+from .errors import UsageError
+from .exits import EXIT_USAGE, finish
+from .exits import say as _say
 from .messages import clip_long_values
 from .overrides import parse_assignments
-
-EXIT_USAGE = 2
 
 
 def _add_set(parser: argparse.ArgumentParser, help_text: str) -> None:
@@ -126,12 +127,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {clip_long_values(message)}\n")
 
 
-def _say(kind: str, text: str) -> None:
-    """``westwood: KIND: TEXT`` on stderr, long values in ``text`` clipped: a message that
-    echoes a 100 KB input whole hides what it says."""
-    print(f"westwood: {kind}: {clip_long_values(text)}", file=sys.stderr)
-
-
 def version_text() -> str:
     """``westwood VERSION (engine BUILD)``: the package version, and the ``git describe`` of the
     source the Rust engine was compiled from (``_core.__build__``, recorded by its build.rs), so
@@ -171,7 +166,7 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         help="memory the run may use (default 1GiB), e.g. 4GB: a scenario estimated to need "
         "more is refused with exit 2 (docs/scenarios.md, Bounds)",
     )
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func=run_command.run)
 
 
 def _plot_arguments(plot: argparse.ArgumentParser) -> None:
@@ -483,110 +478,7 @@ def command_parser(name: str) -> Optional[argparse.ArgumentParser]:
 # --- run ---------------------------------------------------------------------------------------
 
 
-def format_flow_table(summary: dict) -> str:
-    header = [
-        "flow",
-        "cc",
-        "goodput Mbps",
-        "throughput Mbps",
-        "bytes delivered",
-        "retransmits",
-        "timeouts",
-        "fast retransmits",
-    ]
-    rows = [
-        [
-            str(f["name"]),
-            str(f["cc"]),
-            f"{f['goodput_bps'] / 1e6:.3f}",
-            f"{f['throughput_bps'] / 1e6:.3f}",
-            str(f["bytes_delivered"]),
-            str(f["retransmits"]),
-            str(f["timeouts"]),
-            str(f["fast_retransmits"]),
-        ]
-        for f in summary["flows"]
-    ]
-    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
-
-    def line(cells: List[str]) -> str:
-        return "  ".join(
-            c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
-        ).rstrip()
-
-    out = [line(header)] + [line(r) for r in rows]
-    out.append(
-        f"scenario {summary['scenario']}, seed {summary['seed']}: "
-        f"{summary['sim_seconds']:g} s simulated in {summary['wall_seconds']:.3f} s wall, "
-        f"{summary['events']:,} events"
-    )
-    return "\n".join(out)
-
-
-_MEMORY_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
-_MEMORY_UNITS.update({"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40})
-
-
-def parse_memory(text: str) -> int:
-    """A --max-memory size: a number and a unit (512MB, 4GB, 2GiB)."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]+)\s*", text)
-    scale = _MEMORY_UNITS.get(m.group(2).upper()) if m else None
-    if scale is None:
-        raise UsageError(f"--max-memory {text!r}: expected a size with a unit, e.g. 4GB or 512MiB")
-    value = round(float(m.group(1)) * scale)
-    if value < 1:
-        raise UsageError(f"--max-memory {text!r}: must be at least 1 byte")
-    return value
-
-
-def _file_size(path: Path) -> str:
-    size = path.stat().st_size
-    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    from .raw import run_raw
-
-    if args.ack_trace and not args.out:
-        raise UsageError("run: --ack-trace writes DIR/acks.csv, so it needs --out DIR")
-    overrides = parse_assignments(args.overrides)
-    from .measure import simcapture
-
-    pcap = simcapture.request(args, overrides)
-
-    max_memory = parse_memory(args.max_memory) if args.max_memory is not None else None
-
-    def run(series_dir: Optional[Path] = None, ack_trace: Optional[Path] = None):
-        return run_raw(
-            args.scenario,
-            args.seed,
-            overrides,
-            check_invariants=args.check_invariants,
-            ack_trace=ack_trace,
-            series_dir=series_dir,
-            max_memory=max_memory,
-            pcap=pcap.core if pcap else None,
-        )
-
-    if args.out:
-        from .output import ACK_TRACE_FILE, run_into
-
-        raw, _ = run_into(args.out, run, ack_trace=args.ack_trace)
-    else:
-        raw = run()
-    if args.json:
-        print(json.dumps(raw.summary))
-    else:
-        print(format_flow_table(raw.summary))
-        if args.out:
-            print(f"wrote {args.out}/")
-        if args.ack_trace:
-            trace = Path(args.out) / ACK_TRACE_FILE
-            print(f"per-ACK trace: {trace} ({_file_size(trace)})")
-        if pcap:
-            for path in pcap.paths:
-                print(f"capture: {path} ({_file_size(Path(path))})")
-    return 0
+# `westwood run`'s work and table are in run_command.py (a plain run starts without this module).
 
 
 # --- plot --------------------------------------------------------------------------------------
@@ -808,18 +700,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    try:
-        return args.func(args)
-    except BrokenPipeError:  # e.g. `westwood run ... | head`: stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
-    except (ScenarioError, UsageError, OSError) as err:
-        _say("error", str(err))
-        return EXIT_USAGE
-    except RunFailed as err:
-        _say("error", f"a run failed: {err}")
-        return 1
-    except KeyboardInterrupt:
-        print("westwood: interrupted", file=sys.stderr)
-        return 130
+    return finish(args.func, args)

@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, Mapping, Optional, Tuple, Union
-
 from .checks import describe
 from .errors import UsageError
 
-Pairs = List[Tuple[str, str]]
-OverridesLike = Union[None, str, Mapping[str, object], Iterable[Union[str, Tuple[str, object]]]]
+# `westwood run` parses its --set assignments here on every start: typing is imported only by
+# type checkers and by modules that ask for the aliases (PEP 562 below), not by a run.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, List, Mapping, Optional, Tuple, Union
+
+    Pairs = List[Tuple[str, str]]
+    OverridesLike = Union[None, str, Mapping[str, object], Iterable[Union[str, Tuple[str, object]]]]
+
+
+def __getattr__(name: str):
+    """The type aliases ``Pairs`` and ``OverridesLike``, built when first asked for."""
+    if name not in ("Pairs", "OverridesLike"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Iterable, List, Mapping, Tuple, Union
+
+    aliases = {
+        "Pairs": List[Tuple[str, str]],
+        "OverridesLike": Union[
+            None, str, Mapping[str, object], Iterable[Union[str, Tuple[str, object]]]
+        ],
+    }
+    globals().update(aliases)
+    return aliases[name]
 
 
 class OverrideError(UsageError):
@@ -40,6 +60,10 @@ def normalize(overrides: OverridesLike) -> Pairs:
         return []
     if isinstance(overrides, str):
         return [parse_assignment(overrides, "override")]
+    if isinstance(overrides, (list, tuple)):  # the command line's pairs: no abc import needed
+        return [_pair(item) for item in overrides]
+    from collections.abc import Iterable, Mapping
+
     if isinstance(overrides, Mapping):
         return [(str(key), str(value)) for key, value in overrides.items()]
     if isinstance(overrides, (bytes, bytearray)) or not isinstance(overrides, Iterable):

@@ -18,25 +18,48 @@ found nowhere is refused with the closest known names suggested.
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Dict, List, Tuple, Union
 
-ScenarioLike = Union[str, "os.PathLike[str]"]
+# `westwood run` resolves its scenario through this module on every start, so it works on
+# strings with os.path and imports neither pathlib (which brings urllib and ipaddress) nor
+# typing: together they cost a run more start-up than a small scenario's simulation
+# (docs/performance.md). The functions other modules use still return Paths.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Dict, List, Tuple, Union
 
-PACKAGE_SCENARIOS = Path(__file__).resolve().parent / "scenarios"
-"""The scenarios shipped in the package (and, through the root symlink, the repository's)."""
+    ScenarioLike = Union[str, "os.PathLike[str]"]
+
+_PACKAGE_SCENARIOS_DIR = os.path.join(os.path.dirname(os.path.realpath(__file__)), "scenarios")
 
 
-def scenario_sources() -> List[Tuple[Path, str]]:
-    """Directories searched for bare names, in order, each with where it comes from (``env``,
-    ``cwd``, ``package``) so a listing can say which file a name would use and why."""
-    sources: List[Tuple[Path, str]] = []
-    for entry in os.environ.get("WESTWOOD_SCENARIOS", "").split(os.pathsep):
-        if entry:
-            sources.append((Path(entry), "env"))
-    sources.append((Path.cwd() / "scenarios", "cwd"))
-    sources.append((PACKAGE_SCENARIOS, "package"))
-    unique: List[Tuple[Path, str]] = []
+def __getattr__(name: str):
+    """``PACKAGE_SCENARIOS`` (a Path) and the ``ScenarioLike`` alias, built when first asked
+    for (PEP 562): building them imports pathlib and typing."""
+    if name == "PACKAGE_SCENARIOS":
+        from pathlib import Path
+
+        value = Path(_PACKAGE_SCENARIOS_DIR)
+    elif name == "ScenarioLike":
+        from typing import Union
+
+        value = Union[str, "os.PathLike[str]"]
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def _sources() -> List[Tuple[str, str]]:
+    """``scenario_sources`` as strings."""
+    sources = [
+        (entry, "env")
+        for entry in os.environ.get("WESTWOOD_SCENARIOS", "").split(os.pathsep)
+        if entry
+    ]
+    sources.append((os.path.join(os.getcwd(), "scenarios"), "cwd"))
+    sources.append((_PACKAGE_SCENARIOS_DIR, "package"))
+    unique: List[Tuple[str, str]] = []
     seen = set()
     for directory, origin in sources:
         key = _same_file_key(directory)
@@ -46,13 +69,21 @@ def scenario_sources() -> List[Tuple[Path, str]]:
     return unique
 
 
-def _same_file_key(directory: Path) -> str:
+def scenario_sources() -> List[Tuple[Path, str]]:
+    """Directories searched for bare names, in order, each with where it comes from (``env``,
+    ``cwd``, ``package``) so a listing can say which file a name would use and why."""
+    from pathlib import Path
+
+    return [(Path(directory), origin) for directory, origin in _sources()]
+
+
+def _same_file_key(directory: str) -> str:
     """A key equal for two spellings of one directory (symlinks resolved), so the clone's
     ``scenarios`` symlink and the package directory count once."""
     try:
-        return str(directory.resolve())
-    except OSError:
-        return str(directory)
+        return os.path.realpath(directory)
+    except (OSError, ValueError):
+        return directory
 
 
 def scenario_dirs() -> List[Path]:
@@ -75,23 +106,31 @@ def known_scenarios() -> Dict[str, Tuple[Path, str]]:
 
 def resolve_scenario(scenario: ScenarioLike) -> Path:
     """The scenario file for a path or a bare name; FileNotFoundError if there is none."""
-    path = Path(scenario)
-    if path.is_file():
-        return path
+    from pathlib import Path
+
+    return Path(find_scenario(scenario))
+
+
+def find_scenario(scenario: ScenarioLike) -> str:
+    """``resolve_scenario``'s file as a string (what a run hands the core)."""
     text = os.fspath(scenario)
-    is_bare = path.name == text and text not in ("", ".", "..")
+    if not isinstance(text, str):  # as pathlib refuses it
+        raise TypeError(f"a scenario is a str or an os.PathLike of str, not {type(text).__name__}")
+    if os.path.isfile(text):
+        return text
+    is_bare = os.path.basename(text) == text and text not in ("", ".", "..")
     if not is_bare:
         raise FileNotFoundError(f"{text}: scenario file not found")
     stem = text[: -len(".toml")] if text.endswith(".toml") else text
-    dirs = scenario_dirs()
+    dirs = [directory for directory, _ in _sources()]
     for d in dirs:
-        candidate = d / f"{stem}.toml"
-        if candidate.is_file():
+        candidate = os.path.join(d, f"{stem}.toml")
+        if os.path.isfile(candidate):
             return candidate
     raise FileNotFoundError(_not_found_message(text, stem, dirs))
 
 
-def _not_found_message(text: str, stem: str, dirs: List[Path]) -> str:
+def _not_found_message(text: str, stem: str, dirs: List[str]) -> str:
     """One line: the likely typo first (``did you mean wireless?``), then where we looked."""
     import difflib
 

@@ -4,25 +4,55 @@ modules that write files). ``api.run_raw`` is this function."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-from typing import Any, Dict, List, NamedTuple, Optional, Union
 
 from . import _core
 from .checks import integer
-from .overrides import OverridesLike, normalize
-from .paths import ScenarioLike, resolve_scenario
+from .overrides import normalize
+from .paths import find_scenario
 
-PathLike = Union[str, "os.PathLike[str]"]  # as files.PathLike, without importing files.py
+# Nothing here imports typing, json or contextlib: `westwood run` comes through this module, and
+# those imports (with the re and enum they bring) cost its start-up more than a small run.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional, Union
+
+    from .overrides import OverridesLike
+    from .paths import ScenarioLike
+
+    PathLike = Union[str, "os.PathLike[str]"]  # as files.PathLike
 
 
-class RawResult(NamedTuple):
-    """What the core returns, decoded: the summary dict and the series as column dicts."""
+class RawResult:
+    """What the core returns, decoded: the summary dict and the series as column dicts (None
+    unless recorded). A named triple: it unpacks, compares and prints like one (a plain class,
+    since typing.NamedTuple would import typing on every run)."""
 
-    summary: Dict[str, Any]
-    flow_series: Optional[Dict[str, List[Any]]]
-    link_series: Optional[Dict[str, List[Any]]]
+    __slots__ = ("summary", "flow_series", "link_series")
+
+    def __init__(
+        self,
+        summary: Dict[str, Any],
+        flow_series: Optional[Dict[str, List[Any]]],
+        link_series: Optional[Dict[str, List[Any]]],
+    ) -> None:
+        self.summary = summary
+        self.flow_series = flow_series
+        self.link_series = link_series
+
+    def __iter__(self):
+        return iter((self.summary, self.flow_series, self.link_series))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RawResult) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable contents, as a tuple of dicts
+
+    def __repr__(self) -> str:
+        return (
+            f"RawResult(summary={self.summary!r}, flow_series={self.flow_series!r}, "
+            f"link_series={self.link_series!r})"
+        )
 
 
 def run_raw(
@@ -48,7 +78,7 @@ def run_raw(
         seed = integer(seed, "seed")  # numpy integers are fine; bools, floats, strings are not
         if not 0 <= seed < 2**64:
             raise ValueError(f"seed must be from 0 to 2^64-1, not {seed}")
-    path = resolve_scenario(scenario)
+    path = find_scenario(scenario)
     trace = None if ack_trace is None else os.fspath(ack_trace)
     series = None if series_dir is None else os.fspath(series_dir)
     if max_memory is not None:
@@ -58,22 +88,23 @@ def run_raw(
     # The core raises OSError only when it cannot write an output. With the trace alone, name its
     # file; the series' errors name their own file in the core's message.
     only_trace = trace is not None and series is None and pcap is None
+    arguments = (
+        path,
+        normalize(overrides),
+        seed,
+        record,
+        check_invariants,
+        trace,
+        series,
+        max_memory,
+        pcap,
+    )
     if only_trace:
         from .files import writing
 
-        context = writing(trace)
+        with writing(trace):
+            summary_json, flow_series, link_series = _core.run(*arguments)
     else:
-        context = contextlib.nullcontext()
-    with context:
-        summary_json, flow_series, link_series = _core.run(
-            os.fspath(path),
-            normalize(overrides),
-            seed,
-            record,
-            check_invariants,
-            trace,
-            series,
-            max_memory,
-            pcap,
-        )
-    return RawResult(json.loads(summary_json), flow_series, link_series)
+        summary_json, flow_series, link_series = _core.run(*arguments)
+    # The core's own JSON decoder: json.loads would import json (and re) for this one call.
+    return RawResult(_core.json_loads(summary_json), flow_series, link_series)
