@@ -36,12 +36,9 @@ def _add_set(parser: argparse.ArgumentParser, help_text: str) -> None:
 
 def _seed(text: str) -> int:
     try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if not 0 <= value < 2**64:
-        raise argparse.ArgumentTypeError(f"{text} is out of range (0 to 2^64-1)")
-    return value
+        return run_command.parse_seed(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _check_seeds(args: argparse.Namespace) -> None:

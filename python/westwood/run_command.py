@@ -49,14 +49,16 @@ def _defaults() -> dict:
     )
 
 
-def parse_seed(text: str) -> Optional[int]:
-    """A ``--seed`` value (decimal, or 0x.. hexadecimal as Python writes integers), or None if
-    it is not an integer from 0 to 2^64-1."""
+def parse_seed(text: str) -> int:
+    """A ``--seed`` value (decimal, or 0x.. hexadecimal as Python writes integers); ValueError,
+    with the message argparse shows (``cli._seed``), unless an integer from 0 to 2^64-1."""
     try:
         value = int(text, 0)
     except ValueError:
-        return None
-    return value if 0 <= value < 2**64 else None
+        raise ValueError(f"{text!r} is not an integer") from None
+    if not 0 <= value < 2**64:
+        raise ValueError(f"{text} is out of range (0 to 2^64-1)")
+    return value
 
 
 def plain_arguments(arguments: Sequence[str]) -> Optional[SimpleNamespace]:
@@ -82,10 +84,10 @@ def plain_arguments(arguments: Sequence[str]) -> Optional[SimpleNamespace]:
         if option == "--set":
             namespace["overrides"].append(value)
         elif option == "--seed":
-            seed = parse_seed(value)
-            if seed is None:
-                return None
-            namespace["seed"] = seed
+            try:
+                namespace["seed"] = parse_seed(value)
+            except ValueError:
+                return None  # argparse says what is wrong with it
         else:
             namespace[_VALUED[option]] = value
     if len(scenarios) != 1:
