@@ -361,6 +361,24 @@ fn binary() -> &'static str {
     env!("CARGO_BIN_EXE_westwood-emu")
 }
 
+/// `westwood-emu ARGS` run to the end, tried again (up to three times in all) when the emulator
+/// refuses the run because it fell behind the path's schedule (exit 1): a moment of load on a
+/// 2-vCPU machine, not what a test of the run's results is about. Any other outcome is returned
+/// at once. (`python/tests/test_testbed.py` does the same for its real run.)
+fn testbed_output(args: &[&str]) -> std::process::Output {
+    let mut attempt = 1;
+    loop {
+        let out = Command::new(binary()).args(args).output().unwrap();
+        let refused = out.status.code() == Some(1)
+            && String::from_utf8_lossy(&out.stderr).contains("fell behind the path's schedule");
+        if !refused || attempt == 3 {
+            return out;
+        }
+        eprintln!("attempt {attempt}: the emulator fell behind, trying again");
+        attempt += 1;
+    }
+}
+
 /// Wait until `f` holds (polling), at most `limit`.
 fn wait_for(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
     let end = Instant::now() + limit;
@@ -529,7 +547,7 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
             args.extend(["--set", s]);
         }
         args.extend(["--out", out_dir.to_str().unwrap()]);
-        let out = Command::new(binary()).args(&args).output().unwrap();
+        let out = testbed_output(&args);
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         let read = |p: PathBuf| -> serde_json::Value {
             serde_json::from_str(
