@@ -292,10 +292,11 @@ def test_measure_through_the_emulator_agrees_with_its_counters(tmp_path):
         assert 0.020 <= float(row[col["pcap_min_rtt_seconds"]]) < 0.030
         assert 0.020 <= float(row[col["min_rtt_seconds"]]) < 0.030
         port = int(row[col["local_port"]])
-        retransmits += int(row[col["retransmits"]])
+        reported = int(row[col["retransmits"]])
+        retransmits += reported
         # The kernel's count includes SYN retransmissions (a lost SYN or SYN-ACK), which the
         # capture analysis, counting data segments, leaves out.
-        counted = int(row[col["retransmits"]]) - syn_retransmissions.get(port, 0)
+        counted = reported - syn_retransmissions.get(port, 0)
         # iperf3's count is the kernel's (TCP_INFO) when the test ends, `active_seconds` after
         # its start; the connection then still sends what its socket holds, and a loss in that
         # tail is retransmitted after the count was taken. The capture's times run from the
