@@ -11,7 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..claims import Claim, ClaimUnavailable, Measurement, judge, skipped_verdict
+from ..claims import (
+    Claim,
+    ClaimUnavailable,
+    Degenerate,
+    Measurement,
+    judge,
+    mean_of_ratios,
+    paired_ratios,
+    skipped_verdict,
+)
 from ..files import write_text_atomic
 from ..report import html as report
 from ..report.plots import plot_experiment
@@ -26,6 +35,7 @@ from .base import (
     merge_overrides,
     quick_duration_override,
 )
+from .preconditions import STANDARD, Precondition, degenerate_points
 
 CONFIDENCE = 0.95
 
@@ -48,6 +58,8 @@ class Experiment:
     claims: Tuple[Claim, ...] = ()  # judged on a ``SweepResults``
     seeds: int = 3  # seeds per point in a full run (a quick run uses 1); --seeds overrides
     headline: bool = False  # part of `reproduce --quick` without IDs (the README's main job)
+    # What the verdicts rest on, checked on every run (preconditions.py).
+    preconditions: Tuple[Precondition, ...] = STANDARD
 
     kind: ClassVar[str] = "sweep"
     record: ClassVar[bool] = False  # runs need no time series
@@ -90,15 +102,19 @@ class Experiment:
 @dataclass(frozen=True)
 class SweepResults:
     """What claims of a sweep experiment are judged on: ``cells[series][x]``, mean and CI of the
-    metric over seeds, as ``report.aggregate`` computes them."""
+    metric over seeds, as ``report.aggregate`` computes them; ``samples[(series, x)]``, the
+    metric of each seed; ``degenerate[(series, x)]``, why a point's runs fail the experiment's
+    preconditions (reading such a point raises ``Degenerate``)."""
 
     experiment: "Experiment"
     xs: Sequence[float]
     cells: Sequence[Sequence[MeanCI]]
     # --quick: shorter runs, fewer seeds; a claim that cannot be judged on those may say so.
     quick: bool = False
+    samples: Mapping[Tuple[str, float], Mapping[int, float]] = field(default_factory=dict)
+    degenerate: Mapping[Tuple[str, float], str] = field(default_factory=dict)
 
-    def mean(self, series: str, x: float) -> float:
+    def _check(self, series: str, x: float) -> None:
         labels = [s.label for s in self.experiment.series]
         if series not in labels:
             raise ClaimUnavailable(f"no {series} series")
@@ -107,10 +123,25 @@ class SweepResults:
                 f"{self.experiment.x.parameter} = {format_number(x)}{self.experiment.x.unit} "
                 "was not run"
             )
+        why = self.degenerate.get((series, x))
+        if why:
+            raise Degenerate(f"{series} at {self.x_text(x)}: {why}")
+
+    def mean(self, series: str, x: float) -> float:
+        self._check(series, x)
+        labels = [s.label for s in self.experiment.series]
         cell = self.cells[labels.index(series)][list(self.xs).index(x)]
         if cell.n == 0:
             raise ClaimUnavailable(f"no result for {series} at {format_number(x)}")
         return cell.mean
+
+    def per_seed(self, series: str, x: float) -> Dict[int, float]:
+        """The metric of ``series`` at ``x``, seed by seed (NaN values left out)."""
+        self._check(series, x)
+        values = {s: v for s, v in self.samples.get((series, x), {}).items() if not math.isnan(v)}
+        if not values:
+            raise ClaimUnavailable(f"no result for {series} at {format_number(x)}")
+        return values
 
     def x_text(self, x: float) -> str:
         return f"{format_number(x)}{self.experiment.x.unit}"
@@ -126,6 +157,33 @@ def ratio_at(x: float, numerator: str, denominator: str):
         return Measurement(a / b, f"{numerator} {a:.3f} / {denominator} {b:.3f}")
 
     return measure
+
+
+def ratios_per_seed(numerator: str, x_numerator: float, denominator: str, x_denominator: float):
+    """Claim measure for a comparison (``claims.compare``): ``numerator`` at ``x_numerator``
+    over ``denominator`` at ``x_denominator``, seed by seed (a seed's runs share its random
+    streams); the value is their mean."""
+
+    def measure(r: SweepResults) -> Measurement:
+        ratios, note = paired_ratios(
+            r.per_seed(numerator, x_numerator), r.per_seed(denominator, x_denominator)
+        )
+        if not ratios:
+            raise ClaimUnavailable(f"{denominator} is 0 at {r.x_text(x_denominator)}")
+        a, b = r.mean(numerator, x_numerator), r.mean(denominator, x_denominator)
+        where = (
+            f"at {r.x_text(x_numerator)}"
+            if x_numerator == x_denominator
+            else f"at {r.x_text(x_numerator)} / {r.x_text(x_denominator)}"
+        )
+        return mean_of_ratios(ratios, f"{numerator} {a:.3f} / {denominator} {b:.3f} {where}", note)
+
+    return measure
+
+
+def compare_at(x: float, numerator: str, denominator: str):
+    """``ratios_per_seed`` at one x value."""
+    return ratios_per_seed(numerator, x, denominator, x)
 
 
 def x_of_largest_ratio(numerator: str, denominator: str):
@@ -166,9 +224,14 @@ def spread_at(x: float):
 
 
 def experiment_rows(
-    experiment: Experiment, specs: Sequence[RunSpec], summaries: Mapping[str, Mapping[str, Any]]
+    experiment: Experiment,
+    specs: Sequence[RunSpec],
+    summaries: Mapping[str, Mapping[str, Any]],
+    degenerate_runs: Optional[Mapping[Tuple[str, float, int], str]] = None,
 ) -> List[Dict[str, Any]]:
-    """One CSV row per run: x, series, seed, the metric, flow counters and run cost."""
+    """One CSV row per run: x, series, seed, the metric, flow counters, run cost and, when the
+    run fails a precondition, why (``degenerate``)."""
+    degenerate_runs = degenerate_runs or {}
     rows = []
     own = {s.label: s.metric for s in experiment.series if getattr(s, "metric", None) is not None}
     for spec in specs:
@@ -190,9 +253,21 @@ def experiment_rows(
         row["sim_seconds"] = summary["sim_seconds"]
         row["events"] = summary["events"]
         row["wall_seconds"] = summary["wall_seconds"]
+        row["degenerate"] = degenerate_runs.get((spec.series, spec.x, spec.seed), "")
         row["overrides"] = " ".join(f"{k}={v}" for k, v in spec.overrides)
         rows.append(row)
     return rows
+
+
+def per_seed_samples(
+    experiment: Experiment, rows: Sequence[Mapping[str, Any]]
+) -> Dict[Tuple[str, float], Dict[int, float]]:
+    """``{(series, x): {seed: metric}}`` of the rows."""
+    samples: Dict[Tuple[str, float], Dict[int, float]] = {}
+    for row in rows:
+        point = (row["series"], row[experiment.x.parameter])
+        samples.setdefault(point, {})[int(row["seed"])] = float(row[experiment.metric.name])
+    return samples
 
 
 def aggregate(
@@ -224,35 +299,59 @@ def aggregate(
     return xs, cells
 
 
-def _cell(c: MeanCI, skipped: Optional[str] = None) -> str:
+def _cell(c: MeanCI, skipped: Optional[str] = None, degenerate: bool = False) -> str:
     if c.n == 0:
         return f"skipped: {skipped}" if skipped else "–"
+    mark = f" {report.DEGENERATE_MARK}" if degenerate else ""
     if math.isnan(c.half_width):
-        return f"{c.mean:.3f}"
-    return f"{c.mean:.3f} ± {c.half_width:.3f}"
+        return f"{c.mean:.3f}{mark}"
+    return f"{c.mean:.3f} ± {c.half_width:.3f}{mark}"
 
 
 def result_table(
-    experiment: Experiment, xs: Sequence[float], cells, skipped: Optional[report.Skipped] = None
+    experiment: Experiment,
+    xs: Sequence[float],
+    cells,
+    skipped: Optional[report.Skipped] = None,
+    degenerate: Optional[Mapping[Tuple[str, float], str]] = None,
 ) -> Dict[str, List]:
-    """The aggregated results as text cells: one row per x value, one column per series."""
+    """The aggregated results as text cells: one row per x value, one column per series; a
+    point whose runs fail the preconditions is marked (``report.DEGENERATE_MARK``)."""
     skipped = skipped or {}
+    degenerate = degenerate or {}
     header = [experiment.x.axis_label] + [s.label for s in experiment.series]
     rows = [
         [format_number(x)]
-        + [_cell(row[j], skipped.get((s.label, x))) for s, row in zip(experiment.series, cells)]
+        + [
+            _cell(row[j], skipped.get((s.label, x)), (s.label, x) in degenerate)
+            for s, row in zip(experiment.series, cells)
+        ]
         for j, x in enumerate(xs)
     ]
     return {"header": header, "rows": rows}
 
 
 def markdown_table(
-    experiment: Experiment, xs: Sequence[float], cells, skipped: Optional[report.Skipped] = None
+    experiment: Experiment,
+    xs: Sequence[float],
+    cells,
+    skipped: Optional[report.Skipped] = None,
+    degenerate: Optional[Mapping[Tuple[str, float], str]] = None,
 ) -> str:
-    table = result_table(experiment, xs, cells, skipped)
+    table = result_table(experiment, xs, cells, skipped, degenerate)
     lines = ["| " + " | ".join(table["header"]) + " |", "|" + "---:|" * len(table["header"])]
     lines += ["| " + " | ".join(row) + " |" for row in table["rows"]]
     return "\n".join(lines)
+
+
+def _degenerate_texts(
+    experiment: Experiment, degenerate: Optional[Mapping[Tuple[str, float], str]]
+) -> Dict[str, str]:
+    """``{"TCPW at 1%": why}`` of the degenerate points, for the report."""
+    return {
+        f"{series} at {format_number(x)}{experiment.x.unit}": why
+        for (series, x), why in (degenerate or {}).items()
+    }
 
 
 def write_markdown(
@@ -265,8 +364,12 @@ def write_markdown(
     command: str,
     verdicts=(),
     skipped: Optional[report.Skipped] = None,
+    degenerate: Optional[Mapping[Tuple[str, float], str]] = None,
 ) -> None:
     stem = experiment.id
+    rests_on = report.preconditions_section(
+        getattr(experiment, "preconditions", ()), _degenerate_texts(experiment, degenerate)
+    )
     fewer = ", fewer x values" if experiment.fewer_quick_values else ""
     mode = (
         f"quick (duration {experiment.quick_duration}{fewer})"
@@ -292,8 +395,9 @@ Reproduces {experiment.paper}. {experiment.description}
 - Mode: {mode}
 - Metric: {experiment.metric.label} of flow {experiment.metric.flow}: {ci}
 
-{markdown_table(experiment, xs, cells, skipped)}
+{markdown_table(experiment, xs, cells, skipped, degenerate)}
 
+{rests_on}
 {report.claims_section(verdicts)}
 ![{experiment.id}]({stem}.png)
 
@@ -318,20 +422,32 @@ def write_sweep(
     """Table, figure, claims of a sweep. ``skipped``: points with no runs and why (their cells
     say so, and a claim left without points is *skipped* with the reason, not a bare n/a)."""
     skipped = skipped or {}
-    rows = experiment_rows(experiment, specs, summaries)
+    degenerate, degenerate_runs = degenerate_points(
+        getattr(experiment, "preconditions", ()),
+        ((spec.series, spec.x, spec.seed, summaries[spec.key]) for spec in specs),
+    )
+    rows = experiment_rows(experiment, specs, summaries, degenerate_runs)
     xs, cells = aggregate(experiment, rows, [x for _, x in skipped])
-    verdicts = [judge(c, SweepResults(experiment, xs, cells, quick)) for c in experiment.claims]
+    results = SweepResults(
+        experiment, xs, cells, quick, per_seed_samples(experiment, rows), degenerate
+    )
+    verdicts = [judge(c, results) for c in experiment.claims]
     if skipped:
         reasons = "; ".join(sorted(set(skipped.values())))
         verdicts = [skipped_verdict(v, reasons) for v in verdicts]
     csv_path = out / f"{experiment.id}.csv"
     md_path = out / f"{experiment.id}.md"
     report.write_csv(csv_path, rows)
-    write_markdown(md_path, experiment, xs, cells, seeds, quick, command, verdicts, skipped)
+    write_markdown(
+        md_path, experiment, xs, cells, seeds, quick, command, verdicts, skipped, degenerate
+    )
     paths = [csv_path, md_path] + plot_experiment(experiment, xs, cells, out / experiment.id)
     entry = {
-        "table": result_table(experiment, xs, cells, skipped),
+        "table": result_table(experiment, xs, cells, skipped, degenerate),
         "claims": [v.as_dict() for v in verdicts],
         "files": report.default_files(experiment.id),
+        **report.rests_on_entry(
+            getattr(experiment, "preconditions", ()), _degenerate_texts(experiment, degenerate)
+        ),
     }
     return paths, entry

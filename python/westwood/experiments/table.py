@@ -11,25 +11,50 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..claims import Claim, ClaimUnavailable, Measurement
+from ..claims import (
+    Claim,
+    ClaimUnavailable,
+    Degenerate,
+    Measurement,
+    mean_of_ratios,
+    paired_ratios,
+)
 from ..stats import MeanCI, mean_ci
 from .base import Metric, Series, merge_overrides, quick_duration_override
+from .preconditions import STANDARD, Precondition, degenerate_points
 
 
 @dataclass(frozen=True)
 class TableResults:
     experiment: "TableExperiment"
     cells: Mapping[str, Mapping[str, MeanCI]]  # row label -> metric name -> mean over seeds
+    # row label -> metric name -> {seed: value}
+    samples: Mapping[str, Mapping[str, Mapping[int, float]]] = field(default_factory=dict)
+    degenerate: Mapping[str, str] = field(default_factory=dict)  # row label -> why
 
-    def mean(self, row: str, metric: str) -> float:
+    def _check(self, row: str, metric: str) -> None:
         if row not in self.cells:
             raise ClaimUnavailable(f"no row {row!r}")
-        cell = self.cells[row].get(metric)
-        if cell is None:
+        if metric not in self.cells[row]:
             raise ClaimUnavailable(f"no metric {metric!r}")
+        if row in self.degenerate:
+            raise Degenerate(f"{row}: {self.degenerate[row]}")
+
+    def mean(self, row: str, metric: str) -> float:
+        self._check(row, metric)
+        cell = self.cells[row][metric]
         if cell.n == 0 or math.isnan(cell.mean):
             raise ClaimUnavailable(f"{row}: no value of {metric}")
         return cell.mean
+
+    def per_seed(self, row: str, metric: str) -> Dict[int, float]:
+        self._check(row, metric)
+        values = {
+            s: v for s, v in self.samples.get(row, {}).get(metric, {}).items() if not math.isnan(v)
+        }
+        if not values:
+            raise ClaimUnavailable(f"{row}: no value of {metric}")
+        return values
 
 
 def cell_ratio(row_a: str, metric_a: str, row_b: str, metric_b: Optional[str] = None):
@@ -42,6 +67,22 @@ def cell_ratio(row_a: str, metric_a: str, row_b: str, metric_b: Optional[str] = 
         if b <= 0:
             raise ClaimUnavailable(f"{row_b}: {metric_b} is 0")
         return Measurement(a / b, f"{row_a} {metric_a} {a:.4f} / {row_b} {metric_b} {b:.4f}")
+
+    return measure
+
+
+def cell_ratios(row_a: str, metric_a: str, row_b: str, metric_b: Optional[str] = None):
+    """Claim measure for a comparison (``claims.compare``): ``cell_ratio`` seed by seed."""
+    metric_b = metric_b or metric_a
+
+    def measure(r: TableResults) -> Measurement:
+        ratios, note = paired_ratios(r.per_seed(row_a, metric_a), r.per_seed(row_b, metric_b))
+        if not ratios:
+            raise ClaimUnavailable(f"{row_b}: {metric_b} is 0")
+        a, b = r.mean(row_a, metric_a), r.mean(row_b, metric_b)
+        return mean_of_ratios(
+            ratios, f"{row_a} {metric_a} {a:.4f} / {row_b} {metric_b} {b:.4f}", note
+        )
 
     return measure
 
@@ -61,6 +102,7 @@ class TableExperiment:
     claims: Tuple[Claim, ...] = ()  # judged on a ``TableResults``
     seeds: int = 5
     headline: bool = False
+    preconditions: Tuple[Precondition, ...] = STANDARD  # preconditions.py
 
     kind: ClassVar[str] = "table"
     record: ClassVar[bool] = False
@@ -86,10 +128,21 @@ class TableExperiment:
     def write_report(self, specs, summaries, out: Path, quick: bool, seeds: int, command: str):
         from ..claims import judge
         from ..files import write_text_atomic
-        from ..report.html import claims_section, write_csv
+        from ..report.html import (
+            DEGENERATE_MARK,
+            claims_section,
+            preconditions_section,
+            rests_on_entry,
+            write_csv,
+        )
 
-        values: Dict[str, Dict[str, List[float]]] = {
-            r.label: {m.name: [] for m in self.metrics} for r in self.rows
+        points, failing_runs = degenerate_points(
+            self.preconditions,
+            ((spec.series, 0.0, spec.seed, summaries[spec.key]) for spec in specs),
+        )
+        degenerate = {series: why for (series, _), why in points.items()}
+        values: Dict[str, Dict[str, Dict[int, float]]] = {
+            r.label: {m.name: {} for m in self.metrics} for r in self.rows
         }
         csv_rows: List[Dict[str, Any]] = []
         for spec in specs:
@@ -97,19 +150,24 @@ class TableExperiment:
             row: Dict[str, Any] = {"experiment": self.id, "row": spec.series, "seed": spec.seed}
             for m in self.metrics:
                 v = m.value(summary)
-                values[spec.series][m.name].append(v)
+                values[spec.series][m.name][spec.seed] = v
                 row[m.name] = v
             row["sim_seconds"] = summary.get("sim_seconds")
+            row["degenerate"] = failing_runs.get((spec.series, 0.0, spec.seed), "")
             row["overrides"] = " ".join(f"{k}={v}" for k, v in spec.overrides)
             csv_rows.append(row)
         cells = {
-            label: {name: mean_ci(vs) for name, vs in by_metric.items()}
+            label: {name: mean_ci(list(vs.values())) for name, vs in by_metric.items()}
             for label, by_metric in values.items()
         }
-        results = TableResults(self, cells)
+        results = TableResults(self, cells, values, degenerate)
         verdicts = [judge(c, results) for c in self.claims]
         header = ["Configuration"] + [m.label for m in self.metrics]
-        rows = [[r.label] + [_fmt(cells[r.label][m.name]) for m in self.metrics] for r in self.rows]
+        rows = [
+            [r.label + (f" {DEGENERATE_MARK}" if r.label in degenerate else "")]
+            + [_fmt(cells[r.label][m.name]) for m in self.metrics]
+            for r in self.rows
+        ]
         table = {"header": header, "rows": rows}
         csv_path = out / f"{self.id}.csv"
         write_csv(csv_path, csv_rows)
@@ -137,6 +195,7 @@ Reproduces {self.paper}. {self.description}
 
 {md}
 
+{preconditions_section(self.preconditions, degenerate)}
 {claims_section(verdicts)}
 Data: [{self.id}.csv]({self.id}.csv) (one row per run)
 
@@ -148,6 +207,7 @@ Rerun: `{command}`
             "table": table,
             "claims": [v.as_dict() for v in verdicts],
             "files": [("table", f"{self.id}.md"), ("csv", f"{self.id}.csv")],
+            **rests_on_entry(self.preconditions, degenerate),
         }
         return [csv_path, md_path], entry
 

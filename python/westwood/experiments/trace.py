@@ -27,13 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..claims import Claim, ClaimUnavailable, Measurement, judge
+from ..claims import Claim, ClaimUnavailable, Degenerate, Measurement, judge
 from ..errors import UsageError
 from ..files import write_text_atomic
 from ..report import html as report
 from ..runs.store import RunSpec, load_series
 from ..stats import MeanCI, mean_ci
 from .base import Series, merge_overrides, quick_duration_override
+from .preconditions import STANDARD, Precondition, degenerate_points
 
 DEFAULT_SETTLE_SECONDS = 5.0
 
@@ -238,6 +239,16 @@ class TraceResults:
 
     settle_seconds: float
     steps: Mapping[str, Sequence[StepSummary]]
+    degenerate: Mapping[str, str] = field(default_factory=dict)  # series label -> why
+
+    def series_steps(self, series: str) -> Sequence[StepSummary]:
+        """The steps of ``series`` (raises ``Degenerate`` when its runs fail the
+        preconditions)."""
+        if series not in self.steps:
+            raise ClaimUnavailable(f"no {series} series in the results")
+        if series in self.degenerate:
+            raise Degenerate(f"{series}: {self.degenerate[series]}")
+        return self.steps[series]
 
 
 def worst_step_error(series: str) -> Callable[[TraceResults], Measurement]:
@@ -245,13 +256,12 @@ def worst_step_error(series: str) -> Callable[[TraceResults], Measurement]:
     ``series`` among the steps that have samples after settling."""
 
     def measure(results: TraceResults) -> Measurement:
-        if series not in results.steps:
-            raise ClaimUnavailable(f"no {series} series in the results")
-        judged = [s for s in results.steps[series] if s.relative_percent.n > 0]
+        steps = results.series_steps(series)
+        judged = [s for s in steps if s.relative_percent.n > 0]
         if not judged:
             raise ClaimUnavailable("no step has BWE samples after settling")
         worst = max(judged, key=lambda s: s.relative_percent.mean)
-        skipped = len(results.steps[series]) - len(judged)
+        skipped = len(steps) - len(judged)
         detail = (
             f"worst of {len(judged)} steps: {worst.step.label}, "
             f"{worst.step.available_payload_bps / 1e6:.2f} Mb/s available"
@@ -309,6 +319,7 @@ class TraceExperiment:
     claims: Tuple[Claim, ...] = ()  # judged on a ``TraceResults``
     seeds: int = 1  # seeds in a full run; --seeds overrides
     headline: bool = False  # part of `reproduce --quick` without IDs (the README's main job)
+    preconditions: Tuple[Precondition, ...] = STANDARD  # preconditions.py
 
     kind: ClassVar[str] = "trace"
     record: ClassVar[bool] = True  # runs record their time series
@@ -441,10 +452,15 @@ def write_trace_experiment(
         run = TraceRun(experiment, spec, summaries[spec.key], load_series(cache_dir, spec))
         runs[spec.series].append(run)
 
+    points, failing_runs = degenerate_points(
+        experiment.preconditions,
+        ((spec.series, 0.0, spec.seed, summaries[spec.key]) for spec in specs),
+    )
+    degenerate = {series: why for (series, _), why in points.items()}
     step_summaries = {
         label: summarize_steps([r.errors for r in group]) for label, group in runs.items()
     }
-    results = TraceResults(experiment.settle_seconds, step_summaries)
+    results = TraceResults(experiment.settle_seconds, step_summaries, degenerate)
     verdicts = [judge(c, results) for c in experiment.claims]
     first = runs[experiment.series[0].label][0]
 
@@ -453,7 +469,13 @@ def write_trace_experiment(
         for run in group:
             for row in step_rows(run.errors):
                 rows.append(
-                    {"experiment": experiment.id, "series": label, "seed": run.spec.seed, **row}
+                    {
+                        "experiment": experiment.id,
+                        "series": label,
+                        "seed": run.spec.seed,
+                        **row,
+                        "degenerate": failing_runs.get((label, 0.0, run.spec.seed), ""),
+                    }
                 )
     csv_path = out / f"{experiment.id}.csv"
     report.write_csv(csv_path, rows)
@@ -477,7 +499,7 @@ def write_trace_experiment(
 
     table = step_table(experiment, results, first)
     md_path = out / f"{experiment.id}.md"
-    _write_markdown(md_path, experiment, first, table, verdicts, seeds, quick, command)
+    _write_markdown(md_path, experiment, first, table, verdicts, seeds, quick, command, degenerate)
     figures = plot_trace(
         experiment,
         {label: (group[0].times, group[0].bwe_bps) for label, group in runs.items()},
@@ -491,7 +513,12 @@ def write_trace_experiment(
         ("png", f"{experiment.id}.png"),
         ("svg", f"{experiment.id}.svg"),
     ]
-    entry = {"table": table, "claims": [v.as_dict() for v in verdicts], "files": files}
+    entry = {
+        "table": table,
+        "claims": [v.as_dict() for v in verdicts],
+        "files": files,
+        **report.rests_on_entry(experiment.preconditions, degenerate),
+    }
     return [csv_path, trace_path, md_path] + figures, entry
 
 
@@ -504,6 +531,7 @@ def _write_markdown(
     seeds: int,
     quick: bool,
     command: str,
+    degenerate: Mapping[str, str],
 ) -> None:
     stem = experiment.id
     sizes = run.sizes
@@ -559,6 +587,7 @@ Reproduces {experiment.paper}. {experiment.description}
 
 {_markdown(table)}
 
+{report.preconditions_section(experiment.preconditions, degenerate)}
 {report.claims_section(verdicts)}
 ![{experiment.id}]({stem}.png)
 

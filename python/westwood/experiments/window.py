@@ -18,10 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..claims import Claim, ClaimUnavailable, Measurement
+from ..claims import (
+    Claim,
+    ClaimUnavailable,
+    Degenerate,
+    Measurement,
+    mean_of_ratios,
+    paired_ratios,
+)
 from ..errors import UsageError
 from ..stats import MeanCI, mean_ci
 from .base import Series, merge_overrides, quick_duration_override
+from .preconditions import STANDARD, Precondition, degenerate_points
 
 UNLIMITED_BYTES = 1e12  # larger values are the initial "unlimited" ssthresh
 
@@ -83,11 +91,31 @@ class WindowResults:
 
     experiment: "SeriesTraceExperiment"
     runs: Mapping[str, Sequence[TracedRun]]  # series label -> runs (one per seed)
+    degenerate: Mapping[str, str] = field(default_factory=dict)  # series label -> why
 
     def _runs(self, series: str) -> Sequence[TracedRun]:
         if not self.runs.get(series):
             raise ClaimUnavailable(f"no {series} series")
+        if series in self.degenerate:
+            raise Degenerate(f"{series}: {self.degenerate[series]}")
         return self.runs[series]
+
+    def curve_per_seed(self, series: str, flow: str, column: str) -> Dict[int, float]:
+        """Time mean of ``column`` (after ``skip_seconds``) of each seed's run."""
+        values = {
+            r.seed: r.mean(flow, column, self.experiment.skip_seconds) for r in self._runs(series)
+        }
+        values = {s: v for s, v in values.items() if not math.isnan(v)}
+        if not values:
+            raise ClaimUnavailable(f"{series}: no {column} samples of flow {flow}")
+        return values
+
+    def field_per_seed(self, series: str, flow: str, name: str) -> Dict[int, float]:
+        values = {r.seed: r.flow_field(flow, name) for r in self._runs(series)}
+        values = {s: v for s, v in values.items() if not math.isnan(v)}
+        if not values:
+            raise ClaimUnavailable(f"{series}: flow {flow} has no {name}")
+        return values
 
     def curve_mean(self, series: str, flow: str, column: str) -> float:
         """Time mean of ``column`` (after ``skip_seconds``), mean over seeds."""
@@ -114,6 +142,55 @@ def curve_ratio(column: str, numerator: str, denominator: str, flow: str):
         if b <= 0:
             raise ClaimUnavailable(f"{denominator}'s mean {column} is 0")
         return Measurement(a / b, f"{numerator} {a:.2f} / {denominator} {b:.2f}")
+
+    return measure
+
+
+def curve_ratios(column: str, numerator: str, denominator: str, flow: str):
+    """Claim measure for a comparison (``claims.compare``): ``curve_ratio`` seed by seed."""
+
+    def measure(r: WindowResults) -> Measurement:
+        ratios, note = paired_ratios(
+            r.curve_per_seed(numerator, flow, column), r.curve_per_seed(denominator, flow, column)
+        )
+        if not ratios:
+            raise ClaimUnavailable(f"{denominator}'s mean {column} is 0")
+        a, b = r.curve_mean(numerator, flow, column), r.curve_mean(denominator, flow, column)
+        return mean_of_ratios(ratios, f"{numerator} {a:.2f} / {denominator} {b:.2f}", note)
+
+    return measure
+
+
+def flow_ratio_of_ratios_per_seed(
+    numerator: str,
+    denominator: str,
+    numerator_flow: str,
+    denominator_flow: str,
+    name="goodput_bps",
+):
+    """Claim measure for a comparison: ``flow_ratio_of_ratios`` seed by seed (e.g. TCPW's
+    long/short goodput ratio over Reno's in the runs of the same seed)."""
+
+    def flow_ratios(r: WindowResults, series: str) -> Dict[int, float]:
+        ratios, _ = paired_ratios(
+            r.field_per_seed(series, numerator_flow, name),
+            r.field_per_seed(series, denominator_flow, name),
+        )
+        if not ratios:
+            raise ClaimUnavailable(f"{series}: {denominator_flow} has 0 {name}")
+        return ratios
+
+    def measure(r: WindowResults) -> Measurement:
+        a, b = flow_ratios(r, numerator), flow_ratios(r, denominator)
+        ratios, note = paired_ratios(a, b)
+        if not ratios:
+            raise ClaimUnavailable(f"{denominator}: {numerator_flow} has 0 {name}")
+        detail = (
+            f"{numerator_flow}/{denominator_flow} over seeds: {numerator} "
+            f"{math.fsum(a.values()) / len(a):.3f}, {denominator} "
+            f"{math.fsum(b.values()) / len(b):.3f}"
+        )
+        return mean_of_ratios(ratios, detail, note)
 
     return measure
 
@@ -165,6 +242,7 @@ class SeriesTraceExperiment:
     claims: Tuple[Claim, ...] = ()  # judged on a ``WindowResults``
     seeds: int = 1
     headline: bool = False
+    preconditions: Tuple[Precondition, ...] = STANDARD  # preconditions.py
 
     kind: ClassVar[str] = "window"
     record: ClassVar[bool] = True
@@ -215,15 +293,20 @@ class SeriesTraceExperiment:
 
     def write_report(self, specs, summaries, out: Path, quick: bool, seeds: int, command: str):
         from ..claims import judge
-        from ..report.html import claims_section, write_csv
+        from ..report.html import claims_section, preconditions_section, rests_on_entry, write_csv
         from ..runs.store import load_series
 
+        points, failing_runs = degenerate_points(
+            self.preconditions,
+            ((spec.series, 0.0, spec.seed, summaries[spec.key]) for spec in specs),
+        )
+        degenerate = {series: why for (series, _), why in points.items()}
         runs: Dict[str, List[TracedRun]] = {s.label: [] for s in self.series}
         for spec in specs:
             runs[spec.series].append(
                 self.analyse(spec, summaries[spec.key], load_series(out / "runs", spec))
             )
-        results = WindowResults(self, runs)
+        results = WindowResults(self, runs, degenerate)
         verdicts = [judge(c, results) for c in self.claims]
         first = {label: group[0] for label, group in runs.items() if group}
         flows = list(self.flows) or list(next(iter(first.values())).times)
@@ -250,6 +333,7 @@ class SeriesTraceExperiment:
                         "goodput_mbps": r.flow_field(flow, "goodput_bps") / 1e6,
                         "retransmits": r.flow_field(flow, "retransmits"),
                         "timeouts": r.flow_field(flow, "timeouts"),
+                        "degenerate": failing_runs.get((label, 0.0, r.seed), ""),
                     }
                     for c in self.curves:
                         row[f"mean_{c.column}_{c.unit}"] = r.mean(flow, c.column, self.skip_seconds)
@@ -294,6 +378,7 @@ Reproduces {self.paper}. {self.description}
 
 {md}
 
+{preconditions_section(self.preconditions, degenerate)}
 {claims_section(verdicts)}
 ![{self.id}]({self.id}.png)
 
@@ -312,7 +397,12 @@ Rerun: `{command}`
             ("png", f"{self.id}.png"),
             ("svg", f"{self.id}.svg"),
         ]
-        entry = {"table": table, "claims": [v.as_dict() for v in verdicts], "files": files}
+        entry = {
+            "table": table,
+            "claims": [v.as_dict() for v in verdicts],
+            "files": files,
+            **rests_on_entry(self.preconditions, degenerate),
+        }
         return [csv_path, trace_path, md_path] + figures, entry
 
     def plot(self, first: Mapping[str, TracedRun], flows: Sequence[str], out_stem: Path):

@@ -39,9 +39,7 @@ def mean_step_error(series: str):
     BWE error of ``series``, percent."""
 
     def measure(results: traces.TraceResults) -> Measurement:
-        if series not in results.steps:
-            raise ClaimUnavailable(f"no {series} series in the results")
-        judged = [s for s in results.steps[series] if s.relative_percent.n > 0]
+        judged = [s for s in results.series_steps(series) if s.relative_percent.n > 0]
         if not judged:
             raise ClaimUnavailable("no step has BWE samples after settling")
         values = [s.relative_percent.mean for s in judged]

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
-from ..claims import claims_table, markdown_claims
+from ..claims import DEGENERATE, claims_table, markdown_claims, verdict_counts
 from ..files import write_json_atomic, write_text_atomic
 from ..papers import which_tcpw
 
@@ -61,15 +61,46 @@ class _VerdictView:
         self.verdict = str(d.get("verdict", ""))
 
 
+# How a point whose runs fail the experiment's preconditions is marked in result tables.
+DEGENERATE_MARK = "(degenerate)"
+
+
+def preconditions_section(preconditions, degenerate: Mapping[str, str]) -> str:
+    """The Markdown "What the verdicts rest on" section: the experiment's preconditions and the
+    points whose runs fail them (``{point text: why}``)."""
+    if not preconditions:
+        return ""
+    lines = ["## What the verdicts rest on", ""]
+    lines += [f"- {p.text}" for p in preconditions]
+    if degenerate:
+        lines += [
+            "",
+            f"Points whose runs fail them, marked {DEGENERATE_MARK} above; a claim that reads "
+            "one is *n/a: degenerate*:",
+            "",
+        ]
+        lines += [f"- {point}: {why}" for point, why in degenerate.items()]
+    else:
+        lines += ["", "Every run holds them."]
+    return "\n".join(lines) + "\n"
+
+
+def rests_on_entry(preconditions, degenerate: Mapping[str, str]) -> Dict[str, Any]:
+    """The index entry's record of the preconditions and the degenerate points."""
+    return {"preconditions": [p.text for p in preconditions], "degenerate": dict(degenerate)}
+
+
 def claims_section(verdicts) -> str:
     """The Markdown "Claims" section of an experiment ("" when it has none)."""
     if not verdicts:
         return ""
     return f"""## Claims
 
-Each claim of the paper is a number computed from the results above, judged against a target
-(*reproduced*) and a looser range (*partly*); otherwise *not reproduced*, or *n/a* when the
-results lack what it needs.
+Each claim of the paper is a number computed from the results above. A number the paper gives
+is *reproduced* within ±25 % of it and *partly* within ±50 %; a comparison ("X beats Y") is
+judged on the per-seed ratios' mean and 95 % confidence interval; otherwise *not reproduced*.
+*n/a* when the results lack what it needs; *n/a: degenerate* when it would rest on runs that
+fail the preconditions above.
 
 {markdown_claims(verdicts)}
 """
@@ -132,12 +163,26 @@ def _files(exp_id: str, entry: Mapping[str, Any]) -> List[Tuple[str, str]]:
 
 def _verdict_counts(entry: Mapping[str, Any]) -> str:
     claims = entry.get("claims") or []
-    if not claims:
-        return ""
-    counts: Dict[str, int] = {}
-    for c in claims:
-        counts[str(c.get("verdict"))] = counts.get(str(c.get("verdict")), 0) + 1
-    return ", ".join(f"{n} {v}" for v, n in counts.items())
+    return ", ".join(f"{n} {v}" for v, n in verdict_counts(claims).items())
+
+
+def verdict_summary(manifest: Mapping[str, Mapping[str, Any]]) -> str:
+    """The sentence the report opens with: how many claims, how many of each verdict, how many
+    rest on degenerate runs (simulated and testbed counted apart)."""
+    parts = []
+    sim, testbed = _in_order(manifest)
+    for label, rows in (("Simulated", sim), ("Testbed", testbed)):
+        claims = [c for _, e in rows for c in e.get("claims") or []]
+        if not claims:
+            continue
+        counts = verdict_counts(claims)
+        degenerate = counts.get(DEGENERATE, 0)
+        parts.append(
+            f"{label}: {len(claims)} claims — "
+            + ", ".join(f"{n} {v}" for v, n in counts.items())
+            + f" ({degenerate} n/a-degenerate: judged on no run that fails its preconditions)."
+        )
+    return " ".join(parts)
 
 
 TESTBED_HEADING = "Testbed: real Linux TCP through the link emulator"
@@ -164,6 +209,9 @@ def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> Non
     sim, testbed = _in_order(manifest)
     header = ["| Experiment | Paper | Runs | Claims | Files | Rerun |", "|---|---|---|---|---|---|"]
     md = ["# westwood reproductions", ""]
+    summary = verdict_summary(manifest)
+    if summary:
+        md += [summary, ""]
     which = which_tcpw.summary_table(manifest)
     if which:
         md += [f"## {which_tcpw.HEADING}", "", which_tcpw.INTRO, ""] + _markdown_table(which)
@@ -186,7 +234,7 @@ def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> Non
     write_text_atomic(out_dir / "index.md", "\n".join(md) + "\n")
 
     esc = html.escape
-    sections = []
+    sections = [f"<p><strong>{esc(summary)}</strong></p>"] if summary else []
     if which:
         sections.append(
             f'<section id="which-tcpw"><h1>{esc(which_tcpw.HEADING)}</h1>'
@@ -198,6 +246,16 @@ def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> Non
         links = " · ".join(
             f'<a href="{esc(name)}">{esc(label)}</a>' for label, name in _files(exp_id, e)
         )
+        rests_on = ""
+        if e.get("preconditions"):
+            rests_on = "<h3>What the verdicts rest on</h3><ul>" + "".join(
+                f"<li>{esc(str(p))}</li>" for p in e["preconditions"]
+            )
+            rests_on += "".join(
+                f'<li class="verdict-n-a--degenerate">degenerate: {esc(str(k))}: {esc(str(v))}</li>'
+                for k, v in (e.get("degenerate") or {}).items()
+            )
+            rests_on += "</ul>"
         claims = e.get("claims") or []
         claims_html = (
             "<h3>Claims</h3>"
@@ -218,6 +276,7 @@ def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> Non
 <p>{esc(str(e.get("paper", "")))} &mdash; {esc(str(e.get("runs_text", "")))}</p>
 {html_table(e.get("table", {})) if e.get("table") else ""}
 {"".join(f"<p>{esc(str(n))}</p>" for n in e.get("notes") or [])}
+{rests_on}
 {claims_html}
 {figure}
 <p>{links}</p>
@@ -239,6 +298,7 @@ table.claims td {{ text-align: left; }}
 .verdict-reproduced {{ background: #dff0d8; }}
 .verdict-partly {{ background: #fcf8e3; }}
 .verdict-not-reproduced {{ background: #f2dede; }}
+.verdict-n-a--degenerate {{ background: #e8e0f0; }}
 </style>
 </head>
 <body>

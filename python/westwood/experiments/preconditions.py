@@ -1,0 +1,190 @@
+"""What an experiment's verdicts rest on, checked on every run.
+
+A claim of a paper is only worth judging on a run of the set-up the paper describes: a run in
+which a flow stalled for good, a UDP load that never reached the bottleneck, or a buffer that
+cannot hold a burst describes another scenario. Each experiment lists its ``preconditions``;
+every run is checked against each of them, and a point (series, x) with a failing run is
+*degenerate*: the results raise ``claims.Degenerate`` when a claim reads it, so the claim reads
+*n/a: degenerate* with the reason instead of a verdict, and the report's tables mark the point.
+
+``STANDARD`` holds for every simulated experiment unless it says otherwise: the simulator raised
+no self-defeat warning (a ``bdp`` queue of a packet or two, a source losing most of its packets
+at its own first hop: ``warnings`` in the run summary, docs/scenarios.md), and no bulk flow made
+no progress for more than a quarter of its active time (a connection locked out by RTO backoff
+is not a throughput sample of its protocol). Experiments add what their claims need: the
+bottleneck kept busy where the paper's set-up saturates it, the UDP load delivered, no queue
+overflow at links that are not the bottleneck.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+Summary = Mapping[str, Any]
+Point = Tuple[str, float]  # (series label, x); x is 0 for kinds without an x axis
+
+# A flow that makes no progress for more than this share of its active time is stalled: long
+# enough to let a burst of RTO backoffs (1 + 2 + 4 + 8 + 16 s = 31 s of a 200 s run) pass, short
+# enough to catch a connection locked out for the rest of the run.
+STALL_FRACTION = 0.25
+
+
+@dataclass(frozen=True)
+class Precondition:
+    """``text``: what must hold, as the report says it; ``check``: None when a run satisfies it,
+    else why not (a short phrase naming the flow, link or source and the number);
+    ``where``: the points it applies to (default: every point)."""
+
+    text: str
+    check: Callable[[Summary], Optional[str]]
+    where: Optional[Callable[[str, float], bool]] = None
+
+    def applies(self, series: str, x: float) -> bool:
+        return self.where is None or bool(self.where(series, x))
+
+    def failure(self, series: str, x: float, summary: Summary) -> Optional[str]:
+        return self.check(summary) if self.applies(series, x) else None
+
+
+def _flows(summary: Summary) -> List[Mapping[str, Any]]:
+    return list(summary.get("flows") or [])
+
+
+def _number(record: Mapping[str, Any], key: str) -> float:
+    try:
+        return float(record.get(key))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def no_simulator_warning() -> Precondition:
+    """The simulator's own self-defeat checks (summary ``warnings``) found nothing."""
+
+    def check(summary: Summary) -> Optional[str]:
+        warnings = summary.get("warnings") or []
+        if not warnings:
+            return None
+        first = warnings[0]
+        message = first.get("message", str(first)) if isinstance(first, Mapping) else str(first)
+        more = f" (and {len(warnings) - 1} more)" if len(warnings) > 1 else ""
+        return f"simulator warning: {message}{more}"
+
+    return Precondition("the simulator raises no self-defeat warning", check)
+
+
+def no_stalled_flow(fraction: float = STALL_FRACTION) -> Precondition:
+    """No bulk flow's longest stall (``longest_stall_seconds``: no cumulative ACK progress with
+    data to send) exceeds ``fraction`` of its active time."""
+
+    def check(summary: Summary) -> Optional[str]:
+        worst: Optional[Tuple[float, str, float, float]] = None
+        for flow in _flows(summary):
+            stall = _number(flow, "longest_stall_seconds")
+            active = _number(flow, "active_seconds")
+            if math.isnan(stall) or math.isnan(active) or active <= 0:
+                continue
+            if stall > fraction * active and (worst is None or stall / active > worst[0]):
+                worst = (stall / active, str(flow.get("name")), stall, active)
+        if worst is None:
+            return None
+        _, name, stall, active = worst
+        return f"flow {name} made no progress for {stall:.1f} s of its {active:.0f} s"
+
+    return Precondition(
+        f"no flow stalls (no ACK progress) for more than {fraction:.0%} of its active time", check
+    )
+
+
+def link_busy(link: str, floor: float, why: str = "") -> Precondition:
+    """Link ``link`` carries traffic at least ``floor`` of the time (summary ``utilization``)."""
+
+    def check(summary: Summary) -> Optional[str]:
+        for record in summary.get("links") or []:
+            if record.get("name") == link:
+                used = _number(record, "utilization")
+                if math.isnan(used) or used >= floor:
+                    return None
+                return f"link {link} busy {used:.0%} of the run (needs ≥ {floor:.0%})"
+        return f"no link {link} in the run"
+
+    text = f"link {link} busy at least {floor:.0%} of the run" + (f" ({why})" if why else "")
+    return Precondition(text, check)
+
+
+def sources_deliver(fraction: float, why: str = "") -> Precondition:
+    """Every CBR source delivers at least ``fraction`` of the packets it sent."""
+
+    def check(summary: Summary) -> Optional[str]:
+        for source in summary.get("sources") or []:
+            sent = _number(source, "packets_sent")
+            received = _number(source, "packets_received")
+            if sent > 0 and received < fraction * sent:
+                return (
+                    f"source {source.get('name')} delivered {received / sent:.0%} of its "
+                    f"{sent:.0f} packets (needs ≥ {fraction:.0%})"
+                )
+        return None
+
+    text = f"every UDP source delivers at least {fraction:.0%} of what it sends" + (
+        f" ({why})" if why else ""
+    )
+    return Precondition(text, check)
+
+
+def no_overflow_outside(bottlenecks: Iterable[str], fraction: float = 0.001) -> Precondition:
+    """Links other than ``bottlenecks`` (and their reverse directions) drop at most ``fraction``
+    of the packets offered to them to queue overflow."""
+    names = tuple(bottlenecks)
+
+    def check(summary: Summary) -> Optional[str]:
+        for record in summary.get("links") or []:
+            name = str(record.get("name"))
+            if name in names or name.split(".")[0] in names:
+                continue
+            dropped = _number(record, "drops_overflow")
+            offered = _number(record, "packets_sent") + dropped
+            if dropped > 0 and dropped > fraction * offered:
+                return f"link {name} overflowed: {dropped:.0f} of {offered:.0f} packets dropped"
+        return None
+
+    return Precondition(
+        f"no queue overflow outside {', '.join(names)} (≤ {fraction:.1%} of a link's packets)",
+        check,
+    )
+
+
+STANDARD: Tuple[Precondition, ...] = (no_simulator_warning(), no_stalled_flow())
+
+
+def failures(
+    preconditions: Sequence[Precondition], series: str, x: float, summary: Summary
+) -> List[str]:
+    """Why the run of ``series`` at ``x`` fails its preconditions (empty: it holds them)."""
+    out = []
+    for p in preconditions:
+        why = p.failure(series, x, summary)
+        if why:
+            out.append(why)
+    return out
+
+
+def degenerate_points(
+    preconditions: Sequence[Precondition],
+    runs: Iterable[Tuple[str, float, int, Summary]],
+) -> Tuple[Dict[Point, str], Dict[Tuple[str, float, int], str]]:
+    """Check every run ``(series, x, seed, summary)``; return the degenerate points with the
+    reason (which seeds failed, and the first one's why) and each failing run's reasons."""
+    per_run: Dict[Tuple[str, float, int], str] = {}
+    per_point: Dict[Point, List[Tuple[int, str]]] = {}
+    for series, x, seed, summary in runs:
+        why = failures(preconditions, series, x, summary)
+        if why:
+            per_run[(series, x, seed)] = "; ".join(why)
+            per_point.setdefault((series, x), []).append((seed, why[0]))
+    points = {}
+    for point, failed in per_point.items():
+        seeds = ", ".join(str(s) for s, _ in failed)
+        points[point] = f"seed {seeds}: {failed[0][1]}"
+    return points, per_run
