@@ -10,7 +10,7 @@ import pytest
 import westwood
 from conftest import REPO
 from westwood.experiments import registry
-from westwood.papers import seed000
+from westwood.papers import _common, seed000, seed000_wireless
 from westwood.reproduce import reproduce
 
 SCENARIOS = sorted((REPO / "scenarios").glob("seed000_*.toml"))
@@ -37,7 +37,7 @@ def test_scenario_parses_and_runs(path: Path):
 
 
 def test_every_seed000_experiment_is_registered_with_claims():
-    for e in seed000.EXPERIMENTS:
+    for e in seed000.EXPERIMENTS + seed000_wireless.EXPERIMENTS:
         assert registry.EXPERIMENTS[e.id] is e
         assert e.claims and e.paper.startswith("seed 000")
 
@@ -52,15 +52,16 @@ def test_fig7_mix_expands_to_two_groups():
 
 
 def test_blackout_zero_is_the_channel_without_blackouts():
-    series = seed000.FIG17.series[0]
-    o = dict(seed000.FIG17.run_overrides(0, series, quick=False))
+    fig17 = seed000_wireless.FIG17
+    series = fig17.series[0]
+    o = dict(fig17.run_overrides(0, series, quick=False))
     assert o["loss_bad"] == o["loss_good"] and o["mean_bad"] != "0s"
-    o = dict(seed000.FIG17.run_overrides(0.1, series, quick=False))
+    o = dict(fig17.run_overrides(0.1, series, quick=False))
     assert o["loss_bad"] == "100%" and o["mean_bad"] == "0.1s"
 
 
 def test_gain_claim_rule():
-    c = seed000.gain_claim("x", lambda r: None, 4.94, "394%")
+    c = _common.gain_claim("x", lambda r: None, 4.94, "394%")
     assert 4.94 in c.target and 2.97 in c.target and 2.9 not in c.target
     assert 1.99 in c.partly and 1.9 not in c.partly
 
@@ -70,7 +71,7 @@ def test_window_table_and_mix_reports(tmp_path: Path):
     import dataclasses
 
     exps = [
-        dataclasses.replace(seed000.FIG12_13, quick_duration="5s"),
+        dataclasses.replace(seed000_wireless.FIG12_13, quick_duration="5s"),
         dataclasses.replace(seed000.SEC4_3, quick_duration="5s"),
         dataclasses.replace(
             seed000.FIG7,
