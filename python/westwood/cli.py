@@ -188,9 +188,15 @@ def _reproduce_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument(
         "--quick",
         action="store_true",
-        help="shorter runs (fewer x values where an experiment defines them) and by default 1 seed",
+        help="shorter runs (fewer x values where an experiment defines them) and by default at "
+        "most 3 seeds",
     )
-    rep.add_argument("--seeds", type=int, help="seeds per point (default 3, or 1 with --quick)")
+    rep.add_argument(
+        "--seeds",
+        type=int,
+        help="seeds per point (default: each experiment's own, at most 3 with --quick; a "
+        "comparison claim needs 2 or more)",
+    )
     rep.add_argument(
         "--no-testbed",
         action="store_true",
