@@ -16,7 +16,7 @@ from conftest import SHORT, cli, dir_entries, without_wall
 from westwood.experiments import registry, sweep, trace
 from westwood.locks import LOCK_FILE, DirectoryInUse, output_lock
 from westwood.papers import which_tcpw
-from westwood.reproduce import reproduce
+from westwood.reproduce import QUICK_SEEDS, reproduce
 from westwood.runs import store
 
 
@@ -96,7 +96,7 @@ def test_cli_quick_reproduce_resumes(tmp_path: Path):
     runs = len(dir_entries(out / "runs"))
     quick_x = registry.EXPERIMENTS["fig9"].x.values_for(True)
     series = len(registry.EXPERIMENTS["fig9"].series)  # 6 ccs + the other TCPWs
-    assert runs == len(quick_x) * series  # one seed in quick mode
+    assert runs == len(quick_x) * series * QUICK_SEEDS  # at most 3 seeds in quick mode
     assert "ETA" in first.stderr
     second = cli(*args)
     assert second.returncode == 0, second.stderr
