@@ -87,7 +87,8 @@ def test_window_table_and_mix_reports(tmp_path: Path):
     trace = (out / "fig12_13_trace.csv").read_text().splitlines()
     assert trace[0].startswith("series,seed,flow,time_seconds,cwnd (segments)")
     md = (out / "sec4_3.md").read_text()
-    assert "| 10 TCPW + 10 Reno |" in md and "Mean per Reno flow" in md
+    # (5 s runs may be marked degenerate: a start-up timeout is a long stall of a short run)
+    assert "| 10 TCPW + 10 Reno" in md and "Mean per Reno flow" in md
     fig7 = (out / "fig7.md").read_text()
     # no Reno flow in the 0-Reno mix: the Reno cell is empty, the TCPW one is not
     row0 = next(line for line in fig7.splitlines() if line.startswith("| 0 |"))
