@@ -187,3 +187,113 @@ def gain_claim(text: str, measure, paper_ratio: float, paper: str, digits: int =
         paper=paper,
         digits=digits,
     )
+
+
+# --- seeds 002 and 003: comparisons over a range of x, a ratio's extremes, claims not run ------
+
+
+def largest_ratio(numerator: str, denominator: str, xs: Sequence[float] = ()):
+    """Largest numerator / denominator (of the means) over the x values (all, or ``xs``): the
+    ratio of a gain "up to N %" (``claims.paper_gain``)."""
+
+    def measure(r) -> Measurement:
+        ratios = _ratios(r, numerator, denominator, xs)
+        best, at = max(ratios)
+        return Measurement(
+            best,
+            f"at {r.x_text(at)}; ratios " + ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios),
+        )
+
+    return measure
+
+
+def _disfavour(relation: str, mean: float) -> float:
+    """How little a mean ratio supports ``relation`` (larger: less support)."""
+    from ..claims import GREATER, LESS
+
+    if relation == GREATER:
+        return -mean
+    if relation == LESS:
+        return mean
+    return abs(math.log(mean)) if mean > 0 else math.inf
+
+
+def least_favourable(relation: str, *measures, label: str = "cases"):
+    """A comparison over several cases (e.g. one per delay): each of ``measures`` gives the
+    per-seed ratios of one case (``compare_at``, ``ratios_per_seed``); the claim is judged on
+    the case least in favour of ``relation`` (the smallest mean ratio for GREATER, the largest
+    for LESS, the farthest from 1 for EQUAL), so it holds only if it holds in every case. The
+    detail lists every case's mean."""
+
+    def measure(r) -> Measurement:
+        found = [m(r) for m in measures]
+        worst = max(found, key=lambda m: _disfavour(relation, m.value))
+        others = "; ".join(f"{m.value:.2f} ({m.detail})" for m in found if m is not worst)
+        detail = f"least favourable of {len(found)} {label}: {worst.detail}"
+        return Measurement(
+            worst.value, detail + (f"; others: {others}" if others else ""), worst.samples
+        )
+
+    return measure
+
+
+def compare_over_x(relation: str, numerator: str, denominator: str, xs: Sequence[float] = ()):
+    """A comparison that must hold at every x value (all, or ``xs``): the per-seed ratios
+    numerator / denominator at the x least in favour of ``relation`` (``least_favourable``)."""
+    from ..claims import mean_of_ratios, paired_ratios
+
+    def measure(r) -> Measurement:
+        cases = []
+        for x in xs or r.xs:
+            ratios, note = paired_ratios(r.per_seed(numerator, x), r.per_seed(denominator, x))
+            if ratios:
+                cases.append((mean_of_ratios(ratios, f"at {r.x_text(x)}", note), x))
+        if not cases:
+            raise ClaimUnavailable(f"{denominator} is 0 everywhere")
+        worst, at = max(cases, key=lambda c: _disfavour(relation, c[0].value))
+        means = ", ".join(f"{r.x_text(x)}: {m.value:.2f}" for m, x in cases)
+        return Measurement(
+            worst.value,
+            f"{numerator}/{denominator} least favourable at {r.x_text(at)}; means {means}",
+            worst.samples,
+        )
+
+    return measure
+
+
+def mean_ratio_per_seed(numerator: str, denominator: str, xs: Sequence[float] = ()):
+    """A comparison over a range of x as a whole: for each seed, the mean over the x values
+    (all, or ``xs``) of numerator / denominator; the samples are those per-seed means."""
+
+    def measure(r) -> Measurement:
+        per_seed: dict = {}
+        for x in xs or r.xs:
+            a, b = r.per_seed(numerator, x), r.per_seed(denominator, x)
+            for seed in set(a) & set(b):
+                if b[seed] > 0:
+                    per_seed.setdefault(seed, []).append(a[seed] / b[seed])
+        if not per_seed:
+            raise ClaimUnavailable(f"{denominator} is 0 everywhere")
+        values = tuple(math.fsum(v) / len(v) for _, v in sorted(per_seed.items()))
+        means = ", ".join(
+            f"{r.x_text(x)}: {r.mean(numerator, x) / r.mean(denominator, x):.2f}"
+            for x in (xs or r.xs)
+            if r.mean(denominator, x) > 0
+        )
+        return Measurement(
+            math.fsum(values) / len(values),
+            f"mean over x of {numerator}/{denominator}: {means}",
+            values,
+        )
+
+    return measure
+
+
+def not_run(reason: str):
+    """The measure of a claim the reproduction cannot judge (the paper's set-up is not
+    described well enough to build): always n/a, with ``reason``."""
+
+    def measure(r) -> Measurement:
+        raise ClaimUnavailable(reason)
+
+    return measure
