@@ -78,6 +78,8 @@ def test_the_grid_precondition_checks_paths_and_load():
     few = copy.deepcopy(good)
     few["arrivals"][0]["flows_started"] = 150
     assert "150 connections started" in seed002.GRID.check(few)
+    short = {**good, "sim_seconds": 60.0, "arrivals": [{"mean_paths": 4.0, "flows_started": 22}]}
+    assert seed002.GRID.check(short) is None  # 30 expected: 22 is within 3 standard deviations
     single = copy.deepcopy(good)
     single["arrivals"][0]["mean_paths"] = 1.0
     assert "1.00 paths" in seed002.GRID.check(single)
