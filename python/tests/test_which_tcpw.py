@@ -47,13 +47,17 @@ def test_variant_overrides_name_the_reference_they_follow():
     assert seed000._tcpw_mean(mix) == 1.5e5
 
 
-def _claim(text, value, verdict="partly"):
-    return {"claim": text, "value": value, "verdict": verdict, "measured": f"{value}"}
+def _claim(text, value, verdict="partly", unit=""):
+    """A claim of the index as ``judge`` writes it: ``measured`` starts with the number as the
+    claim formats it (a gain in %, a ratio)."""
+    shown = f"{value:.0f}%" if unit == "%" else f"{value:.2f}"
+    return {"claim": text, "value": value, "verdict": verdict, "measured": f"{shown} (detail)"}
 
 
 def test_summary_table_puts_each_variant_beside_the_paper_and_the_testbed():
     fig9 = [
-        _claim(which_tcpw.fig9_claim(v.label), 2.0 + i) for i, v in enumerate(which_tcpw.VARIANTS)
+        _claim(which_tcpw.fig9_claim(v.label), 200.0 + 50 * i, unit="%")
+        for i, v in enumerate(which_tcpw.VARIANTS)
     ]
     manifest = {
         "fig9": {"claims": fig9},
@@ -64,9 +68,23 @@ def test_summary_table_puts_each_variant_beside_the_paper_and_the_testbed():
     assert table["header"][2:-1] == [v.label for v in which_tcpw.VARIANTS]
     assert len(table["rows"]) == 1  # fig10 and sec4_3 did not run
     row = table["rows"][0]
-    assert row[1] == "4.94"
-    assert row[2:-1] == ["2.00 (partly)", "3.00 (partly)", "4.00 (partly)", "5.00 (partly)"]
+    # The paper's gain, and the ratio it implies (what the testbed's claim measures).
+    assert row[1] == "394% (ratio 4.94)"
+    assert row[2:-1] == ["200% (partly)", "250% (partly)", "300% (partly)", "350% (partly)"]
     assert row[-1] == "1.50 (reproduced)"
+    # A claim without a number says why, whatever its verdict (n/a, degenerate).
+    manifest["fig9"] = {
+        "claims": [
+            {
+                "claim": which_tcpw.fig9_claim("TCPW"),
+                "value": None,
+                "verdict": "n/a: degenerate",
+                "measured": "degenerate — Reno at 1%: seed 3: flow ftp made no progress",
+            }
+        ]
+    }
+    row = which_tcpw.summary_table(manifest)["rows"][0]
+    assert row[2].startswith("degenerate — Reno at 1%")
 
     # A skipped testbed says why; a variant whose claim is missing gets a dash, never a number.
     manifest["testbed_fig9"] = {"skipped": "no BPF struct_ops in this kernel"}
