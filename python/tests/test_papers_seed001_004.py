@@ -78,10 +78,3 @@ def test_equal_mix_sets_both_counts():
     summary = run_raw(e.scenario, overrides={**overrides, "duration": SHORT}).summary
     assert summary["per_cc"]["newreno"]["flows"] == 4
     assert summary["per_cc"]["westwood-abse"]["flows"] == 4
-
-
-def test_bursty_udp_load_is_90_percent():
-    summary = run_raw("seed001_bursty", overrides={"bw": 20, "duration": SHORT}).summary
-    assert len(summary["sources"]) == 9
-    assert sum(s["rate_bps"] for s in summary["sources"]) == pytest.approx(0.9 * 20e6)
-    assert all(s["on"][0][0] == pytest.approx(60.0) for s in summary["sources"])
