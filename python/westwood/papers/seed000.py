@@ -129,7 +129,7 @@ FIG3 = TraceExperiment(
     claims=(
         Claim(
             "BWE within half a UDP step of the available bandwidth in every step (largest "
-            "per-step mean |BWE - available|, after settling)",
+            "per-step mean absolute error of BWE, after settling)",
             worst_step_mae("TCPW"),
             target=between(0, UDP_STEP_PAYLOAD_MBPS / 2),
             partly=between(0, UDP_STEP_PAYLOAD_MBPS),
