@@ -13,7 +13,9 @@ from westwood.claims import (
     EQUAL,
     GREATER,
     LESS,
+    NOT_ABOVE,
     NOT_AVAILABLE,
+    NOT_BELOW,
     NOT_REPRODUCED,
     PARTLY,
     REPRODUCED,
@@ -88,15 +90,36 @@ def seeds(*values):
         ((1.01, 0.99, 1.0, 1.02), EQUAL, REPRODUCED),
         ((1.04, 0.92, 1.03, 0.99), EQUAL, PARTLY),  # mean within 5 %, the interval is not
         ((1.3, 1.2, 1.25), EQUAL, NOT_REPRODUCED),
+        ((0.99, 0.97, 1.01, 0.98), NOT_BELOW, REPRODUCED),  # "X does not reduce Y"
+        ((0.96, 0.80, 1.10, 0.98), NOT_BELOW, PARTLY),
+        ((0.7, 0.72, 0.69), NOT_BELOW, NOT_REPRODUCED),
+        ((1.01, 0.99, 1.02), NOT_ABOVE, REPRODUCED),
+        ((1.3, 1.2, 1.25), NOT_ABOVE, NOT_REPRODUCED),
     ],
 )
 def test_a_comparison_is_judged_on_the_confidence_interval(samples, relation, verdict):
     claim = compare("X vs Y", seeds(*samples), relation, '"X beats Y"')
     v = judge(claim, None)
     assert v.verdict == verdict, v
-    ci = mean_ci(samples)
-    assert "95% CI" in v.measured and f"{len(samples)} seeds" in v.measured
-    assert v.value == pytest.approx(ci.mean)
+    logs = mean_ci([math.log(q) for q in samples])
+    assert "95% CI" in v.measured and f"geometric mean of {len(samples)} seeds" in v.measured
+    assert v.value == pytest.approx(math.exp(logs.mean))
+
+
+def test_a_comparison_is_symmetric_and_not_ruled_by_one_seed():
+    # X/Y and Y/X give reciprocal means and the mirrored verdict (the geometric mean).
+    up = judge(compare("X > Y", seeds(1.3, 1.5, 1.2, 1.4), GREATER, ""), None)
+    down = judge(compare("Y < X", seeds(1 / 1.3, 1 / 1.5, 1 / 1.2, 1 / 1.4), LESS, ""), None)
+    assert up.verdict == down.verdict == REPRODUCED
+    assert up.value == pytest.approx(1 / down.value)
+    # One seed at 12.4 among ratios near 1: the arithmetic mean would read 3.7.
+    outlier = judge(compare("X = Y", seeds(1.0, 1.05, 0.95, 12.4), EQUAL, ""), None)
+    assert outlier.value < 2.0
+
+
+def test_a_zero_ratio_falls_back_to_the_arithmetic_mean():
+    v = judge(compare("X > Y", seeds(0.0, 0.1, 0.05), GREATER, ""), None)
+    assert v.verdict == NOT_REPRODUCED and "a seed's ratio is 0" in v.measured
 
 
 def test_a_comparison_on_one_seed_or_on_identical_seeds_has_no_verdict():

@@ -8,13 +8,16 @@ an experiment's results (``measure``) and the rule that number is judged by. The
   up to 394 %") is judged as that gain (the measured ratio minus one), a ratio or a rate as
   itself. ``Claim`` with explicit ``target`` / ``partly`` ranges remains for statements without
   a number that bound a quantity ("BWE within 15 % of the available bandwidth").
-* **A comparison** ("X beats Y", "X and Y are equally effective"; ``compare``): judged on the
-  per-seed ratios X/Y, their mean and 95 % Student-t confidence interval, with a margin ``m``
-  (default 5 %) below which a difference is a tie. *X > Y* is reproduced when the interval lies
-  above 1 and the mean above 1 + m; partly when only one of the two holds; not reproduced
-  otherwise (a tie or the opposite). *X = Y* is reproduced when the whole interval lies within
-  1 ± m, partly when the mean does. A comparison on one seed, or on seeds that all give the same
-  number (a deterministic run repeated), has no interval: n/a.
+* **A comparison** ("X beats Y", "X and Y are equally effective", "X does not reduce Y";
+  ``compare``): judged on the per-seed ratios X/Y, their geometric mean and its 95 % Student-t
+  confidence interval (taken on the logarithms, so X/Y and Y/X are judged alike and one outlying
+  seed does not dominate), with a margin ``m`` (default 5 %) below which a difference is a tie.
+  *X > Y* is reproduced when the interval lies above 1 and the mean above 1 + m; partly when
+  only one of the two holds; not reproduced otherwise (a tie or the opposite). *X = Y* is
+  reproduced when the whole interval lies within 1 ± m, partly when the mean does. *X ≥ Y* ("X
+  is not worse than Y") is reproduced when the interval lies above 1 − m, partly when the mean
+  does. A comparison on one seed, or on seeds that all give the same number (a deterministic run
+  repeated), has no interval: n/a.
 
 Whatever the rule, a claim whose number cannot be computed from the results at hand (e.g. a
 reproduction that skipped the x value the claim is about) is *n/a* with the reason, and a claim
@@ -47,10 +50,12 @@ LOOSE = 0.50
 TIE_MARGIN = 0.05
 CONFIDENCE = 0.95
 
-GREATER = "greater"
-LESS = "less"
-EQUAL = "equal"
-RELATIONS = (GREATER, LESS, EQUAL)
+GREATER = "greater"  # X beats Y
+LESS = "less"  # Y beats X
+EQUAL = "equal"  # X and Y alike
+NOT_BELOW = "not below"  # X not worse than Y (e.g. "TCPW does not reduce Reno's throughput")
+NOT_ABOVE = "not above"  # X not better than Y
+RELATIONS = (GREATER, LESS, EQUAL, NOT_BELOW, NOT_ABOVE)
 
 
 class Range(NamedTuple):
@@ -144,6 +149,10 @@ class Claim:
                 f"mean < {lo:g} and 95% CI below 1",
                 f"mean < {lo:g} or 95% CI below 1",
             )
+        if self.relation == NOT_BELOW:
+            return f"95% CI above {lo:g}", f"mean above {lo:g}"
+        if self.relation == NOT_ABOVE:
+            return f"95% CI below {hi:g}", f"mean below {hi:g}"
         return f"95% CI within {lo:g} to {hi:g}", f"mean within {lo:g} to {hi:g}"
 
 
@@ -229,36 +238,71 @@ class Verdict:
         }
 
 
-def _compared(claim: Claim, m: Measurement) -> Tuple[str, str]:
-    """(verdict, measured text) of a comparison from its per-seed samples."""
+class RatioStatistics(NamedTuple):
+    """Per-seed ratios summarised: the geometric mean and its confidence interval (arithmetic
+    when a ratio is 0, whose logarithm does not exist)."""
+
+    n: int
+    mean: float
+    low: float
+    high: float
+    geometric: bool
+
+
+def ratio_statistics(samples: Sequence[float], confidence: float = CONFIDENCE) -> RatioStatistics:
+    values = [float(s) for s in samples if not math.isnan(float(s))]
+    if values and min(values) > 0:
+        ci = mean_ci([math.log(v) for v in values], confidence)
+        if math.isnan(ci.half_width):
+            return RatioStatistics(ci.n, math.exp(ci.mean), math.nan, math.nan, True)
+        return RatioStatistics(ci.n, math.exp(ci.mean), math.exp(ci.low), math.exp(ci.high), True)
+    ci = mean_ci(values, confidence)
+    return RatioStatistics(ci.n, ci.mean, ci.low, ci.high, False)
+
+
+def _compared(claim: Claim, m: Measurement) -> Tuple[str, str, float]:
+    """(verdict, measured text, value) of a comparison from its per-seed samples."""
     samples = [float(s) for s in m.samples if not math.isnan(float(s))]
     if len(samples) < 2:
         return (
             NOT_AVAILABLE,
             f"n/a: {len(samples)} seed(s); a comparison needs a confidence interval",
+            math.nan,
         )
     if max(samples) == min(samples):
-        return NOT_AVAILABLE, (
+        return (
+            NOT_AVAILABLE,
             f"n/a: all {len(samples)} seeds give {samples[0]:.{claim.digits}f}: the runs do not "
-            "vary with the seed, so there is no confidence interval to judge on"
+            "vary with the seed, so there is no confidence interval to judge on",
+            math.nan,
         )
-    ci = mean_ci(samples, CONFIDENCE)
+    stats = ratio_statistics(samples)
+    kind = "geometric mean" if stats.geometric else "mean (a seed's ratio is 0)"
     text = (
-        f"{claim.format(ci.mean)} (95% CI {claim.format(ci.low)} to {claim.format(ci.high)}, "
-        f"{ci.n} seeds)" + (f"; {m.detail}" if m.detail else "")
+        f"{claim.format(stats.mean)} ({kind} of {stats.n} seeds, 95% CI "
+        f"{claim.format(stats.low)} to {claim.format(stats.high)})"
+        + (f"; {m.detail}" if m.detail else "")
     )
     hi, lo = 1 + claim.margin, 1 - claim.margin
     if claim.relation == EQUAL:
-        if lo <= ci.low and ci.high <= hi:
-            return REPRODUCED, text
-        return (PARTLY if lo <= ci.mean <= hi else NOT_REPRODUCED), text
+        if lo <= stats.low and stats.high <= hi:
+            return REPRODUCED, text, stats.mean
+        return (PARTLY if lo <= stats.mean <= hi else NOT_REPRODUCED), text, stats.mean
+    if claim.relation == NOT_BELOW:
+        if stats.low >= lo:
+            return REPRODUCED, text, stats.mean
+        return (PARTLY if stats.mean >= lo else NOT_REPRODUCED), text, stats.mean
+    if claim.relation == NOT_ABOVE:
+        if stats.high <= hi:
+            return REPRODUCED, text, stats.mean
+        return (PARTLY if stats.mean <= hi else NOT_REPRODUCED), text, stats.mean
     if claim.relation == GREATER:
-        beyond, significant = ci.mean > hi, ci.low > 1
+        beyond, significant = stats.mean > hi, stats.low > 1
     else:
-        beyond, significant = ci.mean < lo, ci.high < 1
+        beyond, significant = stats.mean < lo, stats.high < 1
     if beyond and significant:
-        return REPRODUCED, text
-    return (PARTLY if beyond or significant else NOT_REPRODUCED), text
+        return REPRODUCED, text, stats.mean
+    return (PARTLY if beyond or significant else NOT_REPRODUCED), text, stats.mean
 
 
 def judge(claim: Claim, results: Any) -> Verdict:
@@ -276,9 +320,7 @@ def judge(claim: Claim, results: Any) -> Verdict:
         )
     value = float(m.value)
     if claim.relation is not None:
-        verdict, measured = _compared(claim, m)
-        if verdict == NOT_AVAILABLE:
-            value = math.nan
+        verdict, measured, value = _compared(claim, m)
         return Verdict(claim.text, claim.paper, value, measured, target, partly, verdict)
     measured = claim.format(value) + (f" ({m.detail})" if m.detail else "")
     if math.isnan(value):
@@ -304,10 +346,11 @@ def paired_ratios(
 
 
 def mean_of_ratios(ratios: Mapping[int, float], detail: str, note: str = "") -> Measurement:
-    """A comparison's measurement from per-seed ratios: their mean, the detail, the samples."""
+    """A comparison's measurement from per-seed ratios: their (geometric) mean as
+    ``ratio_statistics`` takes it, the detail, the samples in seed order."""
     values = tuple(ratios[s] for s in sorted(ratios))
     return Measurement(
-        math.fsum(values) / len(values), detail + (f"; {note}" if note else ""), values
+        ratio_statistics(values).mean, detail + (f"; {note}" if note else ""), values
     )
 
 
