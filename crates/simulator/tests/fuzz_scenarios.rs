@@ -24,17 +24,6 @@ const WALL_LIMIT: Duration = Duration::from_secs(20);
 /// What a fuzzed run may hold.
 const MAX_MEMORY: u64 = 256_000_000;
 
-/// A uniform index below `n` (n > 0; the modulo bias is irrelevant here).
-trait Below {
-    fn below(&mut self, n: u64) -> u64;
-}
-
-impl Below for RngStream {
-    fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-}
-
 fn scenario_texts() -> Vec<(String, String)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();

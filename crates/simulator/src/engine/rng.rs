@@ -63,6 +63,29 @@ impl RngStream {
     pub fn exponential(&mut self, mean: f64) -> f64 {
         -mean * (1.0 - self.next_f64()).ln()
     }
+
+    /// Uniform in `0..n` (`n` ≥ 1), exactly: draws below `2^64 mod n` are rejected, so every
+    /// value is equally likely (OpenBSD's `arc4random_uniform`; a bare `x % n` favours the small
+    /// values, and `next_f64() * n` cannot reach every nanosecond of a long interval).
+    pub fn below(&mut self, n: u64) -> u64 {
+        assert!(n > 0, "below(0): the range is empty");
+        let threshold = n.wrapping_neg() % n;
+        loop {
+            let x = self.next_u64();
+            if x >= threshold {
+                return x % n;
+            }
+        }
+    }
+
+    /// Uniform in `[low, high]` (both included; `low` ≤ `high`).
+    pub fn uniform_inclusive(&mut self, low: u64, high: u64) -> u64 {
+        assert!(low <= high, "uniform_inclusive({low}, {high}): the range is empty");
+        match (high - low).checked_add(1) {
+            Some(span) => low + self.below(span),
+            None => self.next_u64(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -93,6 +116,27 @@ mod tests {
         // 5 standard deviations of a binomial(200000, 0.05) is ~487.
         assert!((hits - 0.05 * n as f64).abs() < 500.0, "hits = {hits}");
         assert!(!rng.bernoulli(0.0));
+    }
+
+    #[test]
+    fn below_and_uniform_inclusive_stay_in_range_and_cover_it_evenly() {
+        let mut rng = RngStream::new(9, "below");
+        let mut counts = [0u32; 7];
+        for _ in 0..70_000 {
+            counts[rng.below(7) as usize] += 1;
+        }
+        // 10 000 expected per value; 5 standard deviations is ~460.
+        assert!(counts.iter().all(|&c| (9_500..10_500).contains(&c)), "{counts:?}");
+        assert_eq!(rng.below(1), 0);
+        for _ in 0..1000 {
+            let x = rng.uniform_inclusive(5, 8);
+            assert!((5..=8).contains(&x));
+        }
+        assert_eq!(rng.uniform_inclusive(3, 3), 3);
+        let mut hits = [false; 4];
+        (0..1000).for_each(|_| hits[(rng.uniform_inclusive(5, 8) - 5) as usize] = true);
+        assert!(hits.iter().all(|&h| h), "both ends are reachable");
+        rng.uniform_inclusive(0, u64::MAX); // the whole range: no overflow
     }
 
     #[test]
