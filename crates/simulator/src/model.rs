@@ -163,7 +163,18 @@ pub struct GilbertElliottSpec {
 pub struct OutageSpec {
     pub period: Nanos,
     pub duration: Nanos,
-    pub offset: Nanos,
+    pub offset: OutageOffset,
+}
+
+/// When the first outage starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutageOffset {
+    /// At this time.
+    At(Nanos),
+    /// At a time drawn uniformly in `[0, period)` from the model's own stream when the link is
+    /// built (`offset = "random"`): handoffs in phase with nothing else in the scenario, the
+    /// same for a scenario and seed, another for another seed.
+    Random,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -4,8 +4,8 @@ mod common;
 
 use common::*;
 use westwood_simulator::model::{
-    ErrorSpec, GilbertElliottSpec, OutageSpec, QueueLimit, QueueSpec, RedSpec, Scenario, SourceKind,
-    SourceSpec,
+    ErrorSpec, GilbertElliottSpec, OutageOffset, OutageSpec, QueueLimit, QueueSpec, RedSpec, Scenario,
+    SourceKind, SourceSpec,
 };
 use westwood_simulator::results::{LinkSeries, LinkSummary, RunResult};
 use westwood_simulator::tcp::Recovery;
@@ -95,7 +95,11 @@ fn per_cause_drop_counters_add_up_to_all_losses() {
         flow.stop = Some(40 * SECOND);
     }
     scenario.links[BOTTLENECK].errors = Some(ErrorSpec::Any(vec![
-        ErrorSpec::Outage(OutageSpec { period: 4 * SECOND, duration: 100 * MS, offset: 2 * SECOND }),
+        ErrorSpec::Outage(OutageSpec {
+            period: 4 * SECOND,
+            duration: 100 * MS,
+            offset: OutageOffset::At(2 * SECOND),
+        }),
         ErrorSpec::GilbertElliott(GilbertElliottSpec {
             mean_good: 8 * SECOND,
             mean_bad: 4 * SECOND,
@@ -174,7 +178,8 @@ fn an_outage_loses_exactly_the_packets_arriving_inside_its_windows() {
     });
     let latency = 8_000 + MS + 4 * MS + 20 * MS;
     let (period, duration, offset) = (4 * SECOND, 96 * MS, latency + 3 * 8 * MS);
-    scenario.links[BOTTLENECK].errors = Some(ErrorSpec::Outage(OutageSpec { period, duration, offset }));
+    scenario.links[BOTTLENECK].errors =
+        Some(ErrorSpec::Outage(OutageSpec { period, duration, offset: OutageOffset::At(offset) }));
     let result = simulate(&scenario);
     let cbr = &result.summary.sources[0];
     let (mut lost, mut in_flight, mut per_window) = (0u64, 0u64, std::collections::BTreeMap::new());

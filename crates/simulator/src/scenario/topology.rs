@@ -561,7 +561,7 @@ fn grid(s: &Section) -> Res<Generated> {
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{ErrorSpec, OutageSpec, Scenario};
+    use crate::model::{ErrorSpec, OutageOffset, OutageSpec, Scenario};
     use crate::scenario::{load_str, ScenarioError};
 
     const MS: u64 = 1_000_000;
@@ -716,7 +716,11 @@ mod tests {
         // Seed 000 §5.3: 0.1 % errors plus a 100 ms handoff outage every 4 s, both directions.
         let expected = ErrorSpec::Any(vec![
             ErrorSpec::PacketErrorRate(0.001),
-            ErrorSpec::Outage(OutageSpec { period: 4_000 * MS, duration: 100 * MS, offset: 0 }),
+            ErrorSpec::Outage(OutageSpec {
+                period: 4_000 * MS,
+                duration: 100 * MS,
+                offset: OutageOffset::At(0),
+            }),
         ]);
         assert_eq!(leo.errors.as_ref(), Some(&expected));
         assert_eq!(link(&s, "space.reverse").errors.as_ref(), Some(&expected));

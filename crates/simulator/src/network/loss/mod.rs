@@ -76,7 +76,7 @@ impl ErrorModel {
     /// The error model of link `link` under master seed `seed`, or `None` when `spec` can lose
     /// nothing (every rate 0). The i-th model (in the scenario's order, arrays flattened) draws
     /// from the stream `link:NAME:errors` (i = 0) or `link:NAME:errors:i`; a Gilbert-Elliott
-    /// chain draws its sojourns from that name plus `:chain`.
+    /// chain draws its sojourns from that name plus `:chain`, an outage its random phase.
     pub fn for_link(seed: u64, link: &str, spec: &ErrorSpec) -> Option<Self> {
         let mut flat = Vec::new();
         flatten(spec, &mut flat);
@@ -101,7 +101,9 @@ impl ErrorModel {
                         RngStream::new(seed, &stream),
                     )))
                 }
-                ErrorSpec::Outage(o) => outages.push(Box::new(Outage::new(&o))),
+                ErrorSpec::Outage(o) => {
+                    outages.push(Box::new(Outage::new(&o, &mut RngStream::new(seed, &stream))))
+                }
                 ErrorSpec::DropList(ref d) => scripted.push(DropList::new(d)),
                 _ => {}
             }
@@ -131,7 +133,7 @@ fn flatten<'a>(spec: &'a ErrorSpec, out: &mut Vec<&'a ErrorSpec>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{GilbertElliottSpec, OutageSpec};
+    use crate::model::{GilbertElliottSpec, OutageOffset, OutageSpec};
 
     #[test]
     fn bit_error_rate_converts_by_packet_size() {
@@ -181,7 +183,11 @@ mod tests {
     #[test]
     fn combined_models_lose_a_packet_if_any_does_and_label_outages_first() {
         let ms = 1_000_000;
-        let outage = ErrorSpec::Outage(OutageSpec { period: 1_000 * ms, duration: 100 * ms, offset: 0 });
+        let outage = ErrorSpec::Outage(OutageSpec {
+            period: 1_000 * ms,
+            duration: 100 * ms,
+            offset: OutageOffset::At(0),
+        });
         let spec = ErrorSpec::Any(vec![ErrorSpec::PacketErrorRate(0.1), outage]);
         let mut model = ErrorModel::for_link(2, "x", &spec).unwrap();
         let (mut outages, mut errors, mut n_outside) = (0, 0, 0);

@@ -3,10 +3,19 @@
 //!
 //! ```toml
 //! errors = { model = "outage", period = "4s", duration = "100ms", offset = "250ms" }
+//! errors = { model = "outage", period = "4s", duration = "100ms", offset = "random" }
 //! ```
+//!
+//! The paper gives the handoffs' period and length, not their phase. A fixed phase puts the
+//! first handoff at the same instant of every run, e.g. always inside the flow's slow start, so
+//! a result over a few handoffs may hold for that phase only. `offset = "random"` draws the
+//! first start uniformly in `[0, period)` from the model's own stream (`link:NAME:errors[:i]`,
+//! which a periodic outage does not otherwise use), so the phase varies with the seed and with
+//! nothing else: averaging over seeds averages over phases.
 
 use super::{LossCause, LossModel, ModelEntry};
-use crate::model::{ErrorSpec, Nanos, OutageSpec};
+use crate::engine::rng::RngStream;
+use crate::model::{ErrorSpec, Nanos, OutageOffset, OutageSpec};
 use crate::scenario::fields::{self, Section};
 use crate::scenario::units::format_duration;
 use crate::scenario::{FieldError, Res};
@@ -14,7 +23,8 @@ use crate::scenario::{FieldError, Res};
 pub(crate) const ENTRY: ModelEntry =
     ModelEntry { names: &["outage"], keys: &["period", "duration", "offset"], parse };
 
-/// `period`, `duration` (shorter than the period), `offset` (default 0).
+/// `period`, `duration` (shorter than the period), `offset` (a duration, default 0, or
+/// `"random"`).
 fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
     let (v, f) = section.required("period", "the time between outage starts, like \"4s\"")?;
     let period = fields::state_duration(v, &f)?;
@@ -31,8 +41,14 @@ fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
         ));
     }
     let offset = match section.get("offset") {
-        Some((v, f)) => fields::duration(v, &f)?,
-        None => 0,
+        Some((toml::Value::String(text), _)) if text.trim().eq_ignore_ascii_case("random") => {
+            OutageOffset::Random
+        }
+        Some((v, f)) => OutageOffset::At(fields::duration(v, &f).map_err(|e| FieldError {
+            message: format!("{}, or \"random\" (a phase drawn uniformly in [0, period))", e.message),
+            ..e
+        })?),
+        None => OutageOffset::At(0),
     };
     Ok(Some(ErrorSpec::Outage(OutageSpec { period, duration, offset })))
 }
@@ -45,9 +61,19 @@ pub struct Outage {
 }
 
 impl Outage {
-    pub fn new(spec: &OutageSpec) -> Self {
+    /// The outages of `spec`; a random offset is drawn from `rng` (the model's own stream).
+    pub fn new(spec: &OutageSpec, rng: &mut RngStream) -> Self {
         assert!(spec.period > 0 && spec.duration < spec.period, "outage needs duration < period");
-        Outage { period: spec.period, duration: spec.duration, offset: spec.offset }
+        let offset = match spec.offset {
+            OutageOffset::At(t) => t,
+            OutageOffset::Random => rng.below(spec.period),
+        };
+        Outage { period: spec.period, duration: spec.duration, offset }
+    }
+
+    /// When the first outage starts.
+    pub fn offset(&self) -> Nanos {
+        self.offset
     }
 
     /// Whether `t` falls inside an outage.
@@ -74,7 +100,8 @@ mod tests {
 
     #[test]
     fn loses_exactly_the_instants_inside_the_windows() {
-        let outage = Outage::new(&OutageSpec { period: 4_000 * MS, duration: 100 * MS, offset: 250 * MS });
+        let spec = OutageSpec { period: 4_000 * MS, duration: 100 * MS, offset: OutageOffset::At(250 * MS) };
+        let outage = Outage::new(&spec, &mut RngStream::new(1, "unused"));
         // Every millisecond (and the nanoseconds around each edge) over 60 s.
         let inside = |t: Nanos| {
             (0..20u64).any(|k| {
@@ -97,5 +124,26 @@ mod tests {
         // A packet every 1 ms for 400 s: 100 of every 4 000 are lost.
         let lost = (0..400_000u64).filter(|ms| outage.covers(ms * MS)).count();
         assert_eq!(lost, 100 * 100);
+    }
+
+    #[test]
+    fn a_random_offset_is_uniform_over_the_period_and_a_function_of_the_stream() {
+        let spec = OutageSpec { period: 4_000 * MS, duration: 100 * MS, offset: OutageOffset::Random };
+        let offset = |seed| Outage::new(&spec, &mut RngStream::new(seed, "link:sat:errors:1")).offset();
+        assert_eq!(offset(3), offset(3), "the same seed gives the same phase");
+        let offsets: Vec<Nanos> = (0..4000).map(offset).collect();
+        assert!(offsets.iter().all(|&o| o < 4_000 * MS));
+        let distinct: std::collections::HashSet<_> = offsets.iter().collect();
+        assert!(distinct.len() > 3990, "seeds give different phases: {} distinct", distinct.len());
+        // Uniform: a quarter of them in each quarter of the period (1000 each, sd ~27).
+        for q in 0..4 {
+            let n = offsets.iter().filter(|&&o| o / (1_000 * MS) == q).count();
+            assert!((850..1150).contains(&n), "quarter {q}: {n}");
+        }
+        // The windows follow the drawn phase.
+        let o = offset(7);
+        let outage = Outage::new(&spec, &mut RngStream::new(7, "link:sat:errors:1"));
+        assert!(outage.covers(o) && outage.covers(o + 4_000 * MS + 99 * MS));
+        assert!(!outage.covers(o + 100 * MS) && (o == 0 || !outage.covers(o - 1)));
     }
 }

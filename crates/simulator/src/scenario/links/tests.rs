@@ -1,6 +1,6 @@
 //! The `queue` (RED) and `errors` (Gilbert-Elliott, outage, arrays of models) keys.
 
-use crate::model::{ErrorSpec, GilbertElliottSpec, OutageSpec, QueueLimit, QueueSpec, RedSpec};
+use crate::model::{ErrorSpec, GilbertElliottSpec, OutageOffset, OutageSpec, QueueLimit, QueueSpec, RedSpec};
 use crate::scenario::{load_str, ScenarioError};
 
 const MS: u64 = 1_000_000;
@@ -202,7 +202,13 @@ fn gilbert_elliott_errors() {
 
 #[test]
 fn outage_model() {
-    let outage = |offset| Some(ErrorSpec::Outage(OutageSpec { period: 4 * S, duration: 100 * MS, offset }));
+    let outage = |offset| {
+        Some(ErrorSpec::Outage(OutageSpec {
+            period: 4 * S,
+            duration: 100 * MS,
+            offset: OutageOffset::At(offset),
+        }))
+    };
     let full = r#"{ model = "outage", period = "4s", duration = "100ms", offset = "0s" }"#;
     assert_eq!(errors(full).unwrap(), (outage(0), outage(0)));
     let later =
@@ -244,13 +250,22 @@ fn outage_model() {
     fails(
         errors(r#"{ model = "outage", period = "4s", duration = "1ms", offset = "soon" }"#),
         "links.ab.errors.offset",
-        &[],
+        &["or \"random\""],
     );
+    // A random phase: drawn when the link is built, not by the loader.
+    let random = r#"{ model = "outage", period = "4s", duration = "100ms", offset = "Random" }"#;
+    let spec = Some(ErrorSpec::Outage(OutageSpec {
+        period: 4 * S,
+        duration: 100 * MS,
+        offset: OutageOffset::Random,
+    }));
+    assert_eq!(errors(random).unwrap(), (spec.clone(), spec));
 }
 
 #[test]
 fn arrays_of_models_combine_per_direction() {
-    let outage = ErrorSpec::Outage(OutageSpec { period: 4 * S, duration: 100 * MS, offset: 0 });
+    let outage =
+        ErrorSpec::Outage(OutageSpec { period: 4 * S, duration: 100 * MS, offset: OutageOffset::At(0) });
     let both = r#"[ { model = "outage", period = "4s", duration = "100ms" },
                    { model = "bernoulli", rate = "0.1%", direction = "forward" } ]"#;
     assert_eq!(
