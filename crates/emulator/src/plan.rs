@@ -246,7 +246,7 @@ pub fn unsupported(scenario: &Scenario, kernel_override: Option<&str>) -> Vec<St
         if !(68..=9000).contains(&mtu) {
             problems.push(format!("{at}: a {mtu}-byte packet: the testbed's MTU must be 68..9000 bytes"));
         }
-        if flow.start >= scenario.duration {
+        if flow.start_at(scenario.seed) >= scenario.duration {
             problems.push(format!("{at}: starts at or after the end of the run"));
         }
     }
@@ -455,7 +455,8 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
             header_size: tcp.header_size,
             timestamps,
             mtu,
-            start: flow.start,
+            // A random start is drawn as the simulator draws it, so both columns start alike.
+            start: flow.start_at(scenario.seed),
             stop,
             data_path,
             ack_path,

@@ -9,6 +9,7 @@
 //! * [`sim`] — builds a network from a scenario, runs it, collects [`results`].
 //! * [`traffic`] — flows arriving during the run.
 //! * [`metrics`] — Jain's fairness index, per-protocol shares.
+//! * [`stall`] — a flow's longest stall (its cumulative ACK standing still).
 //! * [`invariants`] — TCP invariant checks enabled in tests.
 //! * [`ack_trace`] — the per-ACK trace of a run (`docs/ack-trace.md`): sinks, the trace file.
 //! * [`pcap`] — packet captures of a run (`docs/measurement.md`).
@@ -27,6 +28,7 @@ pub mod results;
 pub mod scenario;
 pub mod series;
 pub mod sim;
+pub mod stall;
 pub mod tcp;
 pub mod traffic;
 

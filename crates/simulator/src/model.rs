@@ -183,12 +183,60 @@ pub struct FlowSpec {
     /// Node indices.
     pub src: usize,
     pub dst: usize,
-    pub start: Nanos,
+    /// When the application starts handing data to TCP; [`FlowSpec::start_at`] resolves it.
+    pub start: FlowStart,
     /// When the application stops handing data to TCP (`None`: runs to the end).
     pub stop: Option<Nanos>,
     pub tcp: TcpSpec,
     /// Per-packet round robin over several paths (seed 002); `None`: ordinary routing.
     pub multipath: Option<MultipathSpec>,
+}
+
+impl FlowSpec {
+    /// When the flow starts in a run with master seed `seed`: its fixed start, or its draw
+    /// from its own stream (see [`FlowStart::Uniform`]).
+    pub fn start_at(&self, seed: u64) -> Nanos {
+        self.start.resolve(seed, &self.name)
+    }
+}
+
+/// When a bulk flow starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowStart {
+    /// At this time.
+    At(Nanos),
+    /// At a time drawn uniformly in `[min, max]` (integer nanoseconds) from the flow's own
+    /// stream `flow:NAME:start` of the run's seed, so flows that would otherwise start in
+    /// lockstep (and synchronise their losses) are staggered, reproducibly: the same scenario
+    /// and seed give the same starts, each flow of a `count` group its own.
+    Uniform { min: Nanos, max: Nanos },
+}
+
+impl FlowStart {
+    /// The earliest time the flow can start.
+    pub fn earliest(self) -> Nanos {
+        match self {
+            FlowStart::At(t) | FlowStart::Uniform { min: t, .. } => t,
+        }
+    }
+
+    /// The latest time the flow can start.
+    pub fn latest(self) -> Nanos {
+        match self {
+            FlowStart::At(t) | FlowStart::Uniform { max: t, .. } => t,
+        }
+    }
+
+    /// The start of flow `name` under master seed `seed`.
+    pub fn resolve(self, seed: u64, name: &str) -> Nanos {
+        match self {
+            FlowStart::At(t) => t,
+            FlowStart::Uniform { min, max } => {
+                crate::engine::rng::RngStream::new(seed, &format!("flow:{name}:start"))
+                    .uniform_inclusive(min, max)
+            }
+        }
+    }
 }
 
 /// A traffic source that does not react to congestion.

@@ -13,6 +13,7 @@ use crate::pcap::PacketTap;
 use crate::results::{FlowSummary, LinkSummary, RunOptions, RunResult, SourceSummary, Summary};
 use crate::scenario::ScenarioError;
 use crate::series::{FlowSample, LinkSample, SeriesMemory, SeriesSink};
+use crate::stall::StallClock;
 use crate::tcp::Recovery;
 use crate::tcp::{Receiver, Sender};
 use crate::traffic::Arrivals;
@@ -150,6 +151,8 @@ struct Flow {
     receiver: Receiver,
     sender_timer: TimerSlot,
     receiver_timer: TimerSlot,
+    /// When the flow starts: its `start`, drawn for a random one (generated flows: their arrival).
+    start: Nanos,
     /// The end of the flow's time, `stop` or the end of the run (`Nanos::MAX` for generated
     /// flows, which close at their stop): deliveries after it do not count, so that goodput,
     /// bytes over the flow's active time, is what it delivered while active.
@@ -160,10 +163,12 @@ struct Flow {
     wire_bytes: u64,
     /// Names for the flow's per-ACK trace rows, when the run is traced.
     trace: Option<FlowTrace>,
+    /// How long its cumulative ACK point stood still at most (`crate::stall`).
+    stall: StallClock,
 }
 
 impl Flow {
-    fn new(id: u32, src: u32, dst: u32, tcp: &crate::model::TcpSpec, end: Nanos) -> Self {
+    fn new(id: u32, src: u32, dst: u32, tcp: &crate::model::TcpSpec, start: Nanos, end: Nanos) -> Self {
         Flow {
             sender: Sender::new(id, src, dst, tcp, congestion_control(tcp)),
             receiver: Receiver::new(
@@ -177,10 +182,12 @@ impl Flow {
             .with_sack(tcp.recovery == Recovery::Sack),
             sender_timer: TimerSlot::default(),
             receiver_timer: TimerSlot::default(),
+            start,
             end,
             bytes_delivered: 0,
             wire_bytes: 0,
             trace: None,
+            stall: StallClock::new(start),
         }
     }
 
@@ -581,13 +588,16 @@ impl<'a, 's> Simulation<'a, 's> {
         let Network { links, routes, multipath, paths } = Network::build(scenario)?;
         let links: Vec<Link<Handle>> = links.into_iter().map(Link::carrying).collect();
 
-        let flows = scenario
+        let flows: Vec<Flow> = scenario
             .flows
             .iter()
             .enumerate()
             .map(|(i, spec)| {
+                // A random start is drawn here, from the run's seed (which `--seed` may have set
+                // after the file was loaded); the loader checked it ends before `stop`.
+                let start = spec.start_at(scenario.seed);
                 let end = spec.stop.unwrap_or(scenario.duration).min(scenario.duration);
-                let mut flow = Flow::new(i as u32, spec.src as u32, spec.dst as u32, &spec.tcp, end);
+                let mut flow = Flow::new(i as u32, spec.src as u32, spec.dst as u32, &spec.tcp, start, end);
                 if ack_sink.is_some() {
                     flow.trace_as(&spec.name, &spec.tcp.cc_name);
                 }
@@ -620,8 +630,8 @@ impl<'a, 's> Simulation<'a, 's> {
                 queue.schedule_timer(start, Event::SourceSend { source: i as u32 });
             }
         }
-        for (i, flow) in scenario.flows.iter().enumerate() {
-            queue.schedule_timer(flow.start, Event::FlowStart { flow: i as u32 });
+        for (i, (flow, state)) in scenario.flows.iter().zip(&flows).enumerate() {
+            queue.schedule_timer(state.start, Event::FlowStart { flow: i as u32 });
             if let Some(stop) = flow.stop {
                 queue.schedule_timer(stop, Event::FlowStop { flow: i as u32 });
             }
@@ -813,7 +823,11 @@ impl<'a, 's> Simulation<'a, 's> {
             }
             PacketKind::Datagram => unreachable!("datagrams are counted above"),
             PacketKind::Ack => {
+                let una = f.sender.snd_una();
                 f.sender.on_ack(&packet, now, &mut self.outbox);
+                if f.sender.snd_una() != una {
+                    f.stall.advanced(now, f.end);
+                }
                 if let Some(monitor) = self.monitor.as_mut() {
                     monitor.on_ack(flow, packet.ack, &f.sender);
                 }
@@ -904,7 +918,7 @@ impl<'a, 's> Simulation<'a, 's> {
             Some(mp) => self.multipath.add_flow(id, src, dst, mp).0.len().max(1),
             None => 1,
         };
-        let mut flow = Flow::new(id, src, dst, &spec.tcp, Nanos::MAX);
+        let mut flow = Flow::new(id, src, dst, &spec.tcp, now, Nanos::MAX);
         if self.ack_sink.is_some() {
             // Generated flows are named by their table and their number in it: `web#3`.
             flow.trace_as(&format!("{}#{}", spec.name, self.arrivals.started(table)), &spec.tcp.cc_name);
@@ -927,7 +941,7 @@ impl<'a, 's> Simulation<'a, 's> {
     fn close_generated(&mut self, flow: u32, now: Nanos) {
         let index = flow as usize - self.flows.len();
         if let Some(f) = self.generated.get_mut(index).and_then(Option::take) {
-            self.arrivals.closed(flow, now, false, f.bytes_delivered, f.sender.stats);
+            self.arrivals.closed(flow, now, false, f.bytes_delivered, f.sender.stats, f.stall.longest(now));
             self.multipath.remove_flow(flow);
         }
     }
@@ -983,7 +997,7 @@ impl<'a, 's> Simulation<'a, 's> {
     fn over_capacity(&self) -> Option<String> {
         let scenario = self.scenario;
         for (spec, f) in scenario.flows.iter().zip(&self.flows) {
-            let active = f.end.saturating_sub(spec.start);
+            let active = f.end.saturating_sub(f.start);
             let incoming = scenario.links.iter().filter(|l| l.to == spec.dst);
             let (rate_bps, links) =
                 incoming.fold((0u128, 0u128), |(r, n), l| (r + u128::from(l.rate_bps), n + 1));
@@ -1005,7 +1019,8 @@ impl<'a, 's> Simulation<'a, 's> {
         let scenario = self.scenario;
         for id in self.arrivals.open_flows() {
             if let Some(f) = flow_mut(&mut self.flows, &mut self.generated, id) {
-                self.arrivals.closed(id, scenario.duration, true, f.bytes_delivered, f.sender.stats);
+                let stall = f.stall.longest(scenario.duration);
+                self.arrivals.closed(id, scenario.duration, true, f.bytes_delivered, f.sender.stats, stall);
             }
         }
         let seconds = |ns: Nanos| ns as f64 / NANOS_PER_SECOND as f64;
@@ -1016,7 +1031,7 @@ impl<'a, 's> Simulation<'a, 's> {
             .zip(&self.flows)
             .zip(&self.paths)
             .map(|((spec, f), &paths)| {
-                let active = seconds(f.end.saturating_sub(spec.start));
+                let active = seconds(f.end.saturating_sub(f.start));
                 let rate = |bytes: u64| {
                     if active > 0.0 {
                         bytes as f64 * 8.0 / active
@@ -1043,6 +1058,8 @@ impl<'a, 's> Simulation<'a, 's> {
                     active_seconds: active,
                     min_rtt_seconds: f.sender.min_rtt().map_or(0.0, seconds),
                     paths,
+                    start_seconds: seconds(f.start),
+                    longest_stall_seconds: seconds(f.stall.longest(f.end)),
                 }
             })
             .collect();

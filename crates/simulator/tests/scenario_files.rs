@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use westwood_algorithms::WindowConfig;
 
-use westwood_simulator::model::{CcSpec, ErrorSpec, QueueLimit, QueueSpec, Scenario};
+use westwood_simulator::model::{CcSpec, ErrorSpec, FlowStart, QueueLimit, QueueSpec, Scenario};
 use westwood_simulator::scenario::{load_file, ScenarioError};
 use westwood_simulator::tcp::Recovery;
 
@@ -70,7 +70,7 @@ fn scenario_file_wireless_defaults() {
     assert_eq!(s.flows.len(), 1);
     let f = &s.flows[0];
     assert_eq!((f.name.as_str(), node(&s, f.src), node(&s, f.dst)), ("ftp", "src", "mobile"));
-    assert_eq!((f.start, f.stop), (0, None));
+    assert_eq!((f.start, f.stop), (FlowStart::At(0), None));
     let t = &f.tcp;
     assert_eq!((t.cc_name.as_str(), &t.cc, t.recovery), ("reno", &CcSpec::named("reno"), Recovery::Reno));
     assert_eq!((t.segment_size, t.header_size, t.receiver_window), (400, 40, 1_000_000));
@@ -184,7 +184,10 @@ fn scenario_file_dumbbell_defaults() {
     let expected: Vec<String> = (1..=10).map(|i| format!("bulk.{i}")).collect();
     assert_eq!(names, expected);
     for f in &s.flows {
-        assert_eq!((node(&s, f.src), node(&s, f.dst), f.start, f.stop), ("senders", "receivers", 0, None));
+        assert_eq!(
+            (node(&s, f.src), node(&s, f.dst), f.start, f.stop),
+            ("senders", "receivers", FlowStart::At(0), None)
+        );
         let t = &f.tcp;
         assert_eq!((t.cc_name.as_str(), t.recovery), ("newreno", Recovery::NewReno));
         assert_eq!((t.segment_size, t.header_size, t.receiver_window), (1000, 40, 16_000_000));

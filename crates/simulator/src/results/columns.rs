@@ -6,6 +6,10 @@
 //! the listed ones, in record order.
 
 /// The columns of `flows.csv`: [`super::FlowSummary`]'s fields, the documented ones first.
+/// `start_seconds` is left to follow them (with `segment_size`, `paths`, ...): `westwood
+/// analyze`'s rows begin with the flow columns they share by name (crates/pcap `COLUMNS`), and
+/// its `start_seconds` is a connection's first packet on the capture's clock, not the simulated
+/// time a flow's application started.
 pub const FLOW_COLUMNS: &[&str] = &[
     "name",
     "cc",
@@ -21,6 +25,7 @@ pub const FLOW_COLUMNS: &[&str] = &[
     "fast_retransmits",
     "active_seconds",
     "min_rtt_seconds",
+    "longest_stall_seconds",
 ];
 
 /// The columns of `links.csv`: [`super::LinkSummary`]'s fields, the documented ones first.

@@ -92,6 +92,9 @@ pub struct ArrivalsSummary {
     pub fast_retransmits: u64,
     /// Mean number of paths a flow spread its data over (1 without multipath).
     pub mean_paths: f64,
+    /// The longest stall of any of the table's flows, seconds (see
+    /// [`FlowSummary::longest_stall_seconds`]).
+    pub longest_stall_seconds: f64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -139,6 +142,12 @@ pub struct FlowSummary {
     pub min_rtt_seconds: f64,
     /// Paths the data is spread over (1: ordinary routing; see `multipath`).
     pub paths: usize,
+    /// When the flow started, seconds: its `start`, or the time drawn for a random start.
+    pub start_seconds: f64,
+    /// The longest time during the active time in which the sender had data to deliver and its
+    /// cumulative ACK point did not advance, seconds (`crate::stall`): about one RTO at most on
+    /// a healthy path, most of the run for a flow locked out by RTO backoff.
+    pub longest_stall_seconds: f64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

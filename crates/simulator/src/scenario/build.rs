@@ -12,7 +12,7 @@ use super::tcp::{resolve_tcp, tcp_keys};
 use super::traffic;
 use super::units::format_duration;
 use super::{echo, FieldError, Res};
-use crate::model::{FlowSpec, LinkSpec, Scenario};
+use crate::model::{FlowSpec, FlowStart, LinkSpec, Scenario};
 
 const TOP_KEYS: &[&str] =
     &["scenario", "parameters", "topology", "links", "tcp", "flows", "sources", "routing"];
@@ -273,29 +273,24 @@ fn flow(
     let pairs = traffic::endpoints(section, nodes, ctx)?;
     let multipath = traffic::flow_multipath(section, ctx)?;
     let start = match section.get("start") {
-        Some((v, f)) => {
-            let start = fields::duration(v, &f)?;
-            if start >= duration {
-                return Err(FieldError::new(
-                    f,
-                    format!(
-                        "start {} must be before the end of the scenario (scenario.duration = {})",
-                        format_duration(start),
-                        format_duration(duration)
-                    ),
-                ));
-            }
-            start
-        }
-        None => 0,
+        Some((v, f)) => traffic::flow_start(v, &f, duration)?,
+        None => FlowStart::At(0),
     };
     let stop = match section.get("stop") {
         Some((v, f)) => {
             let stop = fields::duration(v, &f)?;
-            if stop <= start {
+            if stop <= start.latest() {
+                let latest = match start {
+                    FlowStart::At(_) => "start",
+                    FlowStart::Uniform { .. } => "the latest start (start.max)",
+                };
                 return Err(FieldError::new(
                     f,
-                    format!("stop {} must be after start {}", format_duration(stop), format_duration(start)),
+                    format!(
+                        "stop {} must be after {latest} {}",
+                        format_duration(stop),
+                        format_duration(start.latest())
+                    ),
                 ));
             }
             Some(stop)

@@ -5,7 +5,7 @@ use westwood_algorithms::WindowConfig;
 use crate::tcp::Recovery;
 
 use super::*;
-use crate::model::{CcSpec, ErrorSpec, QueueLimit, QueueSpec};
+use crate::model::{CcSpec, ErrorSpec, FlowStart, Nanos, QueueLimit, QueueSpec};
 
 const BASE: &str = r#"
 [scenario]
@@ -90,7 +90,7 @@ fn base_scenario_loads_with_defaults() {
     }
     assert_eq!(s.flows.len(), 1);
     let f = &s.flows[0];
-    assert_eq!((f.name.as_str(), f.src, f.dst, f.start, f.stop), ("f", 0, 2, 0, None));
+    assert_eq!((f.name.as_str(), f.src, f.dst, f.start, f.stop), ("f", 0, 2, FlowStart::At(0), None));
     let t = &f.tcp;
     assert_eq!((t.cc_name.as_str(), &t.cc, t.recovery), ("reno", &CcSpec::named("reno"), Recovery::Reno));
     assert_eq!((t.segment_size, t.header_size, t.receiver_window), (1000, 40, 1_000_000));
@@ -531,7 +531,58 @@ fn flow_timing() {
     );
     fails(&edit("count = \"${flows}\"", "stop = \"0s\""), "flows.f.stop", &["must be after start"]);
     let s = load(&edit("count = \"${flows}\"", "start = \"1.5s\"\nstop = \"${duration}\"")).unwrap();
-    assert_eq!((s.flows[0].start, s.flows[0].stop), (1_500_000_000, Some(10_000_000_000)));
+    assert_eq!((s.flows[0].start, s.flows[0].stop), (FlowStart::At(1_500_000_000), Some(10_000_000_000)));
+}
+
+#[test]
+fn random_flow_starts() {
+    let with = |start: &str| edit("count = \"${flows}\"", &format!("start = {start}"));
+    let s = load(&with("{ min = \"1s\", max = \"2s\" }")).unwrap();
+    assert_eq!(s.flows[0].start, FlowStart::Uniform { min: 1_000_000_000, max: 2_000_000_000 });
+    // min defaults to 0; min = max is a fixed start.
+    assert_eq!(
+        load(&with("{ max = \"2s\" }")).unwrap().flows[0].start,
+        FlowStart::Uniform { min: 0, max: 2_000_000_000 }
+    );
+    assert_eq!(
+        load(&with("{ min = \"2s\", max = \"2s\" }")).unwrap().flows[0].start,
+        FlowStart::At(2_000_000_000)
+    );
+    // Through --set, as an inline table.
+    let set = load_with(BASE, &[("flows.f.start", "{ min = \"0s\", max = \"3s\" }")]).unwrap();
+    assert_eq!(set.flows[0].start, FlowStart::Uniform { min: 0, max: 3_000_000_000 });
+
+    fails(&with("{ min = \"3s\", max = \"2s\" }"), "flows.f.start.max", &["max 2s is before min 3s"]);
+    fails(
+        &with("{ max = \"10s\" }"),
+        "flows.f.start.max",
+        &["must be before the end of the scenario", "10s"],
+    );
+    fails(&with("{ min = \"1s\" }"), "flows.f.start.max", &["missing required key", "latest start"]);
+    fails(
+        &with("{ min = \"1s\", max = \"2s\", mean = \"1s\" }"),
+        "flows.f.start.mean",
+        &["unknown key", "min, max"],
+    );
+    fails(&with("{ min = \"-1s\", max = \"2s\" }"), "flows.f.start.min", &["not a valid duration"]);
+    fails(&with("[1, 2]"), "flows.f.start", &["or a table { min = \"0s\", max = \"2s\" }", "an array"]);
+    fails(
+        &edit("count = \"${flows}\"", "start = { min = \"1s\", max = \"3s\" }\nstop = \"3s\""),
+        "flows.f.stop",
+        &["must be after the latest start (start.max) 3s"],
+    );
+
+    // Each flow of a count group draws its own start, from its own stream and the seed.
+    let group =
+        load(&edit("count = \"${flows}\"", "count = 4\nstart = { min = \"0s\", max = \"2s\" }")).unwrap();
+    let starts: Vec<Nanos> = group.flows.iter().map(|f| f.start_at(1)).collect();
+    assert!(starts.iter().all(|&t| t <= 2_000_000_000), "{starts:?}");
+    assert_eq!(starts.iter().collect::<std::collections::HashSet<_>>().len(), 4, "{starts:?}");
+    assert_eq!(starts, group.flows.iter().map(|f| f.start_at(1)).collect::<Vec<_>>(), "reproducible");
+    let other_seed: Vec<Nanos> = group.flows.iter().map(|f| f.start_at(2)).collect();
+    assert_ne!(starts, other_seed);
+    let stream = crate::engine::rng::RngStream::new(1, "flow:f.2:start").uniform_inclusive(0, 2_000_000_000);
+    assert_eq!(starts[1], stream, "flow f.2 draws from flow:f.2:start");
 }
 
 #[test]

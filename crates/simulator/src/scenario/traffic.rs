@@ -25,7 +25,9 @@ use super::nodes::{node_index, Nodes};
 use super::tcp::{resolve_tcp, tcp_keys};
 use super::units::format_duration;
 use super::{echo, echo_list, FieldError, Res};
-use crate::model::{ArrivalEndpoints, ArrivalsSpec, MultipathMode, MultipathSpec, Nanos, PathSelection};
+use crate::model::{
+    ArrivalEndpoints, ArrivalsSpec, FlowStart, MultipathMode, MultipathSpec, Nanos, PathSelection,
+};
 
 pub(crate) const ROUTING_KEYS: &[&str] = &["multipath"];
 /// Keys a `[flows.NAME]` table accepts besides the bulk-flow and `[tcp]` keys.
@@ -225,6 +227,71 @@ pub(crate) fn multipath(v: &Value, field: &str) -> Res<Option<MultipathSpec>> {
         }
     };
     Ok((paths > 1).then_some(MultipathSpec { paths: paths as u8, mode, select }))
+}
+
+/// Keys of a random start, `start = { min = "0s", max = "2s" }`.
+const START_KEYS: &[&str] = &["min", "max"];
+
+/// A bulk flow's `start`: a duration, or a table `{ min, max }` (min default 0) for a start
+/// drawn uniformly in `[min, max]` when the run begins (`FlowStart::Uniform`). Either way the
+/// flow must start before the end of the run.
+pub(crate) fn flow_start(v: &Value, f: &str, duration: Nanos) -> Res<FlowStart> {
+    let Value::Table(t) = v else {
+        let start = match v {
+            Value::String(_) | Value::Integer(_) => fields::duration(v, f)?,
+            _ => {
+                return Err(FieldError::new(
+                    f,
+                    format!(
+                        "expected a duration like \"5s\", or a table {{ min = \"0s\", max = \"2s\" }} \
+                         for a start drawn uniformly between them, found {}",
+                        describe(v)
+                    ),
+                ))
+            }
+        };
+        if start >= duration {
+            return Err(FieldError::new(
+                f,
+                format!(
+                    "start {} must be before the end of the scenario (scenario.duration = {})",
+                    format_duration(start),
+                    format_duration(duration)
+                ),
+            ));
+        }
+        return Ok(FlowStart::At(start));
+    };
+    let section = Section::new(f, t, START_KEYS)?;
+    let min = match section.get("min") {
+        Some((v, ff)) => fields::duration(v, &ff)?,
+        None => 0,
+    };
+    let (v, ff) =
+        section.required("max", "the latest start, like \"2s\" (the start is drawn in [min, max])")?;
+    let max = fields::duration(v, &ff)?;
+    if max < min {
+        return Err(FieldError::new(
+            ff,
+            format!(
+                "max {} is before min {}: the start is drawn in [min, max], so max must be at least min",
+                format_duration(max),
+                format_duration(min)
+            ),
+        ));
+    }
+    if max >= duration {
+        return Err(FieldError::new(
+            ff,
+            format!(
+                "max {} must be before the end of the scenario (scenario.duration = {}), so that \
+                 every draw starts the flow within the run",
+                format_duration(max),
+                format_duration(duration)
+            ),
+        ));
+    }
+    Ok(if min == max { FlowStart::At(min) } else { FlowStart::Uniform { min, max } })
 }
 
 fn time_in_run(v: &Value, f: &str, duration: Nanos) -> Res<Nanos> {

@@ -47,6 +47,8 @@ struct TableState {
     bytes_delivered: u64,
     stats: SenderStats,
     paths: u64,
+    /// The longest stall of any closed flow.
+    longest_stall: Nanos,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -82,6 +84,7 @@ impl Arrivals {
                 bytes_delivered: 0,
                 stats: SenderStats::default(),
                 paths: 0,
+                longest_stall: 0,
             })
             .collect();
         Arrivals { tables, open: HashMap::new() }
@@ -141,8 +144,17 @@ impl Arrivals {
         self.tables[table as usize].paths += paths as u64;
     }
 
-    /// A generated flow closes at `now` (`at_end`: because the run ended) with these counters.
-    pub fn closed(&mut self, flow: u32, now: Nanos, at_end: bool, bytes_delivered: u64, stats: SenderStats) {
+    /// A generated flow closes at `now` (`at_end`: because the run ended) with these counters and
+    /// its longest stall (`crate::stall`).
+    pub fn closed(
+        &mut self,
+        flow: u32,
+        now: Nanos,
+        at_end: bool,
+        bytes_delivered: u64,
+        stats: SenderStats,
+        longest_stall: Nanos,
+    ) {
         let Some(open) = self.open.remove(&flow) else { return };
         let t = &mut self.tables[open.table as usize];
         if at_end {
@@ -162,6 +174,7 @@ impl Arrivals {
         t.stats.retransmits += stats.retransmits;
         t.stats.timeouts += stats.timeouts;
         t.stats.fast_retransmits += stats.fast_retransmits;
+        t.longest_stall = t.longest_stall.max(longest_stall);
     }
 
     /// Flows still open, in id order (to close them at the end of the run).
@@ -195,6 +208,7 @@ impl Arrivals {
                 timeouts: t.stats.timeouts,
                 fast_retransmits: t.stats.fast_retransmits,
                 mean_paths: if t.started > 0 { t.paths as f64 / t.started as f64 } else { 0.0 },
+                longest_stall_seconds: seconds(t.longest_stall),
             })
             .collect()
     }
@@ -276,8 +290,8 @@ mod tests {
         arrivals.opened(7, 0, 0, 1);
         arrivals.opened(9, 0, 1_000_000_000, 4);
         // 1 MB over 8 s = 1 Mbps; 3 MB over 4 s = 6 Mbps.
-        arrivals.closed(7, 8_000_000_000, false, 1_000_000, stats);
-        arrivals.closed(9, 5_000_000_000, true, 3_000_000, stats);
+        arrivals.closed(7, 8_000_000_000, false, 1_000_000, stats, 2_000_000_000);
+        arrivals.closed(9, 5_000_000_000, true, 3_000_000, stats, 500_000_000);
         assert_eq!(arrivals.open_flows(), Vec::<u32>::new());
         let sum = &arrivals.summaries(&s)[0];
         assert_eq!((sum.flows_completed, sum.flows_active_at_end), (1, 1));
@@ -285,5 +299,6 @@ mod tests {
         assert_eq!((sum.min_goodput_bps, sum.max_goodput_bps), (1e6, 6e6));
         assert!((sum.fairness_index.unwrap() - 49.0 / (2.0 * 37.0)).abs() < 1e-12);
         assert_eq!((sum.bytes_delivered, sum.retransmits, sum.segments_sent), (4_000_000, 2, 20));
+        assert_eq!(sum.longest_stall_seconds, 2.0, "the longest of its flows' stalls");
     }
 }

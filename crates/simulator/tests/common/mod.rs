@@ -145,7 +145,7 @@ impl Line {
                     name: format!("ftp.{i}"),
                     src: 0,
                     dst: 2,
-                    start: i as Nanos * 100 * MS,
+                    start: FlowStart::At(i as Nanos * 100 * MS),
                     stop: self.stop,
                     tcp: tcp(self),
                     multipath: None,
