@@ -940,6 +940,7 @@ fn assemble(
         arrivals: Vec::new(),
         sources: Vec::new(),
         links,
+        warnings: Vec::new(),
     };
     let mut value = serde_json::to_value(&summary).unwrap_or(Value::Null);
     let lateness = &report.lateness;
@@ -1045,6 +1046,8 @@ fn run_error(e: westwood_simulator::RunError, failing: &str) -> Error {
         RunError::Scenario(e) => scenario_error(e),
         RunError::Interrupted => Error::Interrupted,
         RunError::Trace(e) | RunError::Series(e) | RunError::Capture(e) => Error::failed(failing, e),
+        // Not asked for here (the testbed's runs are not strict), but a refusal is the scenario's.
+        refused @ RunError::Refused { .. } => Error::Usage(refused.to_string()),
     }
 }
 

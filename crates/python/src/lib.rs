@@ -38,6 +38,13 @@ create_exception!(
 
 create_exception!(
     westwood._core,
+    StrictError,
+    ScenarioError,
+    "A strict run refused a scenario that defeats itself; `warnings` holds the summary records."
+);
+
+create_exception!(
+    westwood._core,
     TraceError,
     PyValueError,
     "A per-ACK trace could not be read; the message names the file, the line and the column."
@@ -47,15 +54,29 @@ fn scenario_error(err: SimScenarioError) -> PyErr {
     ScenarioError::new_err(err.to_string())
 }
 
-/// A scenario problem is a `ScenarioError`; failing to write an output is an `OSError`; a
-/// stopped run re-raises what stopped it (`KeyboardInterrupt` for Ctrl-C).
-fn run_error(err: RunError, interrupt: Option<PyErr>) -> PyErr {
+/// A scenario problem is a `ScenarioError` (a strict run's refusal the `StrictError` kind of it,
+/// with the warnings' records, as the summary has them, in its `warnings` attribute); failing to
+/// write an output is an `OSError`; a stopped run re-raises what stopped it (`KeyboardInterrupt`
+/// for Ctrl-C).
+fn run_error(py: Python<'_>, err: RunError, interrupt: Option<PyErr>) -> PyErr {
+    if let RunError::Refused { warnings, .. } = &err {
+        let error = StrictError::new_err(err.to_string());
+        let records = serde_json::to_string(warnings)
+            .ok()
+            .and_then(|text| json::json_loads(py, &text).ok())
+            .and_then(|records| error.value(py).setattr("warnings", records).ok());
+        if records.is_none() {
+            return PyRuntimeError::new_err(format!("cannot hand over the warnings of: {err}"));
+        }
+        return error;
+    }
     match err {
         RunError::Scenario(e) => scenario_error(e),
         RunError::Trace(e) => PyOSError::new_err(format!("cannot write the per-ACK trace: {e}")),
         RunError::Series(e) => PyOSError::new_err(format!("cannot write the time series: {e}")),
         RunError::Capture(e) => PyOSError::new_err(format!("cannot write a packet capture: {e}")),
         RunError::Interrupted => interrupt.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")),
+        RunError::Refused { .. } => unreachable!("handled above"),
     }
 }
 
@@ -94,12 +115,14 @@ type RunOutput<'py> = (String, Option<Bound<'py, PyDict>>, Option<Bound<'py, PyD
 /// With `ack_trace`, the per-ACK trace (docs/ack-trace.md) is written to that path; with
 /// `series_dir`, the time series stream into `flow_series.csv` and `link_series.csv` there as the
 /// run goes (and are not returned); each file appears only if the run succeeds. `max_memory`
-/// (bytes) overrides the simulator's default limit on what the run may hold. Ctrl-C stops the run
-/// within milliseconds. Raises `ScenarioError` for an invalid scenario, override or run (also one
-/// that would exceed the memory limit), `OSError` when an output cannot be written,
-/// `KeyboardInterrupt`.
+/// (bytes) overrides the simulator's default limit on what the run may hold. With `strict`, a
+/// scenario that defeats itself (the summary's `warnings`) is refused with `StrictError` (a
+/// `ScenarioError`), before the run for what building the network finds, after it for what the
+/// run finds, and no output file appears. Ctrl-C stops the run within milliseconds. Raises
+/// `ScenarioError` for an invalid scenario, override or run (also one that would exceed the
+/// memory limit), `OSError` when an output cannot be written, `KeyboardInterrupt`.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new(), seed = None, record = false, check_invariants = false, ack_trace = None, series_dir = None, max_memory = None, pcap = None))]
+#[pyo3(signature = (path, overrides = Vec::new(), seed = None, record = false, check_invariants = false, ack_trace = None, series_dir = None, max_memory = None, pcap = None, strict = false))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -112,6 +135,7 @@ fn run<'py>(
     series_dir: Option<PathBuf>,
     max_memory: Option<u64>,
     pcap: Option<pcap::CaptureRequest>,
+    strict: bool,
 ) -> PyResult<RunOutput<'py>> {
     let options = RunOptions { record_series: record, check_invariants };
     let (result, interrupt) = py.detach(move || {
@@ -140,6 +164,7 @@ fn run<'py>(
                 series_sink: series.as_mut().map(|s| s as &mut dyn SeriesSink),
                 interrupted: Some(&interrupted),
                 max_memory_bytes: max_memory.unwrap_or(DEFAULT_MAX_MEMORY_BYTES),
+                strict,
             };
             let result = westwood_simulator::run_with(&scenario, options, control)?;
             if let Some(taps) = taps {
@@ -159,11 +184,14 @@ fn run<'py>(
             RunError::Scenario(e) => {
                 RunError::Scenario(SimScenarioError { file: path.display().to_string(), ..e })
             }
+            RunError::Refused { warnings, .. } => {
+                RunError::Refused { file: path.display().to_string(), warnings }
+            }
             other => other,
         });
         (result, interrupt.into_inner().unwrap_or_else(|p| p.into_inner()))
     });
-    let result = result.map_err(|e| run_error(e, interrupt))?;
+    let result = result.map_err(|e| run_error(py, e, interrupt))?;
     let summary = serde_json::to_string(&result.summary)
         .map_err(|e| PyRuntimeError::new_err(format!("cannot serialise summary: {e}")))?;
     let flows = result.flow_series.as_ref().map(|s| flow_series_dict(py, s)).transpose()?;
@@ -506,6 +534,7 @@ fn congestion_controls(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("StrictError", m.py().get_type::<StrictError>())?;
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use westwood_trace::{AckRecord, AckTraceWriter, AtomicFile};
 
+use crate::results::Warning;
 use crate::scenario::ScenarioError;
 use crate::tcp::{AckObservation, Sender};
 
@@ -80,6 +81,13 @@ pub enum RunError {
     Capture(io::Error),
     /// `RunControl::interrupted` asked the run to stop.
     Interrupted,
+    /// `RunControl::strict`: the scenario defeats itself (`crate::warnings`). Build-time
+    /// warnings refuse before the run starts, loss warnings after it; either way no result.
+    Refused {
+        /// The scenario's file.
+        file: String,
+        warnings: Vec<Warning>,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -90,6 +98,16 @@ impl fmt::Display for RunError {
             RunError::Series(e) => write!(f, "cannot write the time series: {e}"),
             RunError::Capture(e) => write!(f, "cannot write a packet capture: {e}"),
             RunError::Interrupted => write!(f, "interrupted"),
+            RunError::Refused { file, warnings } => {
+                let file = if file.is_empty() { String::new() } else { format!("{file}: ") };
+                match warnings.as_slice() {
+                    [one] => write!(f, "{file}refused (strict): {}", one.message),
+                    many => {
+                        write!(f, "{file}refused (strict), {} warnings:", many.len())?;
+                        many.iter().try_for_each(|w| write!(f, "\n  {}", w.message))
+                    }
+                }
+            }
         }
     }
 }

@@ -10,6 +10,7 @@
 //! * [`traffic`] — flows arriving during the run.
 //! * [`metrics`] — Jain's fairness index, per-protocol shares.
 //! * [`stall`] — a flow's longest stall (its cumulative ACK standing still).
+//! * [`warnings`] — scenarios that defeat themselves: the summary's warnings, strict runs.
 //! * [`invariants`] — TCP invariant checks enabled in tests.
 //! * [`ack_trace`] — the per-ACK trace of a run (`docs/ack-trace.md`): sinks, the trace file.
 //! * [`pcap`] — packet captures of a run (`docs/measurement.md`).
@@ -31,6 +32,7 @@ pub mod sim;
 pub mod stall;
 pub mod tcp;
 pub mod traffic;
+pub mod warnings;
 
 pub use ack_trace::{AckSink, AckTraceFile, RunError};
 pub use results::{RunOptions, RunResult};

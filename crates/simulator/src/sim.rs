@@ -10,13 +10,14 @@ use crate::network::link::{Capacity, Frame};
 use crate::network::red::Red;
 use crate::network::{Enqueue, ErrorModel, Link, Multipath, Packet, PacketKind, Routes, SackBlocks};
 use crate::pcap::PacketTap;
-use crate::results::{FlowSummary, LinkSummary, RunOptions, RunResult, SourceSummary, Summary};
+use crate::results::{FlowSummary, LinkSummary, RunOptions, RunResult, SourceSummary, Summary, Warning};
 use crate::scenario::ScenarioError;
 use crate::series::{FlowSample, LinkSample, SeriesMemory, SeriesSink};
 use crate::stall::StallClock;
 use crate::tcp::Recovery;
 use crate::tcp::{Receiver, Sender};
 use crate::traffic::Arrivals;
+use crate::warnings::{self, FirstHop, FirstHopDrops, Origin};
 use westwood_algorithms::{CongestionControl, WindowConfig};
 
 #[derive(Debug, Clone, Copy)]
@@ -123,6 +124,8 @@ struct CbrSource {
     on: Vec<(Nanos, Nanos)>,
     sent: u64,
     received: u64,
+    /// Its packets that overflowed the queue of a link leaving its node.
+    first_hop: FirstHopDrops,
 }
 
 impl CbrSource {
@@ -165,6 +168,8 @@ struct Flow {
     trace: Option<FlowTrace>,
     /// How long its cumulative ACK point stood still at most (`crate::stall`).
     stall: StallClock,
+    /// Its data segments that overflowed the queue of a link leaving its sender's node.
+    first_hop: FirstHopDrops,
 }
 
 impl Flow {
@@ -188,6 +193,7 @@ impl Flow {
             wire_bytes: 0,
             trace: None,
             stall: StallClock::new(start),
+            first_hop: FirstHopDrops::default(),
         }
     }
 
@@ -249,6 +255,10 @@ pub struct RunControl<'s> {
     pub max_memory_bytes: u64,
     /// Where packets are reported as they cross links (packet captures, [`crate::pcap`]).
     pub packet_tap: Option<&'s mut dyn PacketTap>,
+    /// Refuse a scenario that defeats itself ([`crate::warnings`]) with [`RunError::Refused`]
+    /// instead of reporting its warnings in the summary: before the run for what the network's
+    /// construction finds, after it (with no result) for what the run finds.
+    pub strict: bool,
 }
 
 impl Default for RunControl<'_> {
@@ -259,6 +269,7 @@ impl Default for RunControl<'_> {
             interrupted: None,
             max_memory_bytes: budget::DEFAULT_MAX_MEMORY_BYTES,
             packet_tap: None,
+            strict: false,
         }
     }
 }
@@ -271,7 +282,9 @@ pub const INTERRUPT_CHECK_EVENTS: u64 = 1 << 15;
 pub fn run(scenario: &Scenario, options: RunOptions) -> Result<RunResult, ScenarioError> {
     run_with(scenario, options, RunControl::default()).map_err(|e| match e {
         RunError::Scenario(e) => e,
-        other => unreachable!("a run without sinks or interrupt fails only on its scenario: {other}"),
+        other => {
+            unreachable!("a run without sinks, interrupt or strictness fails only on its scenario: {other}")
+        }
     })
 }
 
@@ -316,7 +329,12 @@ pub fn run_with(
     budget::check(scenario, recording, control.max_memory_bytes)?;
     let started = std::time::Instant::now();
     let interrupted = control.interrupted;
+    let strict = control.strict;
+    let refused = |warnings: Vec<Warning>| RunError::Refused { file: scenario.source.clone(), warnings };
     let mut sim = Simulation::build(scenario, options, control.ack_sink, series)?;
+    if strict && !sim.warnings.is_empty() {
+        return Err(refused(std::mem::take(&mut sim.warnings)));
+    }
     sim.tap = control.packet_tap;
     sim.run(interrupted);
     let wall_seconds = started.elapsed().as_secs_f64();
@@ -342,7 +360,11 @@ pub fn run_with(
     if let Some(error) = sim.tap.as_deref_mut().and_then(|t| t.take_error()) {
         return Err(RunError::Capture(error));
     }
-    Ok(sim.finish(wall_seconds))
+    let result = sim.finish(wall_seconds);
+    if strict && !result.summary.warnings.is_empty() {
+        return Err(refused(result.summary.warnings));
+    }
+    Ok(result)
 }
 
 /// The summary of each of the scenario's `links` (in `Scenario::links` order) after they carried
@@ -395,6 +417,8 @@ struct Network {
     multipath: Multipath,
     /// Data paths of each scenario flow (1: ordinary routing).
     paths: Vec<usize>,
+    /// What building found wrong with the scenario ([`warnings::small_bdp_queue`]).
+    warnings: Vec<Warning>,
 }
 
 impl Network {
@@ -487,8 +511,14 @@ impl Network {
                 }
             }
         }
+        // Links that data crosses (flows' data paths, sources' routes): a queue there must
+        // buffer bursts, where one that only ACKs cross need not.
+        let mut carries_data = vec![false; scenario.links.len()];
+        for pair in &flow_paths {
+            pair.data.iter().for_each(|&l| carries_data[l as usize] = true);
+        }
         for source in &scenario.sources {
-            if routes.path(source.src as u32, source.dst as u32, &endpoints).is_none() {
+            let Some(path) = routes.path(source.src as u32, source.dst as u32, &endpoints) else {
                 return Err(error(
                     format!("sources.{}", source.name),
                     format!(
@@ -496,8 +526,11 @@ impl Network {
                         scenario.nodes[source.src].name, scenario.nodes[source.dst].name
                     ),
                 ));
-            }
+            };
+            path.iter().for_each(|&l| carries_data[l as usize] = true);
         }
+
+        let mut warnings = Vec::new();
 
         let mut links = Vec::with_capacity(scenario.links.len());
         for (index, spec) in scenario.links.iter().enumerate() {
@@ -508,14 +541,14 @@ impl Network {
             let capacity = match limit {
                 QueueLimit::Packets(n) => Capacity::Packets(n),
                 QueueLimit::Bytes(n) => Capacity::Bytes(n),
-                QueueLimit::BandwidthDelayProduct { rtt } => Capacity::Packets(bdp_packets(
-                    scenario,
-                    index as u32,
-                    spec.rate_bps,
-                    spec.delay,
-                    rtt,
-                    &flow_paths,
-                )),
+                QueueLimit::BandwidthDelayProduct { rtt } => {
+                    let (packets, rtt) =
+                        bdp_packets(scenario, index as u32, spec.rate_bps, spec.delay, rtt, &flow_paths);
+                    if carries_data[index] {
+                        warnings.extend(warnings::small_bdp_queue(&spec.name, packets, spec.rate_bps, rtt));
+                    }
+                    Capacity::Packets(packets)
+                }
             };
             let errors =
                 spec.errors.as_ref().and_then(|e| ErrorModel::for_link(scenario.seed, &spec.name, e));
@@ -534,7 +567,7 @@ impl Network {
                 }
             });
         }
-        Ok(Network { links, routes, multipath, paths })
+        Ok(Network { links, routes, multipath, paths, warnings })
     }
 }
 
@@ -570,6 +603,8 @@ struct Simulation<'a, 's> {
     interrupted: bool,
     /// Packet captures (`None`: none).
     tap: Option<&'s mut dyn PacketTap>,
+    /// What building the network found wrong with the scenario; the run adds its own at the end.
+    warnings: Vec<Warning>,
 }
 
 enum Series<'s> {
@@ -585,7 +620,7 @@ impl<'a, 's> Simulation<'a, 's> {
         ack_sink: Option<&'s mut dyn AckSink>,
         series: Series<'s>,
     ) -> Result<Self, ScenarioError> {
-        let Network { links, routes, multipath, paths } = Network::build(scenario)?;
+        let Network { links, routes, multipath, paths, warnings } = Network::build(scenario)?;
         let links: Vec<Link<Handle>> = links.into_iter().map(Link::carrying).collect();
 
         let flows: Vec<Flow> = scenario
@@ -620,6 +655,7 @@ impl<'a, 's> Simulation<'a, 's> {
                     on: on.clone(),
                     sent: 0,
                     received: 0,
+                    first_hop: FirstHopDrops::default(),
                 }
             })
             .collect();
@@ -667,6 +703,7 @@ impl<'a, 's> Simulation<'a, 's> {
             series_error: None,
             interrupted: false,
             tap: None,
+            warnings,
         })
     }
 
@@ -858,8 +895,35 @@ impl<'a, 's> Simulation<'a, 's> {
             }
             Enqueue::Queued => {}
             Enqueue::Dropped => {
+                // One comparison on the drop path: a drop at a link leaving the packet's own
+                // node is its origin's first-hop loss (`crate::warnings`).
+                if self.packets.get(packet).src == node {
+                    self.first_hop_drop(link, packet);
+                }
                 self.packets.remove(packet);
             }
+        }
+    }
+
+    /// `packet` was dropped at `link`, the first hop from its origin's node: count an overflow
+    /// against its flow or source. (RED drops early while the queue has room; one when it is
+    /// full would have overflowed anyway.)
+    #[cold]
+    #[inline(never)]
+    fn first_hop_drop(&mut self, link: u32, packet: Handle) {
+        let l = &self.links[link as usize];
+        if l.red().is_some() && l.has_room_for(&packet) {
+            return;
+        }
+        let p = self.packets.get(packet);
+        match p.kind {
+            PacketKind::Data => {
+                if let Some(f) = flow_mut(&mut self.flows, &mut self.generated, p.flow) {
+                    f.first_hop.add(link);
+                }
+            }
+            PacketKind::Datagram => self.sources[p.flow as usize].first_hop.add(link),
+            PacketKind::Ack => {}
         }
     }
 
@@ -1015,6 +1079,31 @@ impl<'a, 's> Simulation<'a, 's> {
         None
     }
 
+    /// Flows and sources that lost more than half of what they sent at their first hop.
+    fn first_hop_warnings(&self) -> Vec<Warning> {
+        let scenario = self.scenario;
+        let hop = |d: &FirstHopDrops| {
+            let spec = &scenario.links[d.link as usize];
+            FirstHop {
+                link: &spec.name,
+                node: &scenario.nodes[spec.from].name,
+                queue: self.links[d.link as usize].capacity,
+            }
+        };
+        let flows = scenario.flows.iter().zip(&self.flows).filter_map(|(spec, f)| {
+            let d = &f.first_hop;
+            let sent = f.sender.stats.segments_sent;
+            (d.drops > 0)
+                .then(|| warnings::first_hop_loss(Origin::Flow(&spec.name), sent, d.drops, hop(d)))?
+        });
+        let sources = scenario.sources.iter().zip(&self.sources).filter_map(|(spec, s)| {
+            let d = &s.first_hop;
+            (d.drops > 0)
+                .then(|| warnings::first_hop_loss(Origin::Source(&spec.name), s.sent, d.drops, hop(d)))?
+        });
+        flows.chain(sources).collect()
+    }
+
     fn finish(mut self, wall_seconds: f64) -> RunResult {
         let scenario = self.scenario;
         for id in self.arrivals.open_flows() {
@@ -1083,6 +1172,8 @@ impl<'a, 's> Simulation<'a, 's> {
             })
             .collect();
         let packets = self.links.iter().map(|l| l.stats.packets_sent).sum();
+        let mut warnings = std::mem::take(&mut self.warnings);
+        warnings.extend(self.first_hop_warnings());
         let summary = Summary {
             scenario: scenario.name.clone(),
             seed: scenario.seed,
@@ -1097,6 +1188,7 @@ impl<'a, 's> Simulation<'a, 's> {
             flows,
             sources,
             links,
+            warnings,
         };
         let (flow_series, link_series) = match self.series {
             Series::Memory(memory) => (Some(memory.flows), Some(memory.links)),
@@ -1120,7 +1212,8 @@ fn arm(slot: &mut TimerSlot, deadline: Nanos) -> bool {
 }
 
 /// Queue limit for `bdp`: the link's rate times the largest round-trip propagation delay of the
-/// flows crossing it (or the given `rtt`), in packets of the largest data packet among them.
+/// flows crossing it (or the given `rtt`), in packets of the largest data packet among them; and
+/// the round trip it used.
 fn bdp_packets(
     scenario: &Scenario,
     link: u32,
@@ -1128,7 +1221,7 @@ fn bdp_packets(
     own_delay: Nanos,
     rtt: Option<Nanos>,
     flow_paths: &[RoutePair],
-) -> u64 {
+) -> (u64, Nanos) {
     let mut largest_rtt = 0;
     let mut packet_size = 0;
     for RoutePair { packet_size: size, data, acks } in flow_paths {
@@ -1141,7 +1234,7 @@ fn bdp_packets(
     let rtt = rtt.unwrap_or(if largest_rtt > 0 { largest_rtt } else { 2 * own_delay });
     let packet_size = if packet_size > 0 { packet_size } else { 1500 };
     let bytes = u128::from(rate_bps) * u128::from(rtt) / 8 / u128::from(NANOS_PER_SECOND);
-    (bytes.div_ceil(u128::from(packet_size)) as u64).max(1)
+    ((bytes.div_ceil(u128::from(packet_size)) as u64).max(1), rtt)
 }
 
 /// Bytes of the largest data packet of the flows crossing `link` (1500 when none does): RED's

@@ -1,10 +1,11 @@
 //! What a run says about scenarios that defeat themselves, and the measurements that show it:
-//! the per-flow stall (`stall.rs`), random outage phases and random flow starts.
+//! the per-flow stall (`stall.rs`), the summary's warnings and strict runs (`warnings.rs`),
+//! random outage phases and random flow starts.
 
 use westwood_simulator::model::{FlowStart, Scenario, NANOS_PER_SECOND};
-use westwood_simulator::results::RunResult;
+use westwood_simulator::results::{RunResult, WarningKind};
 use westwood_simulator::scenario::load_str;
-use westwood_simulator::{run, RunOptions};
+use westwood_simulator::{run, run_with, RunControl, RunError, RunOptions};
 
 /// A 10 Mbps wired hop and a 2 Mbps last hop, one bulk flow: `scenarios/wireless.toml`'s
 /// path without its errors, plus `extra` TOML.
@@ -39,6 +40,7 @@ fn a_clean_bulk_flow_stalls_for_well_under_a_second() {
     // At least the first round trip passes before anything is acknowledged.
     assert!(flow.longest_stall_seconds >= 0.09, "stall {}", flow.longest_stall_seconds);
     assert_eq!(flow.start_seconds, 0.0);
+    assert!(result.summary.warnings.is_empty(), "{:?}", result.summary.warnings);
 }
 
 #[test]
@@ -123,4 +125,141 @@ fn a_random_outage_phase_follows_the_seed() {
     // The committed default, offset 0: the first outage at once.
     let fixed = text.replace("offset = \"random\"", "offset = \"0s\"");
     assert!(first_outage(&simulate(&load(&fixed, &[])), "wireless") < 0.1);
+}
+
+/// `path` with a 0.01 ms wired hop: the round trip is 0.04 ms, so `bdp` queues come out at one
+/// packet.
+fn tiny_round_trip(extra_links: &str) -> String {
+    path("5s", "", "").replace("delay = \"45ms\"", "delay = \"0.01ms\"") + extra_links
+}
+
+#[test]
+fn a_bdp_queue_of_a_packet_or_two_is_reported_where_data_crosses_it() {
+    let result = simulate(&load(&tiny_round_trip(""), &[]));
+    let warnings = &result.summary.warnings;
+    let links: Vec<&str> = warnings.iter().map(|w| w.link.as_deref().unwrap()).collect();
+    // The data's links; not their reverse halves, which carry only ACKs.
+    assert_eq!(links, ["wired", "wireless"], "{warnings:?}");
+    assert!(warnings.iter().all(|w| w.kind == WarningKind::SmallBdpQueue && w.origin.is_none()));
+    assert_eq!(
+        warnings[1].message,
+        "link 'wireless': queue \"bdp\" came out at 1 packet (2 Mbps x 0.04 ms round trip): it cannot \
+         absorb a burst; give the link a queue size (queue = 20) or queue = { limit = \"bdp\", rtt = \
+         \"100ms\" }"
+    );
+    let json = serde_json::to_value(&result.summary.warnings[0]).unwrap();
+    assert_eq!(json["kind"], "small_bdp_queue");
+    assert!(json["origin"].is_null());
+
+    // Either fix silences it.
+    let sized = load(&tiny_round_trip(""), &[("links.wired.queue", "20"), ("links.wireless.queue", "20")]);
+    assert!(simulate(&sized).summary.warnings.is_empty());
+    let with_rtt = load(
+        &tiny_round_trip(""),
+        &[
+            ("links.wired.queue", "{ limit = \"bdp\", rtt = \"100ms\" }"),
+            ("links.wireless.queue", "{ limit = \"bdp\", rtt = \"100ms\" }"),
+        ],
+    );
+    assert!(simulate(&with_rtt).summary.warnings.is_empty());
+}
+
+/// A 20 Mbps CBR source behind a 1 Mbps access link with a one-packet queue: 95 % of its
+/// packets never leave its node.
+fn flooding_source() -> String {
+    path("10s", "queue = 50", "")
+        + "[links.udp_access]\nfrom = \"udp_src\"\nto = \"base\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\nqueue = 1\n\
+           [sources.udp3]\nkind = \"cbr\"\nfrom = \"udp_src\"\nto = \"mobile\"\nrate = \"20Mbps\"\n"
+}
+
+#[test]
+fn a_sender_losing_most_of_its_packets_at_its_own_first_hop_is_reported() {
+    let text = flooding_source().replace(
+        "nodes = [\"src\", \"base\", \"mobile\"]",
+        "nodes = [\"src\", \"base\", \"mobile\", \"udp_src\"]",
+    );
+    let result = simulate(&load(&text, &[("links.wired.queue", "50")]));
+    let [warning] = result.summary.warnings.as_slice() else { panic!("{:?}", result.summary.warnings) };
+    assert_eq!(warning.kind, WarningKind::FirstHopLoss);
+    assert_eq!((warning.link.as_deref(), warning.origin.as_deref()), (Some("udp_access"), Some("udp3")));
+    let sent = result.summary.sources[0].packets_sent;
+    assert_eq!(sent, 25_000);
+    assert_eq!(
+        warning.message,
+        format!(
+            "source 'udp3' lost 95% of its {sent} packets to overflow at link 'udp_access', the first \
+             hop from its node 'udp_src' (queue 1 packet): the scenario defeats itself; give that \
+             link a larger queue"
+        )
+    );
+    // The TCP flow's own drops are elsewhere (the shared wireless hop): no warning for it.
+    assert!(result.summary.warnings.iter().all(|w| w.origin.as_deref() != Some("ftp")));
+
+    // A queue that holds the burst of a slower source: fine.
+    let ok = load(&text, &[("links.wired.queue", "50"), ("sources.udp3.rate", "900kbps")]);
+    assert!(simulate(&ok).summary.warnings.is_empty());
+}
+
+#[test]
+fn a_tcp_flow_losing_most_of_its_segments_at_its_first_hop_is_reported() {
+    // A one-packet queue in front of a link 1000 times slower than the sender could go, with a
+    // receiver window that lets it send far more than the link takes: RTO-driven go-back-N
+    // resends a whole window into it each time.
+    let text = path(
+        "30s",
+        "queue = 50",
+        "receiver_window = \"1MB\"\ninitial_cwnd = 100\nrto_min = \"10ms\"\nrto_initial = \"10ms\"",
+    )
+    .replace("rate = \"10Mbps\"\ndelay = \"45ms\"", "rate = \"10kbps\"\ndelay = \"45ms\"\nqueue = 0");
+    let result = simulate(&load(&text, &[]));
+    let flow = &result.summary.flows[0];
+    let wired = &result.summary.links[0];
+    assert!(wired.drops_overflow * 2 > flow.segments_sent, "{flow:?} {wired:?}");
+    let [w] = result.summary.warnings.as_slice() else { panic!("{:?}", result.summary.warnings) };
+    assert_eq!(w.kind, WarningKind::FirstHopLoss);
+    assert_eq!((w.link.as_deref(), w.origin.as_deref()), (Some("wired"), Some("ftp")));
+    let share = (100.0 * wired.drops_overflow as f64 / flow.segments_sent as f64).round();
+    let start =
+        format!("flow 'ftp' lost {share}% of its {} packets to overflow at link 'wired'", flow.segments_sent);
+    assert!(w.message.starts_with(&start), "{}", w.message);
+    assert!(w.message.contains("from its node 'src' (queue 0 packets)"), "{}", w.message);
+    // Locked out by the backoff, as the stall shows.
+    assert!(flow.longest_stall_seconds > 5.0, "{flow:?}");
+}
+
+#[test]
+fn a_strict_run_refuses_before_the_run_for_a_small_bdp_queue() {
+    let s = load(&tiny_round_trip(""), &[]);
+    let interrupted = || panic!("a refused run never starts");
+    let control = RunControl { strict: true, interrupted: Some(&interrupted), ..RunControl::default() };
+    match run_with(&s, RunOptions::default(), control) {
+        Err(e @ RunError::Refused { .. }) => {
+            let RunError::Refused { file, warnings } = &e else { unreachable!() };
+            assert_eq!(file, "test.toml");
+            assert_eq!(warnings.len(), 2);
+            let text = e.to_string();
+            assert!(text.starts_with("test.toml: refused (strict), 2 warnings:\n  link 'wired': "), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_strict_run_refuses_after_the_run_for_first_hop_loss_and_passes_a_healthy_one() {
+    let text = flooding_source().replace(
+        "nodes = [\"src\", \"base\", \"mobile\"]",
+        "nodes = [\"src\", \"base\", \"mobile\", \"udp_src\"]",
+    );
+    let s = load(&text, &[("links.wired.queue", "50")]);
+    let strict = || RunControl { strict: true, ..RunControl::default() };
+    match run_with(&s, RunOptions::default(), strict()) {
+        Err(e @ RunError::Refused { .. }) => {
+            assert!(e.to_string().starts_with("test.toml: refused (strict): source 'udp3' lost 95%"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let healthy = load(&path("5s", "", ""), &[]);
+    let result = run_with(&healthy, RunOptions::default(), strict()).unwrap();
+    assert!(result.summary.warnings.is_empty());
+    assert_eq!(result.summary.flows, run(&healthy, RunOptions::default()).unwrap().summary.flows);
 }

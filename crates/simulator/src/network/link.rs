@@ -153,7 +153,9 @@ impl<F: Frame> Link<F> {
         time
     }
 
-    fn has_room_for(&self, packet: &F) -> bool {
+    /// Whether the queue can take `packet` now (a full queue overflows).
+    #[inline]
+    pub fn has_room_for(&self, packet: &F) -> bool {
         match self.capacity {
             Capacity::Packets(limit) => self.queue_packets() < limit,
             Capacity::Bytes(limit) => self.queued_bytes + u64::from(packet.wire_size()) <= limit,

@@ -42,6 +42,33 @@ pub struct Summary {
     pub arrivals: Vec<ArrivalsSummary>,
     pub sources: Vec<SourceSummary>,
     pub links: Vec<LinkSummary>,
+    /// What makes this run defeat itself (`crate::warnings`): empty for a healthy run.
+    pub warnings: Vec<Warning>,
+}
+
+/// A sign that a scenario defeats itself: a result measured on it says more about the
+/// scenario's mistake than about the protocols. Found by [`crate::warnings`]; a strict run
+/// (`RunControl::strict`) refuses instead of reporting them.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Warning {
+    pub kind: WarningKind,
+    /// The link at fault, if one is.
+    pub link: Option<String>,
+    /// The flow or source that suffers, if one does.
+    pub origin: Option<String>,
+    /// One sentence: what is wrong, why it matters, how to fix the scenario.
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// A `"bdp"` queue resolved to fewer than `warnings::MIN_BDP_QUEUE_PACKETS` packets on a
+    /// link that data crosses (found when the network is built).
+    SmallBdpQueue,
+    /// A flow or source lost more than half of what it sent to overflow at the first link of
+    /// its path (found after the run).
+    FirstHopLoss,
 }
 
 /// Jain's index over named flows, on their goodput.
