@@ -21,7 +21,7 @@ TYPE_CHECKING = False  # not typing's: importing typing alone costs a run ~2 ms
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and readers
     from typing import Any
 
-    from ._core import ScenarioError
+    from ._core import ScenarioError, StrictError
     from .api import RunResult, run
     from .replay import ReplayResult, replay
     from .sweeps import SweepResult, sweep
@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and readers
 # Public name -> the module that defines it.
 _LAZY = {
     "ScenarioError": "._core",
+    "StrictError": "._core",
     "RunResult": ".api",
     "run": ".api",
     "ReplayResult": ".replay",
@@ -41,6 +42,7 @@ __all__ = [
     "ReplayResult",
     "RunResult",
     "ScenarioError",
+    "StrictError",
     "SweepResult",
     "replay",
     "run",

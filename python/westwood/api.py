@@ -6,7 +6,7 @@ here."""
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
@@ -32,6 +32,9 @@ class RunResult:
       ``tables.LINK_SERIES_COLUMNS``), or None when the run was not recorded.
     * ``ack_trace``: the per-ACK trace (``ack_trace.ACK_TRACE_COLUMNS``, docs/ack-trace.md)
       when the run was asked for it with ``ack_trace=True``, else None.
+    * ``warnings``: what makes the scenario defeat itself, ``summary["warnings"]``: records
+      ``{"kind", "link", "origin", "message"}``, empty for a healthy run (docs/scenarios.md,
+      "Warnings").
     """
 
     summary: Dict[str, Any]
@@ -40,6 +43,7 @@ class RunResult:
     flow_series: Optional["pd.DataFrame"]
     link_series: Optional["pd.DataFrame"]
     ack_trace: Optional["pd.DataFrame"] = None
+    warnings: List[Dict[str, Any]] = field(default_factory=list)
 
 
 def run(
@@ -50,6 +54,7 @@ def run(
     check_invariants: bool = False,
     ack_trace: Union[bool, PathLike, None] = None,
     max_memory: Optional[int] = None,
+    strict: bool = False,
 ) -> RunResult:
     """Run a scenario (a path, or a bare name such as ``"wireless"``) and return its results.
 
@@ -64,6 +69,11 @@ def run(
     the recorded series included: a run estimated to need more is refused with a
     ``ScenarioError`` that says how much (pass ``record=False``, raise the scenario's
     ``sample_interval``, or stream the series to disk with ``run_raw(series_dir=...)``).
+    A scenario that defeats itself (a ``"bdp"`` queue of fewer than 4 packets where data
+    flows, a sender losing most of its packets at its own first hop) is reported in
+    ``result.warnings``; with ``strict=True`` it is refused with ``StrictError`` (a
+    ``ScenarioError``; its ``warnings`` attribute holds the records), before the run when
+    building the network finds it, after the run (with no result and no file) otherwise.
     Ctrl-C stops the run within milliseconds (``KeyboardInterrupt``). Raises ``ScenarioError``
     for invalid input, ``TypeError`` for an
     argument of the wrong type (``seed="2"``, ``overrides=5``), ``FileNotFoundError`` when the
@@ -85,10 +95,19 @@ def run(
                 check_invariants,
                 trace_path,
                 max_memory=max_memory,
+                strict=strict,
             )
             trace_frame = read_ack_trace(trace_path)
     elif ack_trace is None or ack_trace is False:
-        raw = run_raw(scenario, seed, overrides, record, check_invariants, max_memory=max_memory)
+        raw = run_raw(
+            scenario,
+            seed,
+            overrides,
+            record,
+            check_invariants,
+            max_memory=max_memory,
+            strict=strict,
+        )
     else:
         # Through a temporary file beside PATH, so that an interrupt that arrives as the run
         # ends (Ctrl-C waits for the core) leaves no file either.
@@ -97,7 +116,14 @@ def run(
         def run_into(tmp: str) -> None:
             results.append(
                 run_raw(
-                    scenario, seed, overrides, record, check_invariants, tmp, max_memory=max_memory
+                    scenario,
+                    seed,
+                    overrides,
+                    record,
+                    check_invariants,
+                    tmp,
+                    max_memory=max_memory,
+                    strict=strict,
                 )
             )
 
@@ -116,4 +142,5 @@ def run(
         flow_series=series(raw.flow_series, tables.FLOW_SERIES_COLUMNS),
         link_series=series(raw.link_series, tables.LINK_SERIES_COLUMNS),
         ack_trace=trace_frame,
+        warnings=list(raw.summary.get("warnings", [])),
     )

@@ -163,6 +163,13 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         help="memory the run may use (default 1GiB), e.g. 4GB: a scenario estimated to need "
         "more is refused with exit 2 (docs/scenarios.md, Bounds)",
     )
+    run.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse a scenario that defeats itself (a 'bdp' queue of a packet or two, a sender "
+        "losing most of its packets at its own first hop) with exit 2 and no result, instead of "
+        "warning (docs/scenarios.md, Warnings)",
+    )
     run.set_defaults(func=run_command.run)
 
 

@@ -65,6 +65,7 @@ def run_raw(
     series_dir: Optional[PathLike] = None,
     max_memory: Optional[int] = None,
     pcap: Optional[tuple] = None,
+    strict: bool = False,
 ) -> RawResult:
     """Run without building DataFrames (what the CLI uses). With ``ack_trace`` (a path) the
     per-ACK trace is streamed there; with ``series_dir`` (an existing directory) the time series
@@ -73,7 +74,10 @@ def run_raw(
     is what the run may hold: a scenario estimated to need more is refused with a
     ``ScenarioError`` saying how much and why (docs/scenarios.md, "Bounds"). ``pcap`` =
     ``(dir, points, snaplen, format)`` writes packet captures (``westwood.measure.simcapture``,
-    docs/measurement.md)."""
+    docs/measurement.md). The summary's ``warnings`` list what makes the scenario defeat itself
+    (docs/scenarios.md, "Warnings"); with ``strict`` such a scenario is refused instead, with
+    ``StrictError`` (a ``ScenarioError`` whose ``warnings`` attribute holds those records), and
+    no file appears."""
     if seed is not None:
         seed = integer(seed, "seed")  # numpy integers are fine; bools, floats, strings are not
         if not 0 <= seed < 2**64:
@@ -98,6 +102,7 @@ def run_raw(
         series,
         max_memory,
         pcap,
+        strict,
     )
     if only_trace:
         from .files import writing

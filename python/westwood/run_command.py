@@ -5,16 +5,17 @@ is most of what they wait for (docs/performance.md). This module holds its work 
 that a run does not need: argparse (with re, gettext and locale), pathlib, typing and json stay
 unimported. ``plain_arguments`` reads the command lines that need no parser to be understood
 (``run SCENARIO`` with ``--set``, ``--seed``, ``--json``, ``--out``, ``--ack-trace``,
-``--check-invariants``, ``--max-memory``, each spelt out in full) into the namespace argparse
-would make of them; anything else (help, a misspelt or abbreviated option, a missing or second
-scenario, a value that looks like an option, ``--pcap``) it leaves to the full command line
-(``cli.py``), which parses it, or reports it in argparse's words. ``tests/test_run_command.py``
-checks that both read every command line alike.
+``--check-invariants``, ``--strict``, ``--max-memory``, each spelt out in full) into the
+namespace argparse would make of them; anything else (help, a misspelt or abbreviated option, a
+missing or second scenario, a value that looks like an option, ``--pcap``) it leaves to the full
+command line (``cli.py``), which parses it, or reports it in argparse's words.
+``tests/test_run_command.py`` checks that both read every command line alike.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from types import SimpleNamespace
 
 from .errors import UsageError
@@ -26,7 +27,12 @@ if TYPE_CHECKING:
 # `westwood run`'s options with a value (the namespace attribute each sets) and its flags; the
 # argparse definition is cli._run_arguments.
 _VALUED = {"--seed": "seed", "--out": "out", "--max-memory": "max_memory"}
-_FLAGS = {"--json": "json", "--ack-trace": "ack_trace", "--check-invariants": "check_invariants"}
+_FLAGS = {
+    "--json": "json",
+    "--ack-trace": "ack_trace",
+    "--check-invariants": "check_invariants",
+    "--strict": "strict",
+}
 
 
 def _defaults() -> dict:
@@ -46,6 +52,7 @@ def _defaults() -> dict:
         pcap_format=None,
         check_invariants=False,
         max_memory=None,
+        strict=False,
     )
 
 
@@ -192,6 +199,7 @@ def run(args) -> int:
             series_dir=series_dir,
             max_memory=max_memory,
             pcap=pcap.core if pcap else None,
+            strict=args.strict,
         )
 
     if args.out:
@@ -200,6 +208,10 @@ def run(args) -> int:
         raw, _ = run_into(args.out, run_once, ack_trace=args.ack_trace)
     else:
         raw = run_once()
+    # A scenario that defeats itself (docs/scenarios.md, Warnings): said on stderr, so that
+    # --json's stdout stays one JSON object; --strict refused it above instead.
+    for warning in raw.summary.get("warnings", ()):
+        print(f"warning: {warning['message']}", file=sys.stderr)
     if args.json:
         import json
 
