@@ -43,6 +43,7 @@ fn scenario_file_wireless_defaults() {
             ("wired_delay", "45ms"),
             ("wireless_rate", "2Mbps"),
             ("duration", "100s"),
+            ("queue", "bdp"),
         ]
     );
     let nodes: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
