@@ -6,7 +6,16 @@ import math
 
 import pytest
 
-from westwood.claims import NOT_AVAILABLE, PARTLY, REPRODUCED, ClaimUnavailable, judge
+from westwood.claims import (
+    NOT_AVAILABLE,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+    Claim,
+    ClaimUnavailable,
+    at_most,
+    judge,
+)
 from westwood.experiments import trace as traces
 from westwood.experiments.registry import EXPERIMENTS
 
@@ -100,8 +109,14 @@ def _results(relative_by_seed):
     return traces.TraceResults(5.0, {"TCPW": traces.summarize_steps(per_seed)})
 
 
-def test_summary_over_seeds_and_the_fig3_claim():
-    claim = EXPERIMENTS["fig3"].claims[0]
+def test_summary_over_seeds_and_the_worst_step_claim():
+    claim = Claim(
+        "BWE within 15% in every step",
+        traces.worst_step_error("TCPW"),
+        target=at_most(15),
+        partly=at_most(30),
+        unit="%",
+    )
     results = _results([[0.05, 0.10, 0.02], [0.07, 0.12, 0.02]])
     summary = results.steps["TCPW"]
     assert summary[1].relative_percent.mean == pytest.approx(11.0)
@@ -116,6 +131,16 @@ def test_summary_over_seeds_and_the_fig3_claim():
     assert judge(claim, _results([[math.nan] * 3])).verdict == NOT_AVAILABLE
     with pytest.raises(ClaimUnavailable):
         traces.worst_step_error("Westwood+")(results)
+
+
+def test_the_fig3_claim_bounds_the_error_by_half_a_udp_step():
+    # The UDP sources step by 1 Mb/s on the wire, 0.909 Mb/s of TCP payload.
+    claim = EXPERIMENTS["fig3"].claims[0]
+    results = _results([[0.05, 0.10, 0.02], [0.07, 0.12, 0.02]])  # 1 Mb/s available: MAE = r
+    v = judge(claim, results)
+    assert v.verdict == REPRODUCED and v.value == pytest.approx(0.11)
+    assert judge(claim, _results([[0.05, 0.6, 0.02]])).verdict == PARTLY
+    assert judge(claim, _results([[0.05, 1.2, 0.02]])).verdict == NOT_REPRODUCED
 
 
 def test_sizes_bottleneck_and_sources_from_a_summary():
