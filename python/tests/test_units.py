@@ -119,13 +119,14 @@ def test_fig9_registry_entry():
         "westwood-tr",
         "westwood-abse",
         "westwood-plus",
+        "sack",  # "TCPW gains up to 394% over Reno or SACK"
         "westwood",  # with tcp.westwood = { sample = "interval" }
         "westwood-ucla",
         "westwood-ucla-nr",
         "reno",  # as ns-2.35 runs it: the UCLA agents' baseline
     ]
-    assert fig9.series[9].overrides["tcp.profile"] == "ns2"
-    assert fig9.series[6].overrides["tcp.westwood"] == '{ sample = "interval" }'
+    assert fig9.series[10].overrides["tcp.profile"] == "ns2"
+    assert fig9.series[7].overrides["tcp.westwood"] == '{ sample = "interval" }'
     assert fig9.x.values_for(True) == fig9.x.values  # runs are cheap: the full axis in quick
     assert fig9.seeds >= 3
     full = dict(fig9.run_overrides(1.5, fig9.series[1], quick=False))
@@ -134,7 +135,7 @@ def test_fig9_registry_entry():
     assert quick == {"cc": "x", "loss": "1.5%", "duration": fig9.quick_duration}
     assert registry.get([]) == list(registry.EXPERIMENTS.values())
     assert registry.get(["fig9", "fig9"]) == [fig9]
-    assert [e.id for e in registry.get([])][:2] == ["fig3", "fig9"]
+    assert [e.id for e in registry.get([])][:2] == ["fig3", "fig4"]  # the paper's order: §4 first
     with pytest.raises(UsageError, match="fig0"):
         registry.get(["fig0"])
 
@@ -150,7 +151,8 @@ def test_cache_key():
 def test_plan_covers_grid():
     fig9 = registry.EXPERIMENTS["fig9"]
     specs = store.plan(fig9, quick=False, seeds=3)
-    assert len(specs) == 8 * 10 * 3  # 6 protocols + 3 other TCPWs + ns-2.35's Reno (which_tcpw.py)
+    # 7 protocols (with SACK) + 3 other TCPWs + ns-2.35's Reno (which_tcpw.py)
+    assert len(specs) == 8 * 11 * 3
     assert len({s.key for s in specs}) == len(specs)
     assert {s.seed for s in specs} == {1, 2, 3}
     assert Path(specs[0].scenario_path).name == "wireless.toml"
