@@ -910,6 +910,7 @@ fn assemble(
             // Not measured on real TCP (TCP_INFO samples every 100 ms do not time snd_una's
             // advances): null in the summary.
             longest_stall_seconds: f64::NAN,
+            final_stall_seconds: f64::NAN,
         });
         let ok = r.received_bytes > 0
             && r.sent_bytes >= r.received_bytes

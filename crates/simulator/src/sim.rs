@@ -1149,6 +1149,7 @@ impl<'a, 's> Simulation<'a, 's> {
                     paths,
                     start_seconds: seconds(f.start),
                     longest_stall_seconds: seconds(f.stall.longest(f.end)),
+                    final_stall_seconds: seconds(f.stall.open(f.end)),
                 }
             })
             .collect();

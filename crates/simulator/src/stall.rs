@@ -42,7 +42,15 @@ impl StallClock {
     /// The longest stall of a flow whose active time ended at `end`: the longest interval
     /// between advances, or the one still open at `end` if that is longer.
     pub fn longest(&self, end: Nanos) -> Nanos {
-        self.longest.max(end.saturating_sub(self.since))
+        self.longest.max(self.open(end))
+    }
+
+    /// The stall still open at `end`: the time since the last advance (or the start). A flow
+    /// that recovers from a long backoff closes its stall; one locked out until the end of the
+    /// run (an RTO that keeps meeting the same outage, a flow shut out of a queue) does not,
+    /// and only that one is lost to its run rather than slowed by it.
+    pub fn open(&self, end: Nanos) -> Nanos {
+        end.saturating_sub(self.since)
     }
 }
 
@@ -61,6 +69,7 @@ mod tests {
         clock.advanced(7 * S, 100 * S); // a 3.9 s lockout
         clock.advanced(8 * S, 100 * S);
         assert_eq!(clock.longest(9 * S), 3 * S + 9 * S / 10);
+        assert_eq!(clock.open(9 * S), S, "the lockout ended: only the last second is open");
     }
 
     #[test]
@@ -69,6 +78,7 @@ mod tests {
         clock.advanced(S, 60 * S);
         // Nothing acknowledged after 1 s: stalled for the remaining 59 s.
         assert_eq!(clock.longest(60 * S), 59 * S);
+        assert_eq!(clock.open(60 * S), 59 * S);
         // Never acknowledged at all: the whole active time.
         assert_eq!(StallClock::new(5 * S).longest(60 * S), 55 * S);
     }

@@ -50,14 +50,17 @@ fn a_flow_whose_path_goes_down_stalls_at_least_as_long() {
     let result = simulate(&load(&path("30s", outage, ""), &[]));
     let flow = &result.summary.flows[0];
     assert!(flow.longest_stall_seconds >= 5.0, "stall {}", flow.longest_stall_seconds);
-    // The RTO backoff through the outage adds at most a few seconds, and the flow recovers.
+    // The RTO backoff through the outage adds at most a few seconds, and the flow recovers:
+    // the stall is closed, only the last round trip is open at the end.
     assert!(flow.longest_stall_seconds < 15.0, "stall {}", flow.longest_stall_seconds);
+    assert!(flow.final_stall_seconds < 0.5, "open at the end {}", flow.final_stall_seconds);
 
     // Down for good from 10 s (an outage longer than the rest of the run): stalled to the end.
     let forever = "errors = { model = \"outage\", period = \"100s\", duration = \"90s\", offset = \"10s\" }";
     let result = simulate(&load(&path("30s", forever, ""), &[]));
-    let stall = result.summary.flows[0].longest_stall_seconds;
-    assert!((19.9..=20.0).contains(&stall), "stall {stall}");
+    let flow = &result.summary.flows[0];
+    assert!((19.9..=20.0).contains(&flow.longest_stall_seconds), "stall {}", flow.longest_stall_seconds);
+    assert_eq!(flow.final_stall_seconds, flow.longest_stall_seconds, "locked out until the end");
 }
 
 #[test]

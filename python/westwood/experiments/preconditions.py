@@ -9,11 +9,15 @@ every run is checked against each of them, and a point (series, x) with a failin
 
 ``STANDARD`` holds for every simulated experiment unless it says otherwise: the simulator raised
 no self-defeat warning (a ``bdp`` queue of a packet or two, a source losing most of its packets
-at its own first hop: ``warnings`` in the run summary, docs/scenarios.md), and no bulk flow made
-no progress for more than a quarter of its active time (a connection locked out by RTO backoff
-is not a throughput sample of its protocol). Experiments add what their claims need: the
-bottleneck kept busy where the paper's set-up saturates it, the UDP load delivered, no queue
-overflow at links that are not the bottleneck.
+at its own first hop: ``warnings`` in the run summary, docs/scenarios.md), and no bulk flow ends
+its run locked out, without progress for the last quarter or more of its active time (seed 000
+fig. 18 before its fix: a retransmission timer in step with the handoff period, so that from
+11.8 s on every retransmission met a handoff; such a run measures its own length, not its
+protocol). A long stall the flow recovers from is not degenerate: RTO backoff under heavy or
+bursty loss is how TCP answers the papers' lossy channels, and it stays in the sample
+(``no_long_stall`` checks it where an experiment's claims need it). Experiments add what their
+claims need: the bottleneck kept busy where the paper's set-up saturates it, the UDP load
+delivered, no queue overflow at links that are not the bottleneck.
 """
 
 from __future__ import annotations
@@ -25,9 +29,9 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 Summary = Mapping[str, Any]
 Point = Tuple[str, float]  # (series label, x); x is 0 for kinds without an x axis
 
-# A flow that makes no progress for more than this share of its active time is stalled: long
-# enough to let a burst of RTO backoffs (1 + 2 + 4 + 8 + 16 s = 31 s of a 200 s run) pass, short
-# enough to catch a connection locked out for the rest of the run.
+# A flow that makes no progress for the last quarter of its active time or more is locked out:
+# a run whose end falls inside an ordinary backoff episode (1 + 2 + 4 + 8 s = 15 s of a 60 s run)
+# stays below it, a connection shut out for the rest of the run does not.
 STALL_FRACTION = 0.25
 
 
@@ -74,14 +78,14 @@ def no_simulator_warning() -> Precondition:
     return Precondition("the simulator raises no self-defeat warning", check)
 
 
-def no_stalled_flow(fraction: float = STALL_FRACTION) -> Precondition:
-    """No bulk flow's longest stall (``longest_stall_seconds``: no cumulative ACK progress with
-    data to send) exceeds ``fraction`` of its active time."""
+def _stall_check(key: str, fraction: float, what: str) -> Callable[[Summary], Optional[str]]:
+    """A check that no flow's ``key`` (a stall in seconds) exceeds ``fraction`` of its active
+    time; the failure names the worst flow."""
 
     def check(summary: Summary) -> Optional[str]:
         worst: Optional[Tuple[float, str, float, float]] = None
         for flow in _flows(summary):
-            stall = _number(flow, "longest_stall_seconds")
+            stall = _number(flow, key)
             active = _number(flow, "active_seconds")
             if math.isnan(stall) or math.isnan(active) or active <= 0:
                 continue
@@ -90,10 +94,28 @@ def no_stalled_flow(fraction: float = STALL_FRACTION) -> Precondition:
         if worst is None:
             return None
         _, name, stall, active = worst
-        return f"flow {name} made no progress for {stall:.1f} s of its {active:.0f} s"
+        return f"flow {name} {what} {stall:.1f} s of its {active:.0f} s"
 
+    return check
+
+
+def no_locked_out_flow(fraction: float = STALL_FRACTION) -> Precondition:
+    """No bulk flow's stall still open at the end of its run (``final_stall_seconds``: no
+    cumulative ACK progress from some time to the end) exceeds ``fraction`` of its active
+    time: the flow is not locked out."""
     return Precondition(
-        f"no flow stalls (no ACK progress) for more than {fraction:.0%} of its active time", check
+        f"no flow is locked out: none makes no progress for the last {fraction:.0%} or more of "
+        "its active time",
+        _stall_check("final_stall_seconds", fraction, "made no progress for the last"),
+    )
+
+
+def no_long_stall(fraction: float = STALL_FRACTION) -> Precondition:
+    """No bulk flow's longest stall (``longest_stall_seconds``, recovered or not) exceeds
+    ``fraction`` of its active time: for claims about runs that must flow steadily."""
+    return Precondition(
+        f"no flow stalls (no ACK progress) for more than {fraction:.0%} of its active time",
+        _stall_check("longest_stall_seconds", fraction, "made no progress for"),
     )
 
 
@@ -155,7 +177,7 @@ def no_overflow_outside(bottlenecks: Iterable[str], fraction: float = 0.001) -> 
     )
 
 
-STANDARD: Tuple[Precondition, ...] = (no_simulator_warning(), no_stalled_flow())
+STANDARD: Tuple[Precondition, ...] = (no_simulator_warning(), no_locked_out_flow())
 
 
 def failures(

@@ -26,6 +26,7 @@ pub const FLOW_COLUMNS: &[&str] = &[
     "active_seconds",
     "min_rtt_seconds",
     "longest_stall_seconds",
+    "final_stall_seconds",
 ];
 
 /// The columns of `links.csv`: [`super::LinkSummary`]'s fields, the documented ones first.

@@ -175,6 +175,10 @@ pub struct FlowSummary {
     /// cumulative ACK point did not advance, seconds (`crate::stall`): about one RTO at most on
     /// a healthy path, most of the run for a flow locked out by RTO backoff.
     pub longest_stall_seconds: f64,
+    /// The stall still open at the end of the active time, seconds: the time since the
+    /// cumulative ACK point last advanced. A flow locked out until the end shows its lockout
+    /// here; one that recovered from a long stall, only its last round trips.
+    pub final_stall_seconds: f64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
