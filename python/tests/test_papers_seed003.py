@@ -83,23 +83,25 @@ def test_the_lower_end_leaves_out_the_lossless_and_the_converging_points():
     assert "least favourable at 25%" in judge(converge, r).measured
 
 
-@pytest.mark.parametrize("experiment_id", ["seed003_client_indep", "seed003_server_burst"])
-def test_a_recovered_stall_is_a_sample_a_lockout_is_not(experiment_id):
-    # RTO backoff under the slides' random losses stalls a flow for tens of seconds; it
-    # recovers, and that is the throughput the claims are about. A flow shut out until the end
-    # of its run is not.
+@pytest.mark.parametrize(
+    "experiment_id, x, applies",
+    [
+        ("seed003_client_indep", 1, True),
+        ("seed003_client_indep", 2, True),
+        ("seed003_client_indep", 4, False),
+        ("seed003_server_burst", 5, True),  # 4/12 of the time at 5 %: 1.7 % on average
+        ("seed003_server_burst", 10, False),
+        ("seed003_geo", 2, True),
+        ("seed003_geo", 5, False),
+    ],
+)
+def test_a_lockout_is_degenerate_only_where_the_channel_cannot_explain_it(
+    experiment_id, x, applies
+):
+    # RTO backoff under the slides' random losses can leave a flow stalled when its run ends;
+    # at a mean loss of 2 % or less that is not chance, and the point is degenerate. A long
+    # stall the flow recovered from is never a lockout.
     pre = experiment(experiment_id).preconditions
-    recovered = {
-        "flows": [
-            {
-                "name": "ftp",
-                "active_seconds": 200,
-                "longest_stall_seconds": 60,
-                "final_stall_seconds": 0.5,
-            }
-        ]
-    }
-    assert failures(pre, "TCPW", 4, recovered) == []
     locked = {
         "flows": [
             {
@@ -110,9 +112,19 @@ def test_a_recovered_stall_is_a_sample_a_lockout_is_not(experiment_id):
             }
         ]
     }
-    assert failures(pre, "TCPW", 4, locked) == [
-        "flow ftp made no progress for the last 120.0 s of its 200 s"
-    ]
+    expected = ["flow ftp made no progress for the last 120.0 s of its 200 s"] if applies else []
+    assert failures(pre, "TCPW", x, locked) == expected
+    recovered = {
+        "flows": [
+            {
+                "name": "ftp",
+                "active_seconds": 200,
+                "longest_stall_seconds": 60,
+                "final_stall_seconds": 0.5,
+            }
+        ]
+    }
+    assert failures(pre, "TCPW", x, recovered) == []
 
 
 def test_the_geo_link_must_be_busy_without_loss():

@@ -177,6 +177,33 @@ def no_overflow_outside(bottlenecks: Iterable[str], fraction: float = 0.001) -> 
     )
 
 
+# The mean packet loss (percent, each direction) at which a long run of failed retransmissions
+# stops being a broken set-up and becomes chance (``lockout_where_channel_cannot_explain_it``).
+CHANCE_LOCKOUT_ABOVE = 2.0
+
+
+def lockout_where_channel_cannot_explain_it(
+    mean_loss_percent: Callable[[float], float], threshold: float = CHANCE_LOCKOUT_ABOVE
+) -> Precondition:
+    """``no_locked_out_flow`` at the x values whose channel loses at most ``threshold`` % of the
+    packets on average (``mean_loss_percent(x)``), for experiments that sweep a heavy random or
+    bursty loss. A flow still stalled at the end of its run has failed several retransmissions
+    in a row while RFC 6298 §5.5 doubled its timer (Karn keeps the backed-off value until a new
+    RTT sample): at 2 % loss each way a retransmission's round trip fails with a chance of about
+    4 %, so the 4-5 failures of a 25 % stall (1 + 2 + 4 + 8 + 16 s of a 100 s run) have a chance
+    of a few in a million per timeout, and such a stall is a broken set-up; at 8 % (15 % a round
+    trip) or in a two-state channel's bad state at 20-30 % it is what the channel does to TCP, the
+    throughput the claims are about, and stays in the sample."""
+    base = no_locked_out_flow()
+    return Precondition(
+        base.text
+        + f" (where the channel loses at most {threshold:g} % of the packets on average; above, "
+        "a run of failed retransmissions is the channel's doing, not a broken set-up)",
+        base.check,
+        where=lambda series, x: mean_loss_percent(x) <= threshold,
+    )
+
+
 STANDARD: Tuple[Precondition, ...] = (no_simulator_warning(), no_locked_out_flow())
 
 
