@@ -4,7 +4,10 @@
 //! * the congestion window never drops below one segment;
 //! * sequence numbers only move forward (snd_una, snd_max, cumulative ACKs);
 //! * with SACK, the blocks received cover only data that was sent, and the scoreboard and `pipe`
-//!   stay consistent ([`Sender::check_sack_state`]).
+//!   stay consistent ([`Sender::check_sack_state`]);
+//! * with a random send overhead, every data segment leaves its node no earlier than it was
+//!   emitted and at most `overhead` later, and a flow's segments leave in the order they were
+//!   emitted.
 
 use crate::tcp::Sender;
 
@@ -14,6 +17,8 @@ struct FlowState {
     snd_una: u64,
     snd_max: u64,
     last_ack: u64,
+    /// When the flow's last segment held by its send overhead left.
+    last_release: u64,
 }
 
 #[derive(Debug)]
@@ -74,6 +79,25 @@ impl InvariantMonitor {
         state.last_ack = state.last_ack.max(ack);
     }
 
+    /// Flow `flow`'s data segment `seq`, emitted at `emitted`, left its node at `departed`
+    /// under a send overhead of at most `max` ns. (Held segments are released first in, first
+    /// out, so a release earlier than the one before it would be one out of order.)
+    pub fn on_release(&mut self, flow: u32, seq: u64, emitted: u64, departed: u64, max: u64) {
+        let state = &mut self.flows[flow as usize];
+        let previous = std::mem::replace(&mut state.last_release, departed);
+        if departed < emitted || departed - emitted > max {
+            self.fail(format!(
+                "flow {flow}: segment {seq} emitted at {emitted} ns left at {departed} ns, outside the \
+                 send overhead's [0, {max}] ns"
+            ));
+        } else if departed < previous {
+            self.fail(format!(
+                "flow {flow}: segment {seq} left at {departed} ns, before the segment emitted before it \
+                 ({previous} ns)"
+            ));
+        }
+    }
+
     pub fn on_sender(&mut self, flow: u32, sender: &Sender) {
         let state = self.flows[flow as usize];
         if sender.cwnd() < sender.mss() {
@@ -124,5 +148,27 @@ mod tests {
         let mut unsent = InvariantMonitor::new(1);
         unsent.on_delivery(0, 0, 6000, 5000);
         assert!(unsent.violation().unwrap().contains("were ever sent"));
+    }
+
+    #[test]
+    fn detects_releases_outside_the_overhead_or_out_of_order() {
+        let mut ok = InvariantMonitor::new(1);
+        ok.on_release(0, 0, 100, 100, 50);
+        ok.on_release(0, 1000, 110, 160, 50);
+        ok.on_release(0, 2000, 120, 160, 50);
+        assert_eq!(ok.violation(), None);
+
+        let mut late = InvariantMonitor::new(1);
+        late.on_release(0, 0, 100, 151, 50);
+        assert!(late.violation().unwrap().contains("outside"));
+
+        let mut early = InvariantMonitor::new(1);
+        early.on_release(0, 0, 100, 99, 50);
+        assert!(early.violation().unwrap().contains("outside"));
+
+        let mut reordered = InvariantMonitor::new(1);
+        reordered.on_release(0, 0, 100, 140, 50);
+        reordered.on_release(0, 1000, 110, 130, 50);
+        assert!(reordered.violation().unwrap().contains("before the segment emitted before it"));
     }
 }

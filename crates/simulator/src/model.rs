@@ -339,6 +339,14 @@ pub struct TcpSpec {
     /// The Westwood variants' AckedCount rule (seed 000 §2.3's, or the UCLA agent's); `None`:
     /// the variant's own reference (docs/westwood.md). Always `None` for the other controls.
     pub acked_count: Option<AckedCountRule>,
+    /// Random send overhead (`overhead`), ns: each data segment the sender emits, new or
+    /// retransmitted, leaves its node after a delay drawn uniformly in `[0, overhead]` from the
+    /// flow's stream `flow:NAME:overhead`, and no earlier than the flow's previous segment, so
+    /// segments keep their order. The host processing-time jitter that Floyd & Jacobson ("On
+    /// Traffic Phase Effects in Packet-Switched Gateways", 1992) added to break deterministic
+    /// phase effects at drop-tail gateways (ns-2's `Agent/TCP overhead_`); the simulator applies
+    /// it in `sim.rs`. 0 (the default): segments leave at once, as always; less than 1 s.
+    pub overhead: Nanos,
 }
 
 /// Which NewReno partial ACKs restart the retransmission timer (RFC 6582 §3.2 step 3, §4).

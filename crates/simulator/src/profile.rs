@@ -274,6 +274,7 @@ mod tests {
             fast_retransmit_timer: FastRetransmitTimer::default(),
             repeat_fast_retransmit: true,
             acked_count: None,
+            overhead: 0,
         }
     }
 

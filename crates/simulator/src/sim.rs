@@ -47,6 +47,11 @@ enum Event {
     SourceSend {
         source: u32,
     },
+    /// The first data segment `flow`'s send overhead holds leaves its node (one event per held
+    /// segment, at its departure; see [`SendOverhead`]).
+    Release {
+        flow: u32,
+    },
     Sample,
 }
 
@@ -149,6 +154,66 @@ impl CbrSource {
     }
 }
 
+/// A flow's random send overhead (`[tcp] overhead` > 0): the data segments its sender emitted
+/// and that have not left its node yet, and the draws that decide when they do.
+///
+/// Floyd and Jacobson ("On Traffic Phase Effects in Packet-Switched Gateways", Internetworking:
+/// Research and Experience 3(3), 1992) showed that in a deterministic simulation of TCP flows
+/// through a drop-tail gateway, the flows' phases (when each one's packets reach the full queue
+/// relative to the others') decide whose packets are dropped, so that one flow can be shut out
+/// systematically; real hosts' timing noise removes the effect, and they added a random
+/// processing time at the sources, of the order of a packet's transmission time at the
+/// bottleneck. ns-2 carries it as `Agent/TCP`'s `overhead_` (0 by default).
+///
+/// Here every data segment the sender emits, new data and retransmissions alike (ACKs are not
+/// delayed, as ns-2's sinks do not delay theirs), leaves at `max(now + U[0, overhead], the
+/// flow's previous departure)`: each is delayed on its own, by at most `overhead` plus the
+/// wait behind the segments before it, and they keep their order. ns-2 instead serialises
+/// sends through one delayed-send timer: `send_much()` with the timer idle arms it with
+/// `Random::uniform(overhead_)` and sends nothing, ACKs arriving while it is pending send
+/// nothing either, and when it expires everything the window then allows goes out at once
+/// (`send_much(1, ...)`, up to `maxburst_`); its fast retransmissions and limited-transmit
+/// segments (`output()` called directly) are not delayed at all. So ns-2's delay is shared by
+/// a burst and bunches the sends of one window into bursts at random instants, where ours
+/// spreads each segment's departure independently; both break the phase lock F&J describe, and
+/// neither limits the rate a window allows beyond the delay itself.
+///
+/// Each departure is known when the segment is emitted, so the sender is told at once
+/// ([`Sender::departs`]) and its RTT samples run from when the segment really enters the
+/// first link; the per-ACK trace follows from them, and captures see the segment when it is
+/// forwarded. The retransmission timer is still armed when a segment is emitted (at most
+/// `overhead` early, against RTOs of hundreds of milliseconds).
+struct SendOverhead {
+    /// The largest delay, ns (> 0).
+    max: Nanos,
+    /// The flow's own stream, `flow:NAME:overhead`.
+    rng: RngStream,
+    /// Segments emitted and not yet gone, in order, with when each was emitted; the
+    /// `Event::Release` of each is pending.
+    held: std::collections::VecDeque<(Nanos, Packet)>,
+    /// When the last segment held leaves (or left).
+    last: Nanos,
+}
+
+impl SendOverhead {
+    fn new(max: Nanos, seed: u64, flow_name: &str) -> Box<Self> {
+        Box::new(SendOverhead {
+            max,
+            rng: RngStream::new(seed, &format!("flow:{flow_name}:overhead")),
+            held: std::collections::VecDeque::new(),
+            last: 0,
+        })
+    }
+
+    /// Hold `packet`, emitted at `now`; returns when it leaves.
+    fn hold(&mut self, packet: Packet, now: Nanos) -> Nanos {
+        let at = (now + self.rng.uniform_inclusive(0, self.max)).max(self.last);
+        self.last = at;
+        self.held.push_back((now, packet));
+        at
+    }
+}
+
 struct Flow {
     sender: Sender,
     receiver: Receiver,
@@ -170,6 +235,8 @@ struct Flow {
     stall: StallClock,
     /// Its data segments that overflowed the queue of a link leaving its sender's node.
     first_hop: FirstHopDrops,
+    /// Its random send overhead; `None` without one (`overhead = 0`).
+    overhead: Option<Box<SendOverhead>>,
 }
 
 impl Flow {
@@ -194,7 +261,17 @@ impl Flow {
             trace: None,
             stall: StallClock::new(start),
             first_hop: FirstHopDrops::default(),
+            overhead: None,
         }
+    }
+
+    /// Give the flow its random send overhead, if its TCP settings ask for one, drawn from the
+    /// stream named after `name` under the run's `seed`.
+    fn with_overhead(mut self, tcp: &crate::model::TcpSpec, seed: u64, name: &str) -> Self {
+        if tcp.overhead > 0 {
+            self.overhead = Some(SendOverhead::new(tcp.overhead, seed, name));
+        }
+        self
     }
 
     /// Have the sender record per-ACK trace rows, named `name` and `cc`.
@@ -601,6 +678,9 @@ struct Simulation<'a, 's> {
     series_error: Option<std::io::Error>,
     /// The run was stopped by `RunControl::interrupted`.
     interrupted: bool,
+    /// Some flow (or arrivals table) has a random send overhead: only then does
+    /// `flush_outbox` look at each packet.
+    overhead: bool,
     /// Packet captures (`None`: none).
     tap: Option<&'s mut dyn PacketTap>,
     /// What building the network found wrong with the scenario; the run adds its own at the end.
@@ -632,7 +712,8 @@ impl<'a, 's> Simulation<'a, 's> {
                 // after the file was loaded); the loader checked it ends before `stop`.
                 let start = spec.start_at(scenario.seed);
                 let end = spec.stop.unwrap_or(scenario.duration).min(scenario.duration);
-                let mut flow = Flow::new(i as u32, spec.src as u32, spec.dst as u32, &spec.tcp, start, end);
+                let mut flow = Flow::new(i as u32, spec.src as u32, spec.dst as u32, &spec.tcp, start, end)
+                    .with_overhead(&spec.tcp, scenario.seed, &spec.name);
                 if ack_sink.is_some() {
                     flow.trace_as(&spec.name, &spec.tcp.cc_name);
                 }
@@ -702,6 +783,12 @@ impl<'a, 's> Simulation<'a, 's> {
             trace_error: None,
             series_error: None,
             interrupted: false,
+            overhead: scenario
+                .flows
+                .iter()
+                .map(|f| &f.tcp)
+                .chain(scenario.arrivals.iter().map(|a| &a.tcp))
+                .any(|t| t.overhead > 0),
             tap: None,
             warnings,
         })
@@ -822,6 +909,20 @@ impl<'a, 's> Simulation<'a, 's> {
                     self.queue.schedule_timer(start, Event::SourceSend { source });
                 }
             }
+            Event::Release { flow } => {
+                // A closed flow's held segments went with it.
+                let Some(overhead) = flow_mut(&mut self.flows, &mut self.generated, flow)
+                    .and_then(|f| f.overhead.as_deref_mut())
+                else {
+                    return;
+                };
+                let Some((emitted, held)) = overhead.held.pop_front() else { return };
+                if let Some(monitor) = self.monitor.as_mut() {
+                    monitor.on_release(flow, held.seq, emitted, now, overhead.max);
+                }
+                let handle = self.packets.insert(&held);
+                self.forward(held.src, handle, now);
+            }
             Event::Sample => {
                 self.sample(now);
                 let next = now + self.scenario.sample_interval;
@@ -932,9 +1033,26 @@ impl<'a, 's> Simulation<'a, 's> {
         if !self.multipath.is_empty() {
             outbox.iter_mut().for_each(|packet| self.multipath.assign(packet));
         }
-        for packet in outbox.drain(..) {
-            let handle = self.packets.insert(&packet);
-            self.forward(packet.src, handle, now);
+        if self.overhead {
+            for packet in outbox.drain(..) {
+                if packet.kind == PacketKind::Data {
+                    if let Some(f) = flow_mut(&mut self.flows, &mut self.generated, packet.flow) {
+                        if let Some(overhead) = f.overhead.as_deref_mut() {
+                            let at = overhead.hold(packet, now);
+                            f.sender.departs(packet.seq, at);
+                            self.queue.schedule_timer(at, Event::Release { flow: packet.flow });
+                            continue;
+                        }
+                    }
+                }
+                let handle = self.packets.insert(&packet);
+                self.forward(packet.src, handle, now);
+            }
+        } else {
+            for packet in outbox.drain(..) {
+                let handle = self.packets.insert(&packet);
+                self.forward(packet.src, handle, now);
+            }
         }
         self.outbox = outbox;
     }
@@ -983,9 +1101,13 @@ impl<'a, 's> Simulation<'a, 's> {
             None => 1,
         };
         let mut flow = Flow::new(id, src, dst, &spec.tcp, now, Nanos::MAX);
-        if self.ack_sink.is_some() {
+        if self.ack_sink.is_some() || spec.tcp.overhead > 0 {
             // Generated flows are named by their table and their number in it: `web#3`.
-            flow.trace_as(&format!("{}#{}", spec.name, self.arrivals.started(table)), &spec.tcp.cc_name);
+            let name = format!("{}#{}", spec.name, self.arrivals.started(table));
+            flow = flow.with_overhead(&spec.tcp, scenario.seed, &name);
+            if self.ack_sink.is_some() {
+                flow.trace_as(&name, &spec.tcp.cc_name);
+            }
         }
         self.generated.push(Some(Box::new(flow)));
         if let Some(monitor) = self.monitor.as_mut() {

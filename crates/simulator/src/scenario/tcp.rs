@@ -42,6 +42,7 @@ const SENDER_KEYS: &[&str] = &[
     "fast_retransmit_timer",
     "repeat_fast_retransmit",
     "quick_acks",
+    "overhead",
 ];
 
 /// Every key of `[tcp]` and of a flow: the sender's, then each registered control's parameter
@@ -69,6 +70,31 @@ fn reference_value(text: &str) -> Value {
         "false" => Value::Boolean(false),
         other => Value::String(other.to_string()),
     }
+}
+
+/// The bound `overhead` stays below (exclusive): 1 s.
+pub(crate) const MAX_OVERHEAD_NS: u64 = 1_000_000_000;
+
+/// `overhead`: a duration in `[0, 1s)`. It stands for a host's random processing time before a
+/// segment leaves (Floyd & Jacobson 1992 drew it up to about one packet's transmission time at
+/// the bottleneck); a second or more is no such jitter but a delay as long as a retransmission
+/// timeout (the timer runs from when the sender emits a segment, so segments would time out
+/// while still held), most likely a unit slip ("1s" for "1us"), and is refused rather than
+/// warned about: a run with it measures the key, not the network.
+fn send_overhead(v: &Value, field: &str) -> Res<u64> {
+    let ns = fields::duration(v, field)?;
+    if ns >= MAX_OVERHEAD_NS {
+        return Err(FieldError::new(
+            field,
+            format!(
+                "{} is not a processing-time jitter: the random send overhead must be less than 1s; \
+                 Floyd & Jacobson's is up to one packet's transmission time at the bottleneck, \
+                 like \"83us\" for 1040 B at 100 Mb/s (\"0s\": none)",
+                format_duration(ns)
+            ),
+        ));
+    }
+    Ok(ns)
 }
 
 /// Builds a flow's TCP settings; `layers` are searched most specific first (the flow's table,
@@ -251,6 +277,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => fields::boolean(v, &f)?,
         None => true,
     };
+    let overhead = match get("overhead") {
+        Some((v, f)) => send_overhead(v, &f)?,
+        None => 0,
+    };
     let profile = match get("profile") {
         Some((v, f)) => congestion::profile(v, &f)?,
         None => Profile::default(),
@@ -277,6 +307,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         fast_retransmit_timer,
         repeat_fast_retransmit,
         acked_count: resolved.acked_count,
+        overhead,
     };
     // The profile fills in the keys set nowhere (a key set in any layer, or fixed by the
     // control's reference, wins over it).

@@ -438,6 +438,20 @@ impl Sender {
         });
     }
 
+    /// The segment starting at `seq`, just emitted, leaves the node only at `at` (the flow's
+    /// random send overhead, held back in `sim.rs`): its RTT sample, if it gives one, runs from
+    /// then, as a host's from the moment the segment really went out. A retransmitted segment
+    /// gives no sample (Karn) and keeps the time of its first transmission, which its ACK may
+    /// follow while the retransmission is still held.
+    pub fn departs(&mut self, seq: u64, at: Nanos) {
+        if let Ok(index) = self.outstanding.binary_search_by_key(&seq, |s| s.start) {
+            let segment = &mut self.outstanding[index];
+            if !segment.retransmitted {
+                segment.sent_at = at;
+            }
+        }
+    }
+
     pub(in crate::tcp) fn retransmit_first_unacked(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         let len = self.mss.min(self.snd_max - self.snd_una);
         if len > 0 {
@@ -833,6 +847,7 @@ mod tests {
             fast_retransmit_timer: FastRetransmitTimer::Running,
             repeat_fast_retransmit: true,
             acked_count: None,
+            overhead: 0,
         };
         edit(&mut spec);
         let config = WindowConfig {

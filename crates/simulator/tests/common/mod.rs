@@ -81,6 +81,7 @@ pub fn tcp(line: &Line) -> TcpSpec {
         fast_retransmit_timer: FastRetransmitTimer::Running,
         repeat_fast_retransmit: true,
         acked_count: None,
+        overhead: 0,
     }
 }
 
