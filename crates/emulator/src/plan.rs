@@ -440,6 +440,17 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
             ));
         }
         note("clock_granularity: Linux's RTT and RTO arithmetic is in microseconds and jiffies".to_string());
+        // The simulator's random send overhead stands for the timing noise of real hosts: the
+        // kernel has its own (interrupts, softirqs, scheduling, the emulator's wake-ups), so
+        // there is nothing to set and nothing to refuse.
+        if tcp.overhead > 0 {
+            note(format!(
+                "overhead {} us: the simulator's random send delay against drop-tail phase effects is not \
+                 applied to kernel TCP, whose sends carry a real host's own timing noise (interrupts, \
+                 softirqs, scheduling, the emulator's wake-ups); the simulator's comparison run keeps it",
+                tcp.overhead as f64 / 1e3
+            ));
+        }
         let stop = flow.stop.unwrap_or(scenario.duration).min(scenario.duration);
         flows.push(FlowPlan {
             name: flow.name.clone(),
@@ -563,6 +574,16 @@ mod tests {
         let p = plan(&load("wireless.toml", &[("tcp.window_growth", "linux")]), None).unwrap();
         assert_eq!(p.flows[0].window_growth, WindowGrowth::Linux);
         assert_eq!(growth_notes(&p), 0, "{:?}", p.approximations);
+    }
+
+    #[test]
+    fn a_send_overhead_is_one_approximation_not_a_refusal() {
+        let notes = |p: &Plan| p.approximations.iter().filter(|a| a.contains("overhead")).count();
+        let p = plan(&load("dumbbell.toml", &[("flows", "3")]), None).unwrap();
+        assert_eq!(notes(&p), 0, "{:?}", p.approximations);
+        let p = plan(&load("dumbbell.toml", &[("flows", "3"), ("tcp.overhead", "83us")]), None).unwrap();
+        assert_eq!(notes(&p), 1, "one line for flows with the same overhead: {:?}", p.approximations);
+        assert!(p.approximations.iter().any(|a| a.contains("overhead 83 us") && a.contains("not applied")));
     }
 
     #[test]
