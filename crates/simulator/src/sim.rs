@@ -1040,7 +1040,8 @@ impl<'a, 's> Simulation<'a, 's> {
                         if let Some(overhead) = f.overhead.as_deref_mut() {
                             let at = overhead.hold(packet, now);
                             f.sender.departs(packet.seq, at);
-                            self.queue.schedule_timer(at, Event::Release { flow: packet.flow });
+                            // Busy, not a timer: one comes and goes with every segment.
+                            self.queue.schedule(at, Event::Release { flow: packet.flow });
                             continue;
                         }
                     }
