@@ -28,6 +28,10 @@
 //! | `rto_max` | `60s` | `60s` | `120s` |
 //! | `clock_granularity` | `1ms` | `10ms` | = `rto_min` |
 //!
+//! No profile sets `overhead` (the random send delay against drop-tail phase effects): ns-2.35's
+//! `overhead_` is 0, so `ns2` keeps 0; it is no sender rule of Linux's (real hosts' timing
+//! noise is the testbed's anyway); `paper` is the defaults.
+//!
 //! Sources (`docs/scenarios.md` has the table with the reasons):
 //! * `ns2`: ns-2.35's one-way agents (`Agent/TCP/Reno`, `/Newreno`, `/Sack1`, sink
 //!   `Agent/TCPSink/DelAck`) with the defaults of its `tcl/lib/ns-default.tcl` (Debian's `ns2`
