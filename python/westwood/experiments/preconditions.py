@@ -99,14 +99,23 @@ def _stall_check(key: str, fraction: float, what: str) -> Callable[[Summary], Op
     return check
 
 
-def no_locked_out_flow(fraction: float = STALL_FRACTION) -> Precondition:
+def no_locked_out_flow(
+    fraction: float = STALL_FRACTION,
+    where: Optional[Callable[[str, float], bool]] = None,
+    exempt: str = "",
+) -> Precondition:
     """No bulk flow's stall still open at the end of its run (``final_stall_seconds``: no
     cumulative ACK progress from some time to the end) exceeds ``fraction`` of its active
-    time: the flow is not locked out."""
-    return Precondition(
+    time: the flow is not locked out. ``where``: the points it applies to, ``exempt`` the
+    report's words for why the others are left out."""
+    text = (
         f"no flow is locked out: none makes no progress for the last {fraction:.0%} or more of "
-        "its active time",
+        "its active time"
+    )
+    return Precondition(
+        text + (f" ({exempt})" if exempt else ""),
         _stall_check("final_stall_seconds", fraction, "made no progress for the last"),
+        where=where,
     )
 
 
@@ -194,13 +203,10 @@ def lockout_where_channel_cannot_explain_it(
     of a few in a million per timeout, and such a stall is a broken set-up; at 8 % (15 % a round
     trip) or in a two-state channel's bad state at 20-30 % it is what the channel does to TCP, the
     throughput the claims are about, and stays in the sample."""
-    base = no_locked_out_flow()
-    return Precondition(
-        base.text
-        + f" (where the channel loses at most {threshold:g} % of the packets on average; above, "
-        "a run of failed retransmissions is the channel's doing, not a broken set-up)",
-        base.check,
+    return no_locked_out_flow(
         where=lambda series, x: mean_loss_percent(x) <= threshold,
+        exempt=f"where the channel loses at most {threshold:g} % of the packets on average; "
+        "above, a run of failed retransmissions is the channel's doing, not a broken set-up",
     )
 
 
