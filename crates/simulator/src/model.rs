@@ -108,9 +108,11 @@ pub enum QueueLimit {
     Bytes(u64),
     /// The bandwidth-delay product, resolved when the network is built: link rate times the
     /// largest round-trip propagation delay among the flows whose data crosses the link (or
-    /// `rtt` when given), in packets of the largest data-packet size crossing it.
+    /// `rtt` when given), in packets of the largest data-packet size crossing it, and never
+    /// fewer than `min` packets (at least 1).
     BandwidthDelayProduct {
         rtt: Option<Nanos>,
+        min: u64,
     },
 }
 

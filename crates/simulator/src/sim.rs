@@ -618,9 +618,10 @@ impl Network {
             let capacity = match limit {
                 QueueLimit::Packets(n) => Capacity::Packets(n),
                 QueueLimit::Bytes(n) => Capacity::Bytes(n),
-                QueueLimit::BandwidthDelayProduct { rtt } => {
+                QueueLimit::BandwidthDelayProduct { rtt, min } => {
                     let (packets, rtt) =
                         bdp_packets(scenario, index as u32, spec.rate_bps, spec.delay, rtt, &flow_paths);
+                    let packets = packets.max(min);
                     if carries_data[index] {
                         warnings.extend(warnings::small_bdp_queue(&spec.name, packets, spec.rate_bps, rtt));
                     }

@@ -19,7 +19,7 @@ fn load(name: &str, sets: &[(&str, &str)]) -> Result<Scenario, ScenarioError> {
 
 const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
-const BDP: QueueSpec = QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None });
+const BDP: QueueSpec = QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 });
 
 fn link<'a>(s: &'a Scenario, name: &str) -> &'a westwood_simulator::model::LinkSpec {
     s.links.iter().find(|l| l.name == name).unwrap_or_else(|| panic!("no link {name}"))
@@ -43,7 +43,6 @@ fn scenario_file_wireless_defaults() {
             ("wired_delay", "45ms"),
             ("wireless_rate", "2Mbps"),
             ("duration", "100s"),
-            ("queue", "bdp"),
         ]
     );
     let nodes: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
@@ -63,8 +62,10 @@ fn scenario_file_wireless_defaults() {
             ("wireless.reverse", "mobile", "base", 2_000_000, 10_000),
         ]
     );
+    // One bandwidth-delay product, never fewer than 4 packets (the file says why).
+    let floored = QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None, min: 4 });
     for l in &s.links {
-        assert_eq!(l.queue, BDP, "{}", l.name);
+        assert_eq!(l.queue, floored, "{}", l.name);
         assert_eq!(l.errors, None, "{}: loss 0% means no error model", l.name);
     }
 

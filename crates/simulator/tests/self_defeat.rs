@@ -165,6 +165,17 @@ fn a_bdp_queue_of_a_packet_or_two_is_reported_where_data_crosses_it() {
         ],
     );
     assert!(simulate(&with_rtt).summary.warnings.is_empty());
+    // So does a floor under the bandwidth-delay product: the rule stays, the queue holds a burst.
+    let floored = load(
+        &tiny_round_trip(""),
+        &[
+            ("links.wired.queue", "{ limit = \"bdp\", min = 4 }"),
+            ("links.wireless.queue", "{ limit = \"bdp\", min = 4 }"),
+        ],
+    );
+    let result = simulate(&floored);
+    assert!(result.summary.warnings.is_empty(), "{:?}", result.summary.warnings);
+    assert!(result.summary.links.iter().all(|l| l.queue_limit == "4 packets"), "{:?}", result.summary.links);
 }
 
 /// A 20 Mbps CBR source behind a 1 Mbps access link with a one-packet queue: 95 % of its

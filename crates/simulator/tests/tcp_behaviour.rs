@@ -29,7 +29,8 @@ fn invariants_hold_across_losses_queues_and_recoveries() {
     for (cc_name, cc) in [("reno", CcSpec::named("reno")), ("cubic", CcSpec::named("cubic"))] {
         for recovery in Recovery::ALL {
             for (data_loss, ack_loss) in [(0.0, 0.0), (0.01, 0.0), (0.05, 0.05), (0.2, 0.0)] {
-                for queue in [QueueLimit::Packets(3), QueueLimit::BandwidthDelayProduct { rtt: None }] {
+                for queue in [QueueLimit::Packets(3), QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 }]
+                {
                     for delayed_ack in [true, false] {
                         let line = Line {
                             cc_name,

@@ -29,8 +29,8 @@ fn invariants_hold_for_every_variant_and_recovery() {
     for (cc_name, cc) in variants() {
         for recovery in Recovery::ALL {
             for (data_loss, ack_loss, queue) in [
-                (0.0, 0.0, QueueLimit::BandwidthDelayProduct { rtt: None }),
-                (0.02, 0.02, QueueLimit::BandwidthDelayProduct { rtt: None }),
+                (0.0, 0.0, QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 }),
+                (0.02, 0.02, QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 }),
                 (0.1, 0.0, QueueLimit::Packets(4)),
             ] {
                 let line = Line {

@@ -326,23 +326,10 @@ FIG9 = Experiment(
 
 # --- fig. 10: the fig. 9 path at 1 % loss vs. the wired delay ----------------------------------
 
-# The wireless BDP at 0 ms is one packet (2 Mbps x 0.02 ms): the scenario's floor of 4 packets
-# (scenarios/wireless.toml, "queue") applies there, and only there on this axis (5 ms: 6 packets).
+# Buffers: scenarios/wireless.toml's queue = { limit = "bdp", min = 4 }. At 0 ms the BDP of both
+# links is a single packet (2 and 10 Mbps x 0.02 ms); the floor applies there, and only there on
+# this axis (at 5 ms the wireless BDP is 6 packets).
 BDP_FLOOR_PACKETS = 4
-
-
-def _bdp_floor(delay_ms: float) -> Dict[str, str]:
-    """The queue of fig. 10's x value: the scenario's "bdp" unless the BDP (rate x round-trip
-    propagation, in 440-byte packets) of its links comes out below the floor. The scenario has
-    one queue parameter for both links, so a delay where only the wireless link's BDP is below
-    the floor (about 0.7 to 4 ms) would need one per link: not on this axis."""
-    rtt = 2 * (delay_ms + 0.01) / 1000
-    below = [rate * rtt / (8 * 440) < BDP_FLOOR_PACKETS for rate in (2e6, 10e6)]
-    if all(below):
-        return {"queue": str(BDP_FLOOR_PACKETS)}
-    if any(below):
-        raise ValueError(f"{delay_ms} ms: only the wireless link's BDP is under the floor")
-    return {}
 
 
 FIG10_QUOTE = (
@@ -379,7 +366,6 @@ FIG10 = Experiment(
         quick_values=(0, 50, 100, 250),
         label="One-way wired propagation delay",
         unit="ms",
-        expand=_bdp_floor,
     ),
     series=COMPARED + tcpw_variant_series(),
     metric=GOODPUT_MBPS,

@@ -9,7 +9,7 @@ use crate::model::{ErrorSpec, QueueLimit, QueueSpec, RedSpec};
 use crate::network::loss::MODELS;
 
 const QUEUE_KEYS: &[&str] =
-    &["type", "limit", "rtt", "min_th", "max_th", "max_p", "w_q", "gentle", "mean_packet_size"];
+    &["type", "limit", "rtt", "min", "min_th", "max_th", "max_p", "w_q", "gentle", "mean_packet_size"];
 /// Keys of a queue table that only RED reads.
 const RED_ONLY_KEYS: &[&str] = &["min_th", "max_th", "max_p", "w_q", "gentle", "mean_packet_size"];
 
@@ -18,7 +18,7 @@ const QUEUE_LIMIT_EXPECTED: &str =
 
 /// The default queue: drop-tail, one bandwidth-delay product.
 pub(crate) fn default_queue() -> QueueSpec {
-    QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None })
+    QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 })
 }
 
 pub(crate) fn queue(v: &Value, field: &str) -> Res<QueueSpec> {
@@ -47,19 +47,34 @@ pub(crate) fn queue(v: &Value, field: &str) -> Res<QueueSpec> {
     };
     let mut limit = match section.get("limit") {
         Some((v, f)) => queue_limit(v, &f)?,
-        None => QueueLimit::BandwidthDelayProduct { rtt: None },
+        None => QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 },
     };
     if let Some((v, f)) = section.get("rtt") {
         let rtt = fields::positive_duration(v, &f)?;
         match limit {
-            QueueLimit::BandwidthDelayProduct { .. } => {
-                limit = QueueLimit::BandwidthDelayProduct { rtt: Some(rtt) }
+            QueueLimit::BandwidthDelayProduct { min, .. } => {
+                limit = QueueLimit::BandwidthDelayProduct { rtt: Some(rtt), min }
             }
             _ => {
                 return Err(FieldError::new(
                     f,
                     "rtt only applies when the limit is \"bdp\" (it fixes the RTT of the \
                      bandwidth-delay product)",
+                ))
+            }
+        }
+    }
+    if let Some((v, f)) = section.get("min") {
+        let floor = packets_floor(v, &f)?;
+        match limit {
+            QueueLimit::BandwidthDelayProduct { rtt, .. } => {
+                limit = QueueLimit::BandwidthDelayProduct { rtt, min: floor }
+            }
+            _ => {
+                return Err(FieldError::new(
+                    f,
+                    "min only applies when the limit is \"bdp\" (it is the fewest packets the \
+                     bandwidth-delay product may come out at)",
                 ))
             }
         }
@@ -125,10 +140,23 @@ pub(crate) fn queue(v: &Value, field: &str) -> Res<QueueSpec> {
     Ok(QueueSpec::Red(RedSpec { limit, min_th, max_th, max_p, w_q, gentle, mean_packet_size }))
 }
 
+/// `min` of a `"bdp"` queue: a whole number of packets, at least 1.
+fn packets_floor(v: &Value, field: &str) -> Res<u64> {
+    match fields::packet_count(v) {
+        Some(Ok(n)) if n >= 1 => Ok(n),
+        Some(Ok(_)) => Err(FieldError::new(field, "must be at least 1 packet, like 4")),
+        Some(Err(m)) => Err(FieldError::new(field, format!("{m}: expected a number of packets like 4"))),
+        None => Err(FieldError::new(
+            field,
+            format!("{} is not a number of packets; expected one like 4 or \"4pkt\"", describe(v)),
+        )),
+    }
+}
+
 fn queue_limit(v: &Value, field: &str) -> Res<QueueLimit> {
     if let Value::String(s) = v {
         if s.trim().eq_ignore_ascii_case("bdp") {
-            return Ok(QueueLimit::BandwidthDelayProduct { rtt: None });
+            return Ok(QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 });
         }
     }
     match fields::packet_count(v) {

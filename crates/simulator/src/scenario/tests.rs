@@ -85,7 +85,7 @@ fn base_scenario_loads_with_defaults() {
     assert_eq!(s.links[2].delay, 10_000);
     assert_eq!(s.links[3].delay, 10_000);
     for l in &s.links {
-        assert_eq!(l.queue, QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None }));
+        assert_eq!(l.queue, QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 }));
         assert_eq!(l.errors, None, "a 0% error rate means no error model");
     }
     assert_eq!(s.flows.len(), 1);
@@ -859,7 +859,10 @@ fn duplex_expansion() {
     let (fwd, rev) = (&s.links[0], &s.links[1]);
     assert_eq!((rev.name.as_str(), rev.from, rev.to), ("ab.reverse", 1, 0));
     assert_eq!((rev.rate_bps, rev.delay, rev.queue), (fwd.rate_bps, fwd.delay, fwd.queue));
-    assert_eq!(fwd.queue, QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: Some(100_000_000) }));
+    assert_eq!(
+        fwd.queue,
+        QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: Some(100_000_000), min: 1 })
+    );
     assert_eq!(fwd.errors, Some(ErrorSpec::BitErrorRate(1.0 / 512_000.0)));
     assert_eq!(rev.errors, fwd.errors);
 }
@@ -901,8 +904,8 @@ fn queue_forms() {
         Ok(s.links[0].queue)
     };
     let dt = QueueSpec::DropTail;
-    assert_eq!(q("\"bdp\"").unwrap(), dt(QueueLimit::BandwidthDelayProduct { rtt: None }));
-    assert_eq!(q("\"BDP\"").unwrap(), dt(QueueLimit::BandwidthDelayProduct { rtt: None }));
+    assert_eq!(q("\"bdp\"").unwrap(), dt(QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 }));
+    assert_eq!(q("\"BDP\"").unwrap(), dt(QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 }));
     assert_eq!(q("50").unwrap(), dt(QueueLimit::Packets(50)));
     assert_eq!(q("\"50pkt\"").unwrap(), dt(QueueLimit::Packets(50)));
     assert_eq!(q("\"50 packets\"").unwrap(), dt(QueueLimit::Packets(50)));
@@ -911,7 +914,7 @@ fn queue_forms() {
     assert_eq!(q("{ limit = \"8KiB\" }").unwrap(), dt(QueueLimit::Bytes(8_192)));
     assert_eq!(
         q("{ rtt = \"40ms\" }").unwrap(),
-        dt(QueueLimit::BandwidthDelayProduct { rtt: Some(40_000_000) })
+        dt(QueueLimit::BandwidthDelayProduct { rtt: Some(40_000_000), min: 1 })
     );
     let e = q("\"lots\"").unwrap_err();
     assert_eq!(e.field, "links.ab.queue");
@@ -925,6 +928,21 @@ fn queue_forms() {
     let e = q("{ limit = 10, rtt = \"40ms\" }").unwrap_err();
     assert_eq!(e.field, "links.ab.queue.rtt");
     assert!(e.message.contains("only applies when the limit is \"bdp\""), "{e}");
+    assert_eq!(
+        q("{ limit = \"bdp\", min = 4 }").unwrap(),
+        dt(QueueLimit::BandwidthDelayProduct { rtt: None, min: 4 })
+    );
+    assert_eq!(
+        q("{ rtt = \"40ms\", min = \"6pkt\" }").unwrap(),
+        dt(QueueLimit::BandwidthDelayProduct { rtt: Some(40_000_000), min: 6 })
+    );
+    let e = q("{ limit = 10, min = 4 }").unwrap_err();
+    assert_eq!(e.field, "links.ab.queue.min");
+    assert!(e.message.contains("only applies when the limit is \"bdp\""), "{e}");
+    let e = q("{ min = 0 }").unwrap_err();
+    assert!(e.message.contains("at least 1 packet"), "{e}");
+    let e = q("{ min = \"4KB\" }").unwrap_err();
+    assert!(e.message.contains("not a number of packets"), "{e}");
 }
 
 #[test]

@@ -39,7 +39,7 @@ impl Default for Line {
             bottleneck_bps: 2_000_000,
             bottleneck_delay: 45 * MS,
             access_delay: MS,
-            queue: QueueLimit::BandwidthDelayProduct { rtt: None },
+            queue: QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 },
             data_loss: 0.0,
             ack_loss: 0.0,
             cc_name: "reno",

@@ -56,7 +56,7 @@ fn red_queue_with_every_key_and_with_defaults() {
         r#"{ type = "red", limit = "bdp", min_th = 5, max_th = 15, max_p = 0.1, w_q = 0.002, gentle = false }"#,
     )
     .unwrap();
-    let defaults = RedSpec::with_limit(QueueLimit::BandwidthDelayProduct { rtt: None });
+    let defaults = RedSpec::with_limit(QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 });
     assert_eq!(red, QueueSpec::Red(defaults));
     assert_eq!(queue(r#"{ type = "RED" }"#).unwrap(), QueueSpec::Red(defaults));
     assert_eq!((defaults.min_th, defaults.max_th, defaults.max_p, defaults.w_q), (5.0, 15.0, 0.1, 0.002));
@@ -85,14 +85,14 @@ fn red_queue_with_every_key_and_with_defaults() {
     );
     let auto = queue(r#"{ type = "red", rtt = "100ms", mean_packet_size = "auto", min_th = 0 }"#).unwrap();
     let QueueSpec::Red(auto) = auto else { panic!() };
-    assert_eq!(auto.limit, QueueLimit::BandwidthDelayProduct { rtt: Some(100 * MS) });
+    assert_eq!(auto.limit, QueueLimit::BandwidthDelayProduct { rtt: Some(100 * MS), min: 1 });
     assert_eq!((auto.min_th, auto.mean_packet_size), (0.0, None));
     // Both halves of a duplex link get the same queue; drop-tail stays the default.
     let s = load(r#"queue = { type = "red", limit = "64KB" }"#).unwrap();
     assert_eq!(s.links[0].queue, s.links[1].queue);
     assert_eq!(
         load("").unwrap().links[0].queue,
-        QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None })
+        QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: None, min: 1 })
     );
 }
 
