@@ -230,7 +230,7 @@ def test_outperforms_reno_fails_at_its_worst_point():
     assert judge(claim, everywhere).verdict == REPRODUCED
     one_tie = results_of(seed001.FIG7, fig7_samples(lambda x: 1.0 if x == 5 else 2.0, lambda x: 2))
     v = judge(claim, one_tie)
-    assert v.verdict == NOT_REPRODUCED and "worst at 5" in v.measured
+    assert v.verdict == NOT_REPRODUCED and "least supported at 5" in v.measured
 
 
 def test_edge_over_sack_counts_the_significant_wins():
@@ -272,7 +272,9 @@ def test_fig9_sack_claims_read_their_side_of_200_ms():
     assert judge(below, r).verdict == REPRODUCED
     above = _claim(seed001.FIG9, "TCPW/SACK goodput from 200 ms")
     assert judge(above, r).verdict == REPRODUCED
-    assert "worst at" in judge(above, r).measured and "10ms" not in judge(above, r).measured
+    assert (
+        "least supported at" in judge(above, r).measured and "10ms" not in judge(above, r).measured
+    )
 
 
 def test_every_seed001_claim_has_a_why():

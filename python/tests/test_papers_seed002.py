@@ -16,12 +16,20 @@ from westwood.claims import (
     LESS,
     NOT_AVAILABLE,
     NOT_REPRODUCED,
+    PARTLY,
     REPRODUCED,
     Measurement,
+    compare,
     judge,
 )
 from westwood.experiments.base import GOODPUT_MBPS, Axis, Series
-from westwood.experiments.sweep import Experiment, SweepResults, aggregate, per_seed_samples
+from westwood.experiments.sweep import (
+    Experiment,
+    SweepResults,
+    aggregate,
+    compare_at_every_x,
+    per_seed_samples,
+)
 from westwood.papers import _common as c
 from westwood.papers import seed002
 
@@ -133,16 +141,34 @@ R = results(
 )
 
 
-def test_compare_over_x_judges_the_x_least_in_favour():
-    m = c.compare_over_x(GREATER, "A", "B")(R)
-    assert (
-        m.value == pytest.approx((1.1 * 1.2 * 1.0) ** (1 / 3)) and "at 60ms" in m.detail
-    )  # geometric
+def test_compare_at_every_x_judges_the_x_least_in_favour():
+    m = compare_at_every_x(GREATER, "A", "B")(R)
+    assert m.value == pytest.approx((1.1 * 1.2 * 1.0) ** (1 / 3))  # geometric
+    assert "least supported at 60ms" in m.detail
     assert m.samples == pytest.approx((1.1, 1.2, 1.0))
-    m = c.compare_over_x(LESS, "A", "B")(R)
+    m = compare_at_every_x(LESS, "A", "B")(R)
     assert m.value == pytest.approx(2.0, rel=0.01) and "at 10ms" in m.detail  # the largest
-    m = c.compare_over_x(GREATER, "B", "A")(R)
+    m = compare_at_every_x(GREATER, "B", "A")(R)
     assert m.value == pytest.approx(0.5, rel=0.01)  # B/A is smallest where A is largest
+
+
+def test_compare_at_every_x_picks_by_verdict_not_only_by_mean():
+    # At 10 ms A is 1.30 times B but its seeds straddle 1; at 60 ms 1.20 times, consistently:
+    # "A beats B at every x" fails at 10 ms, whose interval does not clear 1.
+    r = results(
+        {
+            ("A", 10): [0.8, 1.9, 1.3],
+            ("B", 10): [1.0, 1.0, 1.0],
+            ("A", 60): [1.2, 1.21, 1.19],
+            ("B", 60): [1.0, 1.0, 1.0],
+        }
+    )
+    m = compare_at_every_x(GREATER, "A", "B")(r)
+    assert "least supported at 10ms" in m.detail
+    assert (
+        judge(compare("A > B", compare_at_every_x(GREATER, "A", "B"), GREATER, ""), r).verdict
+        == PARTLY
+    )
 
 
 def test_least_favourable_picks_among_cases():
@@ -152,6 +178,10 @@ def test_least_favourable_picks_among_cases():
     assert c.least_favourable(GREATER, a, b)(None).value == 1.02
     assert c.least_favourable(LESS, a, b)(None).value == 1.3
     assert c.least_favourable(EQUAL, a, b)(None).value == 1.3
+    # A case whose interval straddles the margin supports the claim less than one that clears
+    # it, whatever their means.
+    wide = lambda r: Measurement(1.5, "wide", (0.9, 2.5))  # noqa: E731
+    assert c.least_favourable(GREATER, a, wide)(None).value == 1.5
 
 
 def test_mean_ratio_per_seed_and_largest_ratio():

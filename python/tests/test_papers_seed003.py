@@ -80,7 +80,7 @@ def test_the_lower_end_leaves_out_the_lossless_and_the_converging_points():
     converge = [c for c in claims.values() if c.relation == EQUAL][0]
     assert "at 25%" in judge(converge, r).measured or "at 30%" in judge(converge, r).measured
     r = results({0: 1.0, 1: 2.0, 5: 1.5, 10: 1.4, 20: 1.45, 25: 1.5, 30: 1.0})
-    assert "least favourable at 25%" in judge(converge, r).measured
+    assert "least supported at 25%" in judge(converge, r).measured
 
 
 @pytest.mark.parametrize(

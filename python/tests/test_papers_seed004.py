@@ -49,7 +49,7 @@ def test_fig2_alike_at_every_n_fails_at_its_worst_n():
     samples[("NewReno", 10)] = noisy(11.0)
     v = judge(claim, results_of(seed004.FIG2, samples))
     assert v.verdict == NOT_REPRODUCED
-    assert "worst at 10" in v.measured
+    assert "least supported at 10" in v.measured
 
 
 def test_fig2_a_tie_with_one_connection_is_not_newreno_better():

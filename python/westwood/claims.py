@@ -305,6 +305,42 @@ def _compared(claim: Claim, m: Measurement) -> Tuple[str, str, float]:
     return (PARTLY if beyond or significant else NOT_REPRODUCED), text, stats.mean
 
 
+def comparison_verdict(relation: str, measurement: Measurement, margin: float = TIE_MARGIN) -> str:
+    """The verdict ``compare`` would give ``measurement`` (its per-seed samples) for
+    ``relation``."""
+    return _compared(
+        Claim("", lambda r: measurement, relation=relation, margin=margin), measurement
+    )[0]
+
+
+# A comparison "at every x" or "in every case" fails where it is least supported.
+_SUPPORT = {NOT_REPRODUCED: 0, NOT_AVAILABLE: 1, PARTLY: 2, REPRODUCED: 3}
+
+
+def _wrong_way(relation: str, mean: float) -> float:
+    """How far a mean ratio lies against ``relation`` (larger: less support)."""
+    if relation in (GREATER, NOT_BELOW):
+        return -mean
+    if relation in (LESS, NOT_ABOVE):
+        return mean
+    return abs(math.log(mean)) if mean > 0 else math.inf
+
+
+def least_supported(
+    relation: str, measurements: Sequence[Measurement], margin: float = TIE_MARGIN
+) -> int:
+    """The index of the measurement that supports ``relation`` least: the worst verdict as a
+    comparison (an interval that does not clear the margin counts, not only the mean), ties
+    broken by the mean lying farthest against the relation."""
+    return min(
+        range(len(measurements)),
+        key=lambda i: (
+            _SUPPORT.get(comparison_verdict(relation, measurements[i], margin), 1),
+            -_wrong_way(relation, measurements[i].value),
+        ),
+    )
+
+
 def judge(claim: Claim, results: Any) -> Verdict:
     """Evaluate ``claim`` on ``results`` (whatever its experiment kind passes to measures)."""
     target, partly = claim.describe_rule()

@@ -9,14 +9,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..claims import (
+    TIE_MARGIN,
     Claim,
     ClaimUnavailable,
     Degenerate,
     Measurement,
     judge,
+    least_supported,
     mean_of_ratios,
     paired_ratios,
     skipped_verdict,
@@ -184,6 +186,37 @@ def ratios_per_seed(numerator: str, x_numerator: float, denominator: str, x_deno
 def compare_at(x: float, numerator: str, denominator: str):
     """``ratios_per_seed`` at one x value."""
     return ratios_per_seed(numerator, x, denominator, x)
+
+
+def compare_at_every_x(
+    relation: str,
+    numerator: str,
+    denominator: str,
+    xs: Sequence[float] = (),
+    where: Optional[Callable[[float], bool]] = None,
+    margin: float = TIE_MARGIN,
+):
+    """Claim measure for a comparison the paper states at every x ("TCPW outperforms Reno under
+    all tested RTTs"): the per-seed ratios at each x (``xs``, or every x run that ``where``
+    keeps), and the measurement of the x where ``relation`` is least supported
+    (``claims.least_supported``: the worst verdict, then the mean farthest against it), so the
+    claim holds only where it holds at every x. A degenerate point makes the claim degenerate:
+    it cannot be judged at every x."""
+
+    def measure(r: SweepResults) -> Measurement:
+        chosen = [x for x in (xs or r.xs) if where is None or where(x)]
+        if not chosen:
+            raise ClaimUnavailable("none of the x values the claim is about was run")
+        found = [compare_at(x, numerator, denominator)(r) for x in chosen]
+        worst = least_supported(relation, found, margin)
+        means = ", ".join(f"{r.x_text(x)}: {m.value:.3f}" for x, m in zip(chosen, found))
+        return Measurement(
+            found[worst].value,
+            f"least supported at {r.x_text(chosen[worst])}: {found[worst].detail}; means {means}",
+            found[worst].samples,
+        )
+
+    return measure
 
 
 def x_of_largest_ratio(numerator: str, denominator: str):

@@ -207,55 +207,20 @@ def largest_ratio(numerator: str, denominator: str, xs: Sequence[float] = ()):
     return measure
 
 
-def _disfavour(relation: str, mean: float) -> float:
-    """How little a mean ratio supports ``relation`` (larger: less support)."""
-    from ..claims import GREATER, LESS
-
-    if relation == GREATER:
-        return -mean
-    if relation == LESS:
-        return mean
-    return abs(math.log(mean)) if mean > 0 else math.inf
-
-
 def least_favourable(relation: str, *measures, label: str = "cases"):
     """A comparison over several cases (e.g. one per delay): each of ``measures`` gives the
     per-seed ratios of one case (``compare_at``, ``ratios_per_seed``); the claim is judged on
-    the case least in favour of ``relation`` (the smallest mean ratio for GREATER, the largest
-    for LESS, the farthest from 1 for EQUAL), so it holds only if it holds in every case. The
-    detail lists every case's mean."""
+    the case where ``relation`` is least supported (``claims.least_supported``), so it holds
+    only if it holds in every case. The detail lists every case's mean."""
+    from ..claims import least_supported
 
     def measure(r) -> Measurement:
         found = [m(r) for m in measures]
-        worst = max(found, key=lambda m: _disfavour(relation, m.value))
+        worst = found[least_supported(relation, found)]
         others = "; ".join(f"{m.value:.2f} ({m.detail})" for m in found if m is not worst)
         detail = f"least favourable of {len(found)} {label}: {worst.detail}"
         return Measurement(
             worst.value, detail + (f"; others: {others}" if others else ""), worst.samples
-        )
-
-    return measure
-
-
-def compare_over_x(relation: str, numerator: str, denominator: str, xs: Sequence[float] = ()):
-    """A comparison that must hold at every x value (all, or ``xs``): the per-seed ratios
-    numerator / denominator at the x least in favour of ``relation`` (``least_favourable``)."""
-    from ..claims import mean_of_ratios, paired_ratios
-
-    def measure(r) -> Measurement:
-        cases = []
-        for x in xs or r.xs:
-            ratios, note = paired_ratios(r.per_seed(numerator, x), r.per_seed(denominator, x))
-            if ratios:
-                cases.append((mean_of_ratios(ratios, f"at {r.x_text(x)}", note), x))
-        if not cases:
-            raise ClaimUnavailable(f"{denominator} is 0 everywhere")
-        worst, at = max(cases, key=lambda c: _disfavour(relation, c[0].value))
-        means = ", ".join(f"{r.x_text(x)}: {m.value:.2f}" for m, x in cases)
-        return Measurement(
-            worst.value,
-            f"{numerator}/{denominator} least favourable at {r.x_text(at)}; means {means}",
-            worst.samples,
         )
 
     return measure

@@ -47,9 +47,6 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..claims import (
     GREATER,
-    NOT_AVAILABLE,
-    NOT_REPRODUCED,
-    PARTLY,
     REPRODUCED,
     Claim,
     ClaimUnavailable,
@@ -57,7 +54,7 @@ from ..claims import (
     at_most,
     between,
     compare,
-    judge,
+    comparison_verdict,
 )
 from ..experiments import trace as traces
 from ..experiments.base import Axis, Series
@@ -67,7 +64,7 @@ from ..experiments.preconditions import (
     no_overflow_outside,
     sources_deliver,
 )
-from ..experiments.sweep import Experiment, SweepResults, compare_at
+from ..experiments.sweep import Experiment, SweepResults, compare_at, compare_at_every_x
 from ..experiments.trace import TraceExperiment, TraceResults, TraceRun
 from ..experiments.window import CWND, SSTHRESH, SeriesTraceExperiment, curve_ratios
 from ..files import write_text_atomic
@@ -672,18 +669,6 @@ FIG6 = Experiment(
 
 # --- figs 7-12: bursty UDP ---------------------------------------------------------------------
 
-# Worst verdict first: a claim "at every x" fails at its worst x.
-_RANK = {NOT_REPRODUCED: 0, NOT_AVAILABLE: 1, PARTLY: 2, REPRODUCED: 3}
-
-
-def _judged_at(r: SweepResults, x: float, numerator: str, denominator: str):
-    """(verdict of "numerator > denominator" at x, its measurement); raises Degenerate when a
-    run of the point fails the preconditions."""
-    at_x = compare_at(x, numerator, denominator)
-    m = at_x(r)  # raises Degenerate / ClaimUnavailable
-    return judge(compare("", at_x, GREATER, ""), r).verdict, m
-
-
 XFilter = Optional[Callable[[float], bool]]
 
 
@@ -696,21 +681,9 @@ def _xs(r: SweepResults, where: XFilter) -> List[float]:
 
 
 def beats_at_every_x(numerator: str, denominator: str, where: XFilter = None):
-    """Claim measure for "X outperforms Y under all tested ..." (``compare`` GREATER): judged at
-    each x (that ``where`` keeps) on its per-seed ratios; the measurement is that of the x with
-    the worst verdict (ties: the smallest mean), so the claim holds only where it holds at every
-    x."""
-
-    def measure(r: SweepResults) -> Measurement:
-        judged = []
-        for x in _xs(r, where):
-            verdict, m = _judged_at(r, x, numerator, denominator)
-            judged.append((_RANK.get(verdict, 1), m.value, x, m))
-        _, _, x, m = min(judged, key=lambda j: (j[0], j[1]))
-        means = ", ".join(f"{r.x_text(xj)}: {mj.value:.2f}" for _, _, xj, mj in judged)
-        return Measurement(m.value, f"worst at {r.x_text(x)}: {m.detail}; means {means}", m.samples)
-
-    return measure
+    """Claim measure for "X outperforms Y under all tested ..." (``compare`` GREATER): judged
+    at each x that ``where`` keeps, on the x where it is least supported."""
+    return compare_at_every_x(GREATER, numerator, denominator, where=where)
 
 
 def share_of_wins(numerator: str, denominator: str, where: XFilter = None):
@@ -719,7 +692,10 @@ def share_of_wins(numerator: str, denominator: str, where: XFilter = None):
     margin, 95 % CI above 1)."""
 
     def measure(r: SweepResults) -> Measurement:
-        judged = [(x, *_judged_at(r, x, numerator, denominator)) for x in _xs(r, where)]
+        judged = []
+        for x in _xs(r, where):
+            m = compare_at(x, numerator, denominator)(r)
+            judged.append((x, comparison_verdict(GREATER, m), m))
         wins = [x for x, v, _ in judged if v == REPRODUCED]
         detail = f"{numerator} ahead at {len(wins)} of {len(judged)}; mean ratios " + ", ".join(
             f"{r.x_text(x)}: {m.value:.2f}{'*' if v == REPRODUCED else ''}" for x, v, m in judged

@@ -49,7 +49,13 @@ from ..claims import (
 )
 from ..experiments.base import GOODPUT_MBPS, Axis, Metric, Series
 from ..experiments.preconditions import STANDARD, Precondition
-from ..experiments.sweep import Experiment, compare_at, ratios_per_seed, write_sweep
+from ..experiments.sweep import (
+    Experiment,
+    compare_at,
+    compare_at_every_x,
+    ratios_per_seed,
+    write_sweep,
+)
 from ..experiments.window import CWND, SSTHRESH, Curve, SeriesTraceExperiment, curve_ratios
 from . import _common as c
 
@@ -308,7 +314,7 @@ def _fourpath(paths: int, fig: str) -> Experiment:
             ),
             compare(
                 "TCPW above Reno at every delay (TCPW/Reno, least favourable delay)",
-                c.compare_over_x(GREATER, "TCPW", "Reno"),
+                compare_at_every_x(GREATER, "TCPW", "Reno"),
                 GREATER,
                 _FIG12_14,
                 why="Multipath hurts Reno and not TCPW, so TCPW is ahead at every delay: judged "
@@ -316,7 +322,7 @@ def _fourpath(paths: int, fig: str) -> Experiment:
             ),
             compare(
                 "TCPW above SACK at every delay (TCPW/SACK, least favourable delay)",
-                c.compare_over_x(GREATER, "TCPW", "SACK"),
+                compare_at_every_x(GREATER, "TCPW", "SACK"),
                 GREATER,
                 _FIG12_14,
                 why="As for Reno: the same sentence names both.",
@@ -531,7 +537,7 @@ FIG17 = Experiment(
     claims=(
         compare(
             "TCPW above Reno at every delay (TCPW/Reno, least favourable delay)",
-            c.compare_over_x(GREATER, "TCPW", "Reno"),
+            compare_at_every_x(GREATER, "TCPW", "Reno"),
             GREATER,
             _FIG17,
             why='Reno "suffers" where TCPW does not: TCPW ahead at every delay of the figure, '
@@ -539,7 +545,7 @@ FIG17 = Experiment(
         ),
         compare(
             "TCPW above SACK at every delay (TCPW/SACK, least favourable delay)",
-            c.compare_over_x(GREATER, "TCPW", "SACK"),
+            compare_at_every_x(GREATER, "TCPW", "SACK"),
             GREATER,
             _FIG17,
             why="As for Reno: the same sentence names both.",

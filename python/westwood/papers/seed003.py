@@ -34,7 +34,7 @@ from ..experiments.preconditions import (
     no_overflow_outside,
     no_simulator_warning,
 )
-from ..experiments.sweep import Experiment
+from ..experiments.sweep import Experiment, compare_at_every_x
 from ..experiments.window import CWND, SSTHRESH, SeriesTraceExperiment, curve_ratios
 from . import _common as c
 
@@ -150,7 +150,7 @@ def _smallest_gain(paper, gain):
 def _converge(paper):
     return compare(
         "TCPW and Reno the same above 20 % bad-state loss (TCPW/Reno at 25 and 30 %)",
-        c.compare_over_x(EQUAL, "TCPW", "Reno", xs=ABOVE_20),
+        compare_at_every_x(EQUAL, "TCPW", "Reno", xs=ABOVE_20),
         EQUAL,
         paper,
         why="The same throughput within the 5 % tie margin, at each bad-state loss above 20 % "
@@ -332,7 +332,7 @@ EXPERIMENTS = [
         (
             compare(
                 "TCPW above Reno at every loss rate (TCPW/Reno, least favourable rate)",
-                c.compare_over_x(GREATER, "TCPW", "Reno"),
+                compare_at_every_x(GREATER, "TCPW", "Reno"),
                 GREATER,
                 '"Independent Error Model. Avg throughput under lossy condition. a) Single '
                 'Connection"; conclusion: "TCP Westwood uses wireless links much better then '

@@ -36,23 +36,15 @@ bottleneck").
 
 from __future__ import annotations
 
-from typing import Sequence
-
 from ..claims import (
     EQUAL,
     GREATER,
     LESS,
-    NOT_AVAILABLE,
-    NOT_REPRODUCED,
-    PARTLY,
-    REPRODUCED,
-    TIE_MARGIN,
     Claim,
     ClaimUnavailable,
     Measurement,
     at_least,
     compare,
-    judge,
     paper_number,
 )
 from ..experiments.base import Axis, Metric, Series, fairness_metric, per_cc_metric
@@ -62,7 +54,7 @@ from ..experiments.preconditions import (
     no_overflow_outside,
     no_simulator_warning,
 )
-from ..experiments.sweep import Experiment, compare_at
+from ..experiments.sweep import Experiment, compare_at, compare_at_every_x
 from . import _common as c
 
 # --- measures ----------------------------------------------------------------------------------
@@ -86,34 +78,6 @@ def largest_ratio_deviation(numerator: str, denominator: str):
             f"at {r.x_text(at)} ({numerator}/{denominator} {worst:.3f}); ratios "
             + ", ".join(f"{r.x_text(x)}: {q:.3f}" for q, x in ratios),
         )
-
-    return measure
-
-
-# Worst first: a claim "at every n" fails at its worst n, and cannot be judged where one n has
-# no interval; among equal verdicts, the n whose mean is farthest from 1.
-_RANK = {NOT_REPRODUCED: 0, NOT_AVAILABLE: 1, PARTLY: 2, REPRODUCED: 3}
-
-
-def compare_at_every_x(
-    numerator: str, denominator: str, relation: str, xs: Sequence[float] = (), margin=TIE_MARGIN
-):
-    """Claim measure for a comparison that the paper states at every x ("the same behavior
-    regarding the number of parallel ftp sessions"): the comparison is judged at each x on its
-    per-seed ratios, and the measurement is that of the x with the worst verdict (ties: the mean
-    farthest from 1), so the claim holds only where it holds at every x. A point whose runs fail
-    the preconditions makes the claim degenerate (it cannot be judged at every x)."""
-
-    def measure(r) -> Measurement:
-        judged = []
-        for x in xs or r.xs:
-            at_x = compare_at(x, numerator, denominator)
-            m = at_x(r)
-            v = judge(compare("", at_x, relation, "", margin=margin), r).verdict
-            judged.append((_RANK.get(v, 1), -abs(m.value - 1), x, m))
-        _, _, x, m = min(judged, key=lambda j: (j[0], j[1]))
-        means = ", ".join(f"{r.x_text(xj)}: {mj.value:.3f}" for _, _, xj, mj in judged)
-        return Measurement(m.value, f"worst at {r.x_text(x)}: {m.detail}; means {means}", m.samples)
 
     return measure
 
@@ -196,7 +160,7 @@ FIG2 = Experiment(
     claims=(
         compare(
             "TCPW ABSE and NewReno rates per connection alike at every n (1 to 19)",
-            compare_at_every_x("TCPW ABSE", "NewReno", EQUAL),
+            compare_at_every_x(EQUAL, "TCPW ABSE", "NewReno"),
             EQUAL,
             'fig. 2: "TCPW and TCP New Reno connections share the available bandwidth in a '
             "similar manner. In fact, the measured values for each of these protocols rate have "
@@ -237,7 +201,7 @@ FIG3 = Experiment(
     claims=(
         compare(
             "TCPW ABSE fairness index / NewReno's, alike at every n (2 to 19)",
-            compare_at_every_x("TCPW ABSE", "NewReno", EQUAL),
+            compare_at_every_x(EQUAL, "TCPW ABSE", "NewReno"),
             EQUAL,
             'fig. 3: "TCPW ABSE offers a fairness index comparable to those obtained with TCP '
             'New Reno" ... "the results performed by TCPW are close to those of TCP New Reno"',
