@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from ..claims import Claim, ClaimUnavailable, Measurement, at_least, between
+from ..claims import ClaimUnavailable, Measurement
 from ..experiments.base import Metric, Series
 from ..experiments.sweep import Experiment
 
@@ -173,23 +173,6 @@ class ComplementExperiment(Experiment):
         merged[self.complement] = str(int(round(self.total - x_value)))
         merged.update(dict(extra))
         return list(merged.items())
-
-
-def gain_claim(text: str, measure, paper_ratio: float, paper: str, digits: int = 2) -> Claim:
-    """A TCPW/Reno ratio judged by seed 000's rule: the gain (ratio - 1) within a factor 2 of
-    the paper's gain, partly when at least a quarter of it."""
-    gain = paper_ratio - 1
-    return Claim(
-        text,
-        measure,
-        target=between(1 + gain / 2, 1 + 2 * gain),
-        partly=at_least(1 + gain / 4),
-        paper=paper,
-        digits=digits,
-    )
-
-
-# --- seeds 002 and 003: comparisons over a range of x, a ratio's extremes, claims not run ------
 
 
 def largest_ratio(numerator: str, denominator: str, xs: Sequence[float] = ()):
