@@ -155,3 +155,25 @@ def test_window_table_and_mix_reports(tmp_path: Path):
     cells = [c.strip() for c in row0.strip("|").split("|")]
     assert cells[1] != "–" and cells[2] == "–"
     assert "| 5 |" in fig7
+
+
+def test_the_lossy_sweeps_check_for_lockouts_only_where_chance_cannot_explain_them():
+    """Figs. 9, 15 and 17 sweep the channel's loss: a flow still backing off when its run ends
+    is degenerate at a mean loss of 2 % or less, and the channel's doing above it."""
+    locked = {
+        "flows": [{"name": "ftp", "active_seconds": 100, "final_stall_seconds": 40}],
+        "links": [],
+    }
+    expected = {
+        "fig9": {1: True, 2: True, 5: False},  # Bernoulli loss in %
+        "fig15": {5: True, 10: False},  # Bad 4 s of 12 at x %: 1.7 %, 3.3 % on average
+        "fig17": {0.05: True, 0.3: False},  # blackouts of 0.05 s, 0.3 s every 4 s
+    }
+    for exp_id, points in expected.items():
+        e = registry.EXPERIMENTS[exp_id]
+        for x, degenerate in points.items():
+            why = [p.failure("TCPW", x, locked) for p in e.preconditions]
+            assert any(why) is degenerate, (exp_id, x, why)
+    # Fig. 18 keeps the check everywhere: its handoffs are no random loss (the lock-in it caught).
+    fig18 = registry.EXPERIMENTS["fig18"]
+    assert any(p.failure("TCPW", 10, locked) for p in fig18.preconditions)
