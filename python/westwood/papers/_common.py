@@ -57,14 +57,15 @@ def _ratios(r, numerator: str, denominator: str, xs: Sequence[float] = ()):
     return out
 
 
-def largest_gain_percent(numerator: str, denominator: str):
-    """Largest (numerator / denominator - 1) over the x values, in percent."""
+def _extreme_ratio(pick, numerator: str, denominator: str, xs: Sequence[float] = ()):
+    """``pick`` (min or max) of numerator / denominator (of the means) over the x values (all of
+    them, or ``xs``), with the x it is at and every ratio in the detail."""
 
     def measure(r) -> Measurement:
-        ratios = _ratios(r, numerator, denominator)
-        best, at = max(ratios)
+        ratios = _ratios(r, numerator, denominator, xs)
+        value, at = pick(ratios)
         return Measurement(
-            100 * (best - 1),
+            value,
             f"at {r.x_text(at)}; ratios " + ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios),
         )
 
@@ -73,29 +74,7 @@ def largest_gain_percent(numerator: str, denominator: str):
 
 def smallest_ratio(numerator: str, denominator: str, xs: Sequence[float] = ()):
     """Smallest numerator / denominator over the x values (all of them, or ``xs``)."""
-
-    def measure(r) -> Measurement:
-        ratios = _ratios(r, numerator, denominator, xs)
-        worst, at = min(ratios)
-        return Measurement(
-            worst,
-            f"at {r.x_text(at)}; ratios " + ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios),
-        )
-
-    return measure
-
-
-def mean_ratio(numerator: str, denominator: str):
-    """Mean over the x values of numerator / denominator."""
-
-    def measure(r) -> Measurement:
-        ratios = _ratios(r, numerator, denominator)
-        return Measurement(
-            math.fsum(q for q, _ in ratios) / len(ratios),
-            ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios),
-        )
-
-    return measure
+    return _extreme_ratio(min, numerator, denominator, xs)
 
 
 def value_at(series: str, x: float, scale: float = 1.0):
@@ -104,17 +83,6 @@ def value_at(series: str, x: float, scale: float = 1.0):
     def measure(r) -> Measurement:
         v = r.mean(series, x)
         return Measurement(v * scale, f"{series} at {r.x_text(x)}: {v:.3f}")
-
-    return measure
-
-
-def mean_over_x(series: str, scale: float = 1.0):
-    """Mean metric of ``series`` over every x value, times ``scale``."""
-
-    def measure(r) -> Measurement:
-        values = [(r.mean(series, x), x) for x in r.xs]
-        m = math.fsum(v for v, _ in values) / len(values)
-        return Measurement(m * scale, ", ".join(f"{r.x_text(x)}: {v:.3f}" for v, x in values))
 
     return measure
 
@@ -178,16 +146,7 @@ class ComplementExperiment(Experiment):
 def largest_ratio(numerator: str, denominator: str, xs: Sequence[float] = ()):
     """Largest numerator / denominator (of the means) over the x values (all, or ``xs``): the
     ratio of a gain "up to N %" (``claims.paper_gain``)."""
-
-    def measure(r) -> Measurement:
-        ratios = _ratios(r, numerator, denominator, xs)
-        best, at = max(ratios)
-        return Measurement(
-            best,
-            f"at {r.x_text(at)}; ratios " + ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios),
-        )
-
-    return measure
+    return _extreme_ratio(max, numerator, denominator, xs)
 
 
 def least_favourable(relation: str, *measures, label: str = "cases"):
