@@ -118,3 +118,33 @@ def test_malformed_overrides_are_named_whole(good_scenario: Path):
         westwood.run(good_scenario, overrides="loss", record=False)
     with pytest.raises(TypeError, match="overrides must be a mapping"):
         westwood.run(good_scenario, overrides=5, record=False)
+
+
+def test_a_runs_seed_draws_its_sources_exponential_on_off_periods(tmp_path):
+    """`seed=` changes every random draw of the run, the ON/OFF schedule drawn when the file
+    is loaded included (it used to keep the file's seed)."""
+    scenario = tmp_path / "onoff.toml"
+    scenario.write_text(
+        """[scenario]
+duration = "20s"
+seed = 1
+[topology]
+nodes = ["a", "b"]
+[links.l]
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+queue = 50
+[sources.u]
+kind = "cbr"
+from = "a"
+to = "b"
+rate = "1Mbps"
+on = { mean_on = "1s", mean_off = "1s" }
+"""
+    )
+    on = [westwood.run(str(scenario), seed=s).summary["sources"][0]["on"] for s in (1, 2, 2)]
+    assert on[0] != on[1] and on[1] == on[2]
+    by_file = westwood.run(str(scenario), overrides={"scenario.seed": "2"})
+    assert by_file.summary["sources"][0]["on"] == on[1]

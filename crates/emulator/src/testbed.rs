@@ -126,6 +126,7 @@ pub fn load_scenario(opts: &Options, cc: Option<&str>) -> Result<(Scenario, Opti
     if let Some(s) = sim_cc {
         overrides.push(("tcp.cc".into(), s.into()));
     }
+    let overrides = westwood_simulator::scenario::with_seed(&overrides, opts.seed);
     let mut scenario =
         westwood_simulator::scenario::load_file(&opts.scenario, &overrides).map_err(scenario_error)?;
     if let Some(s) = sim_cc {
@@ -147,9 +148,6 @@ pub fn load_scenario(opts: &Options, cc: Option<&str>) -> Result<(Scenario, Opti
     }
     if let Some(d) = opts.duration {
         scenario.duration = d;
-    }
-    if let Some(seed) = opts.seed {
-        scenario.seed = seed;
     }
     let sim_name = match cc {
         Some(k) => plan::simulator_cc(k).map(str::to_string),

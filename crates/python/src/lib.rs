@@ -150,10 +150,7 @@ fn run<'py>(
             }
         };
         let result = (|| {
-            let mut scenario = scenario::load_file(&path, &overrides)?;
-            if let Some(seed) = seed {
-                scenario.seed = seed;
-            }
+            let scenario = scenario::load_file(&path, &scenario::with_seed(&overrides, seed))?;
             let mut trace = ack_trace.as_ref().map(AckTraceFile::create).transpose()?;
             let mut series =
                 series_dir.as_ref().map(SeriesCsvFiles::create).transpose().map_err(RunError::Series)?;

@@ -167,6 +167,12 @@ fn exponential_on_off_sources_are_on_a_quarter_of_the_time_from_their_own_stream
     let reseeded = load(ON_OFF, &[("scenario.seed", "10")]);
     let SourceKind::Cbr { on: different, .. } = &reseeded.sources[0].kind;
     assert_ne!(on, different);
+    // A run's seed (`--seed`, `seed=`) reaches the load, which draws the periods: the same
+    // schedule as the file's seed set to it, not the file's own.
+    let sets = westwood_simulator::scenario::with_seed(&[], Some(10));
+    let run_seeded = load_str(ON_OFF, "test.toml", &sets).unwrap();
+    let SourceKind::Cbr { on: run_periods, .. } = &run_seeded.sources[0].kind;
+    assert_eq!((run_periods, run_seeded.seed), (different, 10));
     // The simulated source sends at its rate while ON and nothing while OFF.
     let summary = simulate(&load(ON_OFF, &[("scenario.duration", "200s")]));
     let u = &summary.sources[0];

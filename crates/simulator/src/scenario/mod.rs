@@ -139,6 +139,18 @@ pub(crate) fn echo_list<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> St
 
 /// Reads and loads a scenario file. The file's path (as given) names it in errors; its stem is
 /// the default scenario name.
+/// `overrides` with a run's `seed`, when it has one, as the last `scenario.seed` override (it
+/// wins over one the user gave). Loading a file already draws from the seed (exponential ON/OFF
+/// schedules of sources are drawn then), so a run's seed must be known to the load, not set on
+/// the loaded scenario afterwards.
+pub fn with_seed(overrides: &[(String, String)], seed: Option<u64>) -> Vec<(String, String)> {
+    let mut all = overrides.to_vec();
+    if let Some(seed) = seed {
+        all.push(("scenario.seed".to_string(), seed.to_string()));
+    }
+    all
+}
+
 pub fn load_file(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
     let origin = path.display().to_string();
     let error = |message: String| ScenarioError { file: origin.clone(), field: String::new(), message };
