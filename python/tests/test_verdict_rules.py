@@ -268,8 +268,10 @@ def test_the_report_opens_with_the_verdict_counts():
         "t": {"kind": "testbed", "claims": [{"verdict": NOT_REPRODUCED}]},
     }
     text = report.verdict_summary(manifest)
-    assert text.startswith("Simulated: 4 claims — 2 reproduced, 1 partly, 1 n/a: degenerate")
-    assert "(1 n/a-degenerate" in text and "Testbed: 1 claims — 1 not reproduced" in text
+    assert text.startswith(
+        "Simulated: 4 claims — 2 reproduced, 1 partly; 1 n/a: degenerate (not judged"
+    )
+    assert "Testbed: 1 claims — 1 not reproduced; 0 n/a: degenerate" in text
     assert verdict_counts([{"verdict": PARTLY}, {"verdict": REPRODUCED}]) == {
         REPRODUCED: 1,
         PARTLY: 1,

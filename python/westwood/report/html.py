@@ -176,11 +176,12 @@ def verdict_summary(manifest: Mapping[str, Mapping[str, Any]]) -> str:
         if not claims:
             continue
         counts = verdict_counts(claims)
-        degenerate = counts.get(DEGENERATE, 0)
+        degenerate = counts.pop(DEGENERATE, 0)
         parts.append(
             f"{label}: {len(claims)} claims — "
             + ", ".join(f"{n} {v}" for v, n in counts.items())
-            + f" ({degenerate} n/a-degenerate: judged on no run that fails its preconditions)."
+            + f"; {degenerate} {DEGENERATE} (not judged: they would rest on runs that fail "
+            "their experiment's preconditions)."
         )
     return " ".join(parts)
 
