@@ -219,40 +219,6 @@ def compare_at_every_x(
     return measure
 
 
-def x_of_largest_ratio(numerator: str, denominator: str):
-    """Claim measure: the x value where ``numerator / denominator`` is largest."""
-
-    def measure(r: SweepResults) -> Measurement:
-        ratios = []
-        for x in r.xs:
-            b = r.mean(denominator, x)
-            if b > 0:
-                ratios.append((r.mean(numerator, x) / b, x))
-        if not ratios:
-            raise ClaimUnavailable(f"{denominator} is 0 everywhere")
-        best, at = max(ratios)
-        others = ", ".join(f"{r.x_text(x)}: {q:.2f}" for q, x in ratios)
-        return Measurement(at, f"largest {numerator}/{denominator} {best:.2f}; ratios {others}")
-
-    return measure
-
-
-def spread_at(x: float):
-    """Claim measure: (largest - smallest) / largest mean metric over all series at ``x``, %."""
-
-    def measure(r: SweepResults) -> Measurement:
-        values = [(r.mean(s.label, x), s.label) for s in r.experiment.series]
-        hi, lo = max(values), min(values)
-        if hi[0] <= 0:
-            raise ClaimUnavailable(f"every series is 0 at {r.x_text(x)}")
-        return Measurement(
-            100 * (hi[0] - lo[0]) / hi[0],
-            f"{lo[1]} {lo[0]:.3f} to {hi[1]} {hi[0]:.3f}",
-        )
-
-    return measure
-
-
 # --- the report: one row per run, the means over seeds, table, figure, claims ----------------
 
 

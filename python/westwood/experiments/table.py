@@ -57,22 +57,10 @@ class TableResults:
         return values
 
 
-def cell_ratio(row_a: str, metric_a: str, row_b: str, metric_b: Optional[str] = None):
-    """Claim measure: ``metric_a`` in ``row_a`` over ``metric_b`` (default the same) in
-    ``row_b`` (rows may be equal, e.g. TCPW's over Reno's mean goodput in one mix)."""
-    metric_b = metric_b or metric_a
-
-    def measure(r: TableResults) -> Measurement:
-        a, b = r.mean(row_a, metric_a), r.mean(row_b, metric_b)
-        if b <= 0:
-            raise ClaimUnavailable(f"{row_b}: {metric_b} is 0")
-        return Measurement(a / b, f"{row_a} {metric_a} {a:.4f} / {row_b} {metric_b} {b:.4f}")
-
-    return measure
-
-
 def cell_ratios(row_a: str, metric_a: str, row_b: str, metric_b: Optional[str] = None):
-    """Claim measure for a comparison (``claims.compare``): ``cell_ratio`` seed by seed."""
+    """Claim measure for a comparison (``claims.compare``): ``metric_a`` in ``row_a`` over
+    ``metric_b`` (default the same) in ``row_b``, seed by seed (rows may be equal, e.g. TCPW's
+    over Reno's mean goodput in one mix)."""
     metric_b = metric_b or metric_a
 
     def measure(r: TableResults) -> Measurement:

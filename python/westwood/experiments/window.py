@@ -133,21 +133,10 @@ class WindowResults:
         return math.fsum(values) / len(values)
 
 
-def curve_ratio(column: str, numerator: str, denominator: str, flow: str):
-    """Claim measure: time-mean ``column`` of ``flow`` in series ``numerator`` over the same in
-    series ``denominator`` (e.g. TCPW's mean cwnd over Reno's)."""
-
-    def measure(r: WindowResults) -> Measurement:
-        a, b = r.curve_mean(numerator, flow, column), r.curve_mean(denominator, flow, column)
-        if b <= 0:
-            raise ClaimUnavailable(f"{denominator}'s mean {column} is 0")
-        return Measurement(a / b, f"{numerator} {a:.2f} / {denominator} {b:.2f}")
-
-    return measure
-
-
 def curve_ratios(column: str, numerator: str, denominator: str, flow: str):
-    """Claim measure for a comparison (``claims.compare``): ``curve_ratio`` seed by seed."""
+    """Claim measure for a comparison (``claims.compare``): time-mean ``column`` of ``flow`` in
+    series ``numerator`` over the same in ``denominator`` (e.g. TCPW's mean cwnd over Reno's),
+    seed by seed."""
 
     def measure(r: WindowResults) -> Measurement:
         ratios, note = paired_ratios(
@@ -157,68 +146,6 @@ def curve_ratios(column: str, numerator: str, denominator: str, flow: str):
             raise ClaimUnavailable(f"{denominator}'s mean {column} is 0")
         a, b = r.curve_mean(numerator, flow, column), r.curve_mean(denominator, flow, column)
         return mean_of_ratios(ratios, f"{numerator} {a:.2f} / {denominator} {b:.2f}", note)
-
-    return measure
-
-
-def flow_ratio_of_ratios_per_seed(
-    numerator: str,
-    denominator: str,
-    numerator_flow: str,
-    denominator_flow: str,
-    name="goodput_bps",
-):
-    """Claim measure for a comparison: ``flow_ratio_of_ratios`` seed by seed (e.g. TCPW's
-    long/short goodput ratio over Reno's in the runs of the same seed)."""
-
-    def flow_ratios(r: WindowResults, series: str) -> Dict[int, float]:
-        ratios, _ = paired_ratios(
-            r.field_per_seed(series, numerator_flow, name),
-            r.field_per_seed(series, denominator_flow, name),
-        )
-        if not ratios:
-            raise ClaimUnavailable(f"{series}: {denominator_flow} has 0 {name}")
-        return ratios
-
-    def measure(r: WindowResults) -> Measurement:
-        a, b = flow_ratios(r, numerator), flow_ratios(r, denominator)
-        ratios, note = paired_ratios(a, b)
-        if not ratios:
-            raise ClaimUnavailable(f"{denominator}: {numerator_flow} has 0 {name}")
-        detail = (
-            f"{numerator_flow}/{denominator_flow} over seeds: {numerator} "
-            f"{math.fsum(a.values()) / len(a):.3f}, {denominator} "
-            f"{math.fsum(b.values()) / len(b):.3f}"
-        )
-        return mean_of_ratios(ratios, detail, note)
-
-    return measure
-
-
-def flow_ratio_of_ratios(
-    numerator: str,
-    denominator: str,
-    numerator_flow: str,
-    denominator_flow: str,
-    name="goodput_bps",
-):
-    """Claim measure: (flow ratio in series ``numerator``) / (flow ratio in ``denominator``),
-    e.g. TCPW's long/short goodput ratio over Reno's."""
-
-    def measure(r: WindowResults) -> Measurement:
-        qs = []
-        for s in (numerator, denominator):
-            b = r.field_mean(s, denominator_flow, name)
-            if b <= 0:
-                raise ClaimUnavailable(f"{s}: {denominator_flow} has 0 {name}")
-            qs.append(r.field_mean(s, numerator_flow, name) / b)
-        if qs[1] <= 0:
-            raise ClaimUnavailable(f"{denominator}: {numerator_flow} has 0 {name}")
-        return Measurement(
-            qs[0] / qs[1],
-            f"{numerator_flow}/{denominator_flow}: {numerator} {qs[0]:.3f}, "
-            f"{denominator} {qs[1]:.3f}",
-        )
 
     return measure
 
