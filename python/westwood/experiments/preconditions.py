@@ -243,3 +243,14 @@ def degenerate_points(
         seeds = ", ".join(str(s) for s, _ in failed)
         points[point] = f"seed {seeds}: {failed[0][1]}"
     return points, per_run
+
+
+def degenerate_series(
+    preconditions: Sequence[Precondition], specs: Iterable[Any], summaries: Mapping[str, Summary]
+) -> Tuple[Dict[str, str], Dict[Tuple[str, float, int], str]]:
+    """``degenerate_points`` of the runs of a kind without an x axis (table, window, trace:
+    every run at x = 0), keyed by series: ``({series: why}, {(series, 0.0, seed): why})``."""
+    points, per_run = degenerate_points(
+        preconditions, ((spec.series, spec.x, spec.seed, summaries[spec.key]) for spec in specs)
+    )
+    return {series: why for (series, _), why in points.items()}, per_run

@@ -21,7 +21,7 @@ from ..claims import (
 )
 from ..stats import MeanCI, mean_ci
 from .base import Metric, Series, merge_overrides, quick_duration_override
-from .preconditions import STANDARD, Precondition, degenerate_points
+from .preconditions import STANDARD, Precondition, degenerate_series
 
 
 @dataclass(frozen=True)
@@ -124,11 +124,7 @@ class TableExperiment:
             write_csv,
         )
 
-        points, failing_runs = degenerate_points(
-            self.preconditions,
-            ((spec.series, 0.0, spec.seed, summaries[spec.key]) for spec in specs),
-        )
-        degenerate = {series: why for (series, _), why in points.items()}
+        degenerate, failing_runs = degenerate_series(self.preconditions, specs, summaries)
         values: Dict[str, Dict[str, Dict[int, float]]] = {
             r.label: {m.name: {} for m in self.metrics} for r in self.rows
         }

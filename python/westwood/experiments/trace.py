@@ -34,7 +34,7 @@ from ..report import html as report
 from ..runs.store import RunSpec, load_series
 from ..stats import MeanCI, mean_ci
 from .base import Series, merge_overrides, quick_duration_override
-from .preconditions import STANDARD, Precondition, degenerate_points
+from .preconditions import STANDARD, Precondition, degenerate_series
 
 DEFAULT_SETTLE_SECONDS = 5.0
 
@@ -452,11 +452,7 @@ def write_trace_experiment(
         run = TraceRun(experiment, spec, summaries[spec.key], load_series(cache_dir, spec))
         runs[spec.series].append(run)
 
-    points, failing_runs = degenerate_points(
-        experiment.preconditions,
-        ((spec.series, 0.0, spec.seed, summaries[spec.key]) for spec in specs),
-    )
-    degenerate = {series: why for (series, _), why in points.items()}
+    degenerate, failing_runs = degenerate_series(experiment.preconditions, specs, summaries)
     step_summaries = {
         label: summarize_steps([r.errors for r in group]) for label, group in runs.items()
     }

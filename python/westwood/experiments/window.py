@@ -29,7 +29,7 @@ from ..claims import (
 from ..errors import UsageError
 from ..stats import MeanCI, mean_ci
 from .base import Series, merge_overrides, quick_duration_override
-from .preconditions import STANDARD, Precondition, degenerate_points
+from .preconditions import STANDARD, Precondition, degenerate_series
 
 UNLIMITED_BYTES = 1e12  # larger values are the initial "unlimited" ssthresh
 
@@ -223,11 +223,7 @@ class SeriesTraceExperiment:
         from ..report.html import claims_section, preconditions_section, rests_on_entry, write_csv
         from ..runs.store import load_series
 
-        points, failing_runs = degenerate_points(
-            self.preconditions,
-            ((spec.series, 0.0, spec.seed, summaries[spec.key]) for spec in specs),
-        )
-        degenerate = {series: why for (series, _), why in points.items()}
+        degenerate, failing_runs = degenerate_series(self.preconditions, specs, summaries)
         runs: Dict[str, List[TracedRun]] = {s.label: [] for s in self.series}
         for spec in specs:
             runs[spec.series].append(
