@@ -29,7 +29,7 @@ the costliest of the whole reproduction: up to ~3 s a run at 150 Mb/s); 290 s in
 events.
 
 Preconditions (every run): the standard ones (no simulator self-defeat warning, no connection
-stalled for more than a quarter of its time), no queue overflow anywhere but the bottleneck, and
+locked out for the last quarter of its time), no queue overflow anywhere but the bottleneck, and
 the UDP load the paper describes actually delivered: in §V-B/C the UDP source's delivered rate
 during its ON periods is at least 80 % of the bottleneck (the paper's 90 %; issue 28: nine
 in-step CBR sources behind a one-packet queue delivered about 20 %), in §V-A each 9 Mb/s source
