@@ -405,7 +405,11 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
         receiver_sysctls.push(("net.ipv4.tcp_rmem".to_string(), format!("4096 131072 {rmem_max}")));
         sender_sysctls.push((
             "net.ipv4.tcp_wmem".to_string(),
-            format!("4096 16384 {}", (4 * tcp.receiver_window).clamp(4 << 20, 1 << 30)),
+            // The simulator's `send_buffer = "linux"` autotunes up to the same maximum.
+            format!(
+                "4096 16384 {}",
+                westwood_simulator::tcp::send_buffer::linux_wmem_max(tcp.receiver_window)
+            ),
         ));
         note(
             "receiver_window: Linux's receive-buffer autotuning, capped at twice the scenario's window \

@@ -1499,6 +1499,7 @@ mod tests {
             ("tcp.delayed_ack_timeout", "40ms"),
             ("tcp.quick_acks", "16"),
             ("tcp.clock_granularity", "1s"),
+            ("tcp.send_buffer", "linux"),
         ]
         .into_iter()
         .map(|(k, v)| pair(k, v))
@@ -1555,7 +1556,8 @@ mod tests {
                         "tcp.repeat_fast_retransmit": "false",
                         "tcp.delayed_ack_timeout": "40ms",
                         "tcp.quick_acks": "16",
-                        "tcp.clock_granularity": "1s"
+                        "tcp.clock_granularity": "1s",
+                        "tcp.send_buffer": "linux"
                     },
                     "user": [],
                     "scenario": ["initial_cwnd", "rto_min", "rto_max"]

@@ -579,7 +579,8 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.repeat_fast_retransmit": "false",
                 "tcp.delayed_ack_timeout": "40ms",
                 "tcp.quick_acks": "16",
-                "tcp.clock_granularity": "1s"
+                "tcp.clock_granularity": "1s",
+                "tcp.send_buffer": "linux"
             },
             "user": [],
             "scenario": ["initial_cwnd", "rto_min", "rto_max"]
@@ -607,7 +608,8 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.repeat_fast_retransmit": "false",
                 "tcp.delayed_ack_timeout": "40ms",
                 "tcp.quick_acks": "16",
-                "tcp.clock_granularity": "1s"
+                "tcp.clock_granularity": "1s",
+                "tcp.send_buffer": "linux"
             },
             "user": ["window_growth", "limited_transmit", "recovery"],
             "scenario": ["initial_cwnd", "rto_min", "rto_max"]

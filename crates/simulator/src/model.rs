@@ -349,6 +349,36 @@ pub struct TcpSpec {
     /// phase effects at drop-tail gateways (ns-2's `Agent/TCP overhead_`); the simulator applies
     /// it in `sim.rs`. 0 (the default): segments leave at once, as always; less than 1 s.
     pub overhead: Nanos,
+    /// How much data the application has handed TCP beyond `snd_una` ([`SendBufferRule`]).
+    pub send_buffer: SendBufferRule,
+}
+
+/// The sender's socket buffer (`tcp/send_buffer.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SendBufferRule {
+    /// The application always has data ready (ns-2's FTP agents). The default.
+    #[default]
+    Unlimited,
+    /// Linux's send-buffer autotuning (`tcp_sndbuf_expand()`): about two windows beyond
+    /// `snd_una`, growing only when the buffer, not the window, held the sender back.
+    Linux,
+}
+
+impl SendBufferRule {
+    pub const ALL: [SendBufferRule; 2] = [SendBufferRule::Unlimited, SendBufferRule::Linux];
+
+    /// The name scenarios use: `"unlimited"` or `"linux"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SendBufferRule::Unlimited => "unlimited",
+            SendBufferRule::Linux => "linux",
+        }
+    }
+
+    /// The rule named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<SendBufferRule> {
+        SendBufferRule::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
 }
 
 /// Which NewReno partial ACKs restart the retransmission timer (RFC 6582 §3.2 step 3, §4).

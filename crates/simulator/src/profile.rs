@@ -27,6 +27,7 @@
 //! | `rto_min` | `1s` | `200ms` | `200ms` |
 //! | `rto_max` | `60s` | `60s` | `120s` |
 //! | `clock_granularity` | `1ms` | `10ms` | = `rto_min` |
+//! | `send_buffer` | `unlimited` | `unlimited` | `linux` |
 //!
 //! No profile sets `overhead` (the random send delay against drop-tail phase effects): ns-2.35's
 //! `overhead_` is 0, so `ns2` keeps 0; it is no sender rule of Linux's (real hosts' timing
@@ -52,15 +53,16 @@
 //!   PRR, since 3.2); `TCP_ATO_MIN` 40 ms, `TCP_MAX_QUICKACKS` 16; `TCP_INIT_CWND` 10 (RFC 6928);
 //!   `TCP_TIMEOUT_INIT` 1 s; `TCP_RTO_MIN` 200 ms, `TCP_RTO_MAX` 120 s; `tcp_rtt_estimator` keeps
 //!   the variance term at least `tcp_rto_min`, so the RTO is `srtt + max(rto_min, 4·mdev)`: RFC
-//!   6298 with G = `rto_min`.
+//!   6298 with G = `rto_min`; `tcp_sndbuf_expand()` autotunes the send buffer to about two
+//!   windows, which bounds what a long recovery sends beyond its hole (`tcp/send_buffer.rs`).
 
 use westwood_algorithms::{WindowConfig, WindowGrowth};
 
 use crate::tcp::Recovery;
 
 use crate::model::{
-    FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold,
-    NANOS_PER_SECOND,
+    FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, SendBufferRule, TcpSpec,
+    TimeoutThreshold, NANOS_PER_SECOND,
 };
 use crate::scenario::units::format_duration;
 
@@ -84,7 +86,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 18] = [
+    pub const KEYS: [&'static str; 19] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -103,6 +105,7 @@ impl Profile {
         "rto_min",
         "rto_max",
         "clock_granularity",
+        "send_buffer",
     ];
 
     /// The name scenarios use: `"paper"`, `"ns2"` or `"linux"`.
@@ -159,6 +162,7 @@ impl Profile {
             "rto_min" => format_duration(tcp.rto.min),
             "rto_max" => format_duration(tcp.rto.max),
             "clock_granularity" => format_duration(tcp.rto.granularity),
+            "send_buffer" => tcp.send_buffer.name().to_string(),
             _ => panic!("{key} is not a profile key"),
         }
     }
@@ -245,6 +249,10 @@ impl Profile {
                     Linux => tcp.rto.min,
                 }
             }
+            "send_buffer" => {
+                tcp.send_buffer =
+                    if self == Linux { SendBufferRule::Linux } else { SendBufferRule::Unlimited }
+            }
             _ => unreachable!("{key} is not a profile key"),
         }
     }
@@ -279,6 +287,7 @@ mod tests {
             repeat_fast_retransmit: true,
             acked_count: None,
             overhead: 0,
+            send_buffer: SendBufferRule::Unlimited,
         }
     }
 
@@ -381,7 +390,8 @@ mod tests {
                 "1s",
                 "200ms",
                 "120s",
-                "200ms"
+                "200ms",
+                "linux"
             ]
         );
         t.initial_cwnd = 1000;

@@ -28,7 +28,7 @@ use westwood_algorithms::WindowGrowth;
 use super::fields::{self, describe, Section};
 use super::{echo, FieldError, Res};
 use crate::model::{
-    CcSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, TimeoutThreshold,
+    CcSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, SendBufferRule, TimeoutThreshold,
 };
 use crate::profile::Profile;
 use crate::tcp::Recovery;
@@ -317,6 +317,18 @@ pub(crate) fn recovery_pacing(v: &Value, field: &str) -> Res<RecoveryPacing> {
         FieldError::new(
             field,
             format!("unknown recovery pacing {s}; expected {RECOVERY_PACING_EXPECTED}", s = echo(s)),
+        )
+    })
+}
+
+const SEND_BUFFER_EXPECTED: &str = "\"unlimited\" or \"linux\"";
+
+pub(crate) fn send_buffer(v: &Value, field: &str) -> Res<SendBufferRule> {
+    let s = fields::string(v, field, SEND_BUFFER_EXPECTED)?;
+    SendBufferRule::from_name(s).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("unknown send buffer {s}; expected {SEND_BUFFER_EXPECTED}", s = echo(s)),
         )
     })
 }

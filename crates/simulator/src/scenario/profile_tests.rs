@@ -70,6 +70,7 @@ rto_initial = "1s"
 rto_min = "200ms"
 rto_max = "120s"
 clock_granularity = "200ms"
+send_buffer = "linux"
 "#;
 
 /// Every key the ns2 profile sets, one by one (ns-2.35's defaults).
@@ -91,6 +92,7 @@ rto_initial = "3s"
 rto_min = "200ms"
 rto_max = "60s"
 clock_granularity = "10ms"
+send_buffer = "unlimited"
 "#;
 
 #[test]
@@ -293,6 +295,12 @@ fn bad_values_name_the_file_and_the_field() {
         ("recovery_exit_growth = \"yes\"", "", "tcp.recovery_exit_growth", &["expected true or false"]),
         ("repeat_fast_retransmit = 0", "", "tcp.repeat_fast_retransmit", &["expected true or false"]),
         ("quick_acks = -1", "", "tcp.quick_acks", &["negative"]),
+        (
+            "send_buffer = \"64KB\"",
+            "",
+            "tcp.send_buffer",
+            &["unknown send buffer \"64KB\"", "\"unlimited\" or \"linux\""],
+        ),
         ("quick_acks = \"many\"", "", "tcp.quick_acks", &["not an integer"]),
         (
             "profile = \"linux\"\nrto_min = \"200s\"",

@@ -9,8 +9,8 @@ use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{FieldError, Res};
 use crate::model::{
-    DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, RtoSpec, TcpSpec,
-    TimeoutThreshold,
+    DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, RtoSpec, SendBufferRule,
+    TcpSpec, TimeoutThreshold,
 };
 use crate::profile::Profile;
 
@@ -43,6 +43,7 @@ const SENDER_KEYS: &[&str] = &[
     "repeat_fast_retransmit",
     "quick_acks",
     "overhead",
+    "send_buffer",
 ];
 
 /// Every key of `[tcp]` and of a flow: the sender's, then each registered control's parameter
@@ -281,6 +282,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => send_overhead(v, &f)?,
         None => 0,
     };
+    let send_buffer = match get("send_buffer") {
+        Some((v, f)) => congestion::send_buffer(v, &f)?,
+        None => SendBufferRule::default(),
+    };
     let profile = match get("profile") {
         Some((v, f)) => congestion::profile(v, &f)?,
         None => Profile::default(),
@@ -308,6 +313,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         repeat_fast_retransmit,
         acked_count: resolved.acked_count,
         overhead,
+        send_buffer,
     };
     // The profile fills in the keys set nowhere (a key set in any layer, or fixed by the
     // control's reference, wins over it).

@@ -9,6 +9,7 @@ pub mod receiver;
 pub mod recovery;
 pub mod rtt;
 pub mod sack;
+pub mod send_buffer;
 pub mod sender;
 
 pub use observation::AckObservation;
@@ -16,4 +17,5 @@ pub use receiver::Receiver;
 pub use recovery::Recovery;
 pub use rtt::RttEstimator;
 pub use sack::Scoreboard;
+pub use send_buffer::SendBuffer;
 pub use sender::{Sender, SenderStats};

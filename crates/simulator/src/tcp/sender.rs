@@ -96,6 +96,7 @@
 use super::observation::AckObservation;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
+use super::send_buffer::SendBuffer;
 use super::Recovery;
 use crate::model::{
     FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold,
@@ -145,6 +146,8 @@ pub struct Sender {
     pub(in crate::tcp) snd_max: u64,
     /// The application has handed TCP data up to here (`None`: unlimited).
     pub(in crate::tcp) data_limit: Option<u64>,
+    /// The socket buffer the application writes into (`send_buffer`).
+    pub(in crate::tcp) send_buffer: SendBuffer,
     pub(in crate::tcp) started: bool,
     pub(in crate::tcp) peer_window: u64,
 
@@ -229,6 +232,7 @@ impl Sender {
             snd_nxt: 0,
             snd_max: 0,
             data_limit: None,
+            send_buffer: SendBuffer::new(spec.send_buffer, spec.segment_size, spec.receiver_window),
             started: false,
             peer_window: spec.receiver_window,
             dupacks: 0,
@@ -335,7 +339,15 @@ impl Sender {
     /// The application starts writing (bulk: as fast as TCP takes it).
     pub fn start(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         self.started = true;
+        self.send_buffer.on_connected(self.cc.cwnd() / self.mss, u64::from(self.dupack_threshold));
         self.send_available(now, out);
+    }
+
+    /// The end of the data the sender may send: what the application handed TCP, until it
+    /// stopped writing, within the send buffer.
+    pub(in crate::tcp) fn send_limit(&self) -> u64 {
+        let buffered = self.send_buffer.data_end(self.snd_una, self.mss);
+        self.data_limit.unwrap_or(u64::MAX).min(buffered)
     }
 
     /// The application stops writing: what was already sent is all there is to deliver.
@@ -358,7 +370,7 @@ impl Sender {
             return;
         }
         let window = self.window();
-        let limit = self.data_limit.unwrap_or(u64::MAX);
+        let limit = self.send_limit();
         while self.snd_nxt < limit {
             let len = self.mss.min(limit - self.snd_nxt);
             if self.snd_nxt + len > self.snd_una + window {
@@ -372,7 +384,7 @@ impl Sender {
     /// The length of the next segment of previously unsent data (at `snd_max`), if the
     /// application has some and the receiver's advertised window allows it.
     pub(in crate::tcp) fn new_data_len(&self) -> Option<u64> {
-        let limit = self.data_limit.unwrap_or(u64::MAX);
+        let limit = self.send_limit();
         if self.snd_max >= limit {
             return None;
         }
@@ -488,14 +500,24 @@ impl Sender {
         } else if bytes_in_flight > 0 {
             self.on_duplicate_ack(ack_seq, bytes_in_flight, newly_sacked > 0, now, out);
         }
+        let mut sent_by_prr = false;
         if self.recovery_pacing == RecoveryPacing::Prr {
             let delivered = self.delivered_data(ack_seq, una_before, sacked_before, bytes_in_flight);
             if self.in_recovery {
                 self.send_by_prr(delivered, now, out);
-                return;
+                sent_by_prr = true;
             }
         }
-        self.send_available(now, out);
+        if !sent_by_prr {
+            self.send_available(now, out);
+        }
+        if self.snd_una > una_before {
+            // Linux's tcp_data_snd_check(): after the ACK's sending, tcp_check_space() sees the
+            // space the ACK freed.
+            let cwnd = self.cc.cwnd() / self.mss;
+            let in_flight = self.prr_pipe() / self.mss;
+            self.send_buffer.on_space_freed(in_flight, cwnd, u64::from(self.dupack_threshold));
+        }
     }
 
     /// PRR: the ACK's DeliveredData (RFC 6937 §3). With SACK: the change in `snd_una` plus the
@@ -800,7 +822,8 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CcSpec, DelayedAckSpec, RtoSpec, NANOS_PER_SECOND};
+    use crate::model::{CcSpec, DelayedAckSpec, RtoSpec, SendBufferRule, NANOS_PER_SECOND};
+    use westwood_algorithms::WindowGrowth;
     use westwood_algorithms::{Reno, WindowConfig};
 
     const MSS: u64 = 1000;
@@ -848,6 +871,7 @@ mod tests {
             repeat_fast_retransmit: true,
             acked_count: None,
             overhead: 0,
+            send_buffer: SendBufferRule::Unlimited,
         };
         edit(&mut spec);
         let config = WindowConfig {
@@ -1771,5 +1795,59 @@ mod tests {
         assert!(!s.in_recovery());
         assert_eq!(s.cwnd(), s.ssthresh());
         assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn a_linux_send_buffer_stops_new_data_two_windows_beyond_a_stuck_hole() {
+        // NewReno with PRR, as the linux profile: 10 segments out, segment 0 lost. The buffer
+        // is 2 x max(TCP_INIT_CWND, cwnd) = 20 segments from the start (tcp_init_buffer_space).
+        for (rule, expect_end) in [(SendBufferRule::Linux, Some(20)), (SendBufferRule::Unlimited, None)] {
+            let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
+                t.limited_transmit = true;
+                t.recovery_pacing = RecoveryPacing::Prr;
+                t.send_buffer = rule;
+            });
+            assert_eq!(s.send_buffer.segments(), expect_end);
+            // DUPACKs for ever: segment 0's retransmission is lost too; PRR keeps sending new
+            // data as DUPACKs report segments delivered.
+            let mut highest = 0;
+            for i in 0..60 {
+                let mut out = Vec::new();
+                s.on_ack(&ack(0), (i + 1) * MS, &mut out);
+                highest = highest.max(s.snd_max() / MSS);
+            }
+            match expect_end {
+                // Nothing beyond snd_una + 20 segments, and the buffer did not grow: no ACK
+                // freed space.
+                Some(end) => {
+                    assert_eq!(highest, end);
+                    assert_eq!(s.send_buffer.segments(), Some(20));
+                }
+                None => assert!(highest > 40, "unlimited: {highest}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_linux_send_buffer_grows_to_twice_the_window_when_it_held_the_sender_back() {
+        // Slow start from 10 segments: every ACK of one segment lets two out; the buffer of
+        // 20 segments holds the sender back once cwnd passes 10 in flight ...
+        let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
+            t.window_growth = WindowGrowth::Linux;
+            t.send_buffer = SendBufferRule::Linux;
+        });
+        for n in 1..=40 {
+            let mut out = Vec::new();
+            s.on_ack(&ack(n), n * MS, &mut out);
+            // ... and never beyond what the buffer holds.
+            let buffer = s.send_buffer.segments().unwrap();
+            assert!(s.snd_max() / MSS <= n + buffer, "ack {n}: {} > {n} + {buffer}", s.snd_max() / MSS);
+            // The buffer is at least twice the window whenever the sender is not window-limited.
+            let in_flight = (s.snd_max() - s.snd_una()) / MSS;
+            if in_flight < s.cwnd() / MSS {
+                assert!(buffer >= 2 * (s.cwnd() / MSS), "ack {n}: buffer {buffer}, cwnd {}", s.cwnd() / MSS);
+            }
+        }
+        assert!(s.send_buffer.segments().unwrap() >= 80, "{:?}", s.send_buffer.segments());
     }
 }

@@ -82,6 +82,7 @@ pub fn tcp(line: &Line) -> TcpSpec {
         repeat_fast_retransmit: true,
         acked_count: None,
         overhead: 0,
+        send_buffer: westwood_simulator::model::SendBufferRule::Unlimited,
     }
 }
 

@@ -78,7 +78,7 @@ impl Sender {
             self.send_by_scoreboard(self.pipe() + left, now, out);
             return;
         }
-        let limit = self.data_limit.unwrap_or(u64::MAX);
+        let limit = self.send_limit();
         while self.snd_nxt < limit {
             let len = self.mss.min(limit - self.snd_nxt);
             if len > left || self.snd_nxt + len > self.snd_una + self.peer_window.max(self.mss) {
