@@ -28,6 +28,8 @@ use westwood_simulator::model::Nanos;
 use westwood_simulator::network::link::Link;
 use westwood_simulator::network::{Enqueue, Packet, PacketKind, SackBlocks};
 
+use crate::segments::Tag;
+
 /// Index into the routes given to [`Emulator::new`].
 pub type RouteId = u32;
 
@@ -67,6 +69,8 @@ struct InFlight<P> {
     size: u32,
     route: RouteId,
     hop: u16,
+    /// The flow and segment the packet is, for scripted drops (`segments.rs`).
+    tag: Option<Tag>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -156,6 +160,20 @@ impl<P> Emulator<P> {
     /// clock is taken as the clock). A packet that cannot enter (queue full, RED) is reported
     /// in `out` at once, as is one on an empty route (delivered).
     pub fn offer(&mut self, now: Nanos, route: RouteId, size: u32, payload: P, out: &mut Vec<Outcome<P>>) {
+        self.offer_tagged(now, route, size, None, payload, out);
+    }
+
+    /// [`Emulator::offer`] for a packet the caller knows as segment or ACK `tag` of a flow, which
+    /// a `drop-list` error model may name.
+    pub fn offer_tagged(
+        &mut self,
+        now: Nanos,
+        route: RouteId,
+        size: u32,
+        tag: Option<Tag>,
+        payload: P,
+        out: &mut Vec<Outcome<P>>,
+    ) {
         let now = now.max(self.queue.now());
         let r = &self.routes[route as usize];
         if r.links.is_empty() {
@@ -164,11 +182,11 @@ impl<P> Emulator<P> {
         }
         let slot = match self.free.pop() {
             Some(s) => {
-                self.slots[s as usize] = Some(InFlight { payload, size, route, hop: 0 });
+                self.slots[s as usize] = Some(InFlight { payload, size, route, hop: 0, tag });
                 s
             }
             None => {
-                self.slots.push(Some(InFlight { payload, size, route, hop: 0 }));
+                self.slots.push(Some(InFlight { payload, size, route, hop: 0, tag }));
                 (self.slots.len() - 1) as u32
             }
         };
@@ -204,10 +222,11 @@ impl<P> Emulator<P> {
                     self.queue.schedule(arrive, Event::Arrive { link: l, slot: sent.seq as u32 });
                 }
                 Event::Arrive { link: l, slot } => {
-                    let size = self.slots[slot as usize].as_ref().expect("live slot").size;
+                    let f = self.slots[slot as usize].as_ref().expect("live slot");
+                    let seen = channel_packet(f.size, f.tag);
                     let link = &mut self.links[l as usize];
                     let outages = link.stats.drops_outage;
-                    if link.corrupts(&packet(slot, size), t) {
+                    if link.corrupts(&seen, t) {
                         let cause = if link.stats.drops_outage > outages {
                             DropCause::Outage
                         } else {
@@ -294,6 +313,19 @@ fn packet(slot: u32, size: u32) -> Packet {
     }
 }
 
+/// What a link's channel sees of a packet: its size, and for a tagged one its flow and numbers
+/// (a `drop-list` looks at those). An untagged packet belongs to no flow.
+fn channel_packet(size: u32, tag: Option<Tag>) -> Packet {
+    let mut p = Packet { flow: u32::MAX, ..packet(0, size) };
+    if let Some(tag) = tag {
+        p.flow = tag.flow;
+        p.kind = tag.kind;
+        p.seq = tag.seq;
+        p.ack = tag.ack;
+    }
+    p
+}
+
 /// Links described in the scenario format, for the standalone emulator and the self-test:
 /// `links` is the body of one `[links.NAME]` table each (`rate`, `delay`, `queue`, `errors`,
 /// `duplex`...), e.g. `rate = "10Mbps"\ndelay = "20ms"\nqueue = 100`. The links join nodes
@@ -346,6 +378,67 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_drop_list_drops_the_tagged_segments_and_acks_it_names_and_nothing_untagged() {
+        let text = r#"
+[scenario]
+duration = "10s"
+[topology]
+nodes = ["a", "b"]
+[links.l]
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "1ms"
+queue = 1000
+errors = { model = "drop-list", flow = "ftp", segments = [2, 5], acks = [3], direction = "both" }
+[flows.ftp]
+from = "a"
+to = "b"
+segment_size = "400B"
+"#;
+        let scenario = westwood_simulator::scenario::load_str(text, "t.toml", &[]).unwrap();
+        let links = westwood_simulator::sim::build_links(&scenario).unwrap();
+        let routes = vec![Route { links: vec![0], port: 1 }, Route { links: vec![1], port: 0 }];
+        let mut emu: Emulator<u64> = Emulator::new(links, routes);
+        let mut out = Vec::new();
+        let data = |n: u64| Some(Tag { flow: 0, kind: PacketKind::Data, seq: n * 400, ack: 0 });
+        let ack = |n: u64| Some(Tag { flow: 0, kind: PacketKind::Ack, seq: 0, ack: n * 400 });
+        // Segments 0-7, segment 2 again (its retransmission), untagged frames with the same
+        // numbers' sizes, and ACKs 2, 4, 4 (a DUPACK), 6 on the way back.
+        let offers = [
+            (0, data(0)),
+            (0, data(1)),
+            (0, data(2)),
+            (0, data(3)),
+            (0, data(5)),
+            (0, data(2)),
+            (0, None),
+            (1, ack(2)),
+            (1, ack(4)),
+            (1, ack(4)),
+            (1, ack(6)),
+            (0, Some(Tag { flow: 1, kind: PacketKind::Data, seq: 800, ack: 0 })),
+        ];
+        for (i, (route, tag)) in offers.iter().enumerate() {
+            emu.offer_tagged(i as u64 * MS, *route, 440, *tag, i as u64, &mut out);
+        }
+        emu.advance(u64::MAX, &mut out);
+        let mut dropped: Vec<u64> = out
+            .iter()
+            .filter_map(|o| match o {
+                Outcome::Dropped { payload, cause, .. } => {
+                    assert_eq!(*cause, DropCause::Error);
+                    Some(*payload)
+                }
+                _ => None,
+            })
+            .collect();
+        dropped.sort();
+        // Segment 2's first transmission, segment 5, the first ACK covering segment 3 (ack 4).
+        assert_eq!(dropped, [2, 4, 8]);
     }
 
     #[test]

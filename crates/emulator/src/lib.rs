@@ -13,6 +13,8 @@
 //! - [`testbed`]: iperf3 flows, TCP_INFO sampling ([`diag`]), tcpw's BWE, results;
 //! - [`selftest`]: the emulator measured by itself;
 //! - [`output`]: the files `westwood run --out` writes;
+//! - [`segments`]: which flow and segment a frame is, numbered as the simulator numbers them
+//!   (for `drop-list` errors);
 //! - [`capture`]: packet captures at the endpoints (`--pcap`), through `westwood_pcap`;
 //! - [`path`]: an emulated path for a command that measures real ones (`westwood measure`).
 
@@ -27,6 +29,7 @@ pub mod path;
 pub mod plan;
 pub mod process;
 pub mod realtime;
+pub mod segments;
 pub mod selftest;
 pub mod sys;
 pub mod testbed;

@@ -9,7 +9,7 @@
 //! Flows that share a link in the scenario share it (its queue) in the emulator.
 
 use westwood_algorithms::{registry, WindowGrowth};
-use westwood_simulator::model::{CcSpec, ErrorSpec, Nanos, Scenario, NANOS_PER_SECOND};
+use westwood_simulator::model::{CcSpec, Nanos, Scenario, NANOS_PER_SECOND};
 use westwood_simulator::network::Routes;
 
 use crate::error::{Error, Result};
@@ -207,17 +207,6 @@ pub fn unsupported(scenario: &Scenario, kernel_override: Option<&str>) -> Vec<St
             scenario.flows.len()
         ));
     }
-    for link in &scenario.links {
-        if let Some(spec) = &link.errors {
-            if has_drop_list(spec) {
-                problems.push(format!(
-                    "links.{}: `drop-list` errors script drops of numbered segments of a simulated flow; kernel \
-                     TCP's segments cannot be named in advance",
-                    link.name
-                ));
-            }
-        }
-    }
     for flow in &scenario.flows {
         let at = format!("flows.{}", flow.name);
         if flow.multipath.is_some() {
@@ -251,14 +240,6 @@ pub fn unsupported(scenario: &Scenario, kernel_override: Option<&str>) -> Vec<St
         }
     }
     problems
-}
-
-fn has_drop_list(spec: &ErrorSpec) -> bool {
-    match spec {
-        ErrorSpec::DropList(_) => true,
-        ErrorSpec::Any(parts) => parts.iter().any(has_drop_list),
-        _ => false,
-    }
 }
 
 fn secs(ns: Nanos) -> String {

@@ -56,6 +56,8 @@ pub struct Config {
     pub socket_buffer: usize,
     /// Copy the frames of the ports it captures to packet captures (`westwood testbed --pcap`).
     pub capture: Option<crate::capture::Tap>,
+    /// Number the segments and ACKs of the testbed's flows, for `drop-list` errors.
+    pub tagger: Option<crate::segments::Tagger>,
 }
 
 impl Default for Config {
@@ -71,6 +73,7 @@ impl Default for Config {
             fifo_priority: Some(DEFAULT_FIFO_PRIORITY),
             socket_buffer: 8 << 20,
             capture: None,
+            tagger: None,
         }
     }
 }
@@ -352,6 +355,7 @@ fn run_loop(
         out: Vec::with_capacity(64),
         capture: config.capture.clone(),
     };
+    let mut tagger = config.tagger.clone();
     let mut samples = Vec::new();
     let mut next_sample = config.sample_interval.map(|_| 0);
     let mut buf = vec![0u8; VNET_HDR_LEN + 65536 + 64];
@@ -419,7 +423,8 @@ fn run_loop(
                 let r = &mut st.routes[route as usize];
                 r.offered_packets += 1;
                 r.offered_bytes += u64::from(info.ip_len);
-                st.emu.offer(t, route, info.ip_len, frame.to_vec(), &mut st.out);
+                let tag = tagger.as_mut().and_then(|tagger| tagger.tag(frame));
+                st.emu.offer_tagged(t, route, info.ip_len, tag, frame.to_vec(), &mut st.out);
                 st.settle();
             }
         }

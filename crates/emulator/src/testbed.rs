@@ -41,6 +41,7 @@ use crate::output::{self, Cell, Columns};
 use crate::plan::{self, FlowPlan, Plan};
 use crate::process;
 use crate::realtime::{self, Report};
+use crate::segments::{Connection, Tagger, IPERF3_COOKIE};
 use crate::sys;
 
 /// iperf3's server port (one server per receiver namespace) and the data connection's client
@@ -622,6 +623,11 @@ pub fn run_once_captured(
         fifo_priority: fifo,
         ..Default::default()
     };
+    // The flows' data connections, numbered as the simulator numbers its segments (drop-list).
+    let connections: Vec<Connection> = (0..plan.flows.len())
+        .map(|i| Connection { client: (sender_ip(i), DATA_PORT), server: (receiver_ip(i), SERVER_PORT) })
+        .collect();
+    config.tagger = Some(Tagger::new(&connections, IPERF3_COOKIE));
     for (i, f) in plan.flows.iter().enumerate() {
         let (s, r) = (2 * i as u16, 2 * i as u16 + 1);
         routes.push(Route { links: f.data_path.clone(), port: r });

@@ -637,6 +637,53 @@ fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::
 }
 
 #[test]
+fn a_drop_list_drops_the_same_numbered_segments_of_kernel_tcp_as_of_the_simulator() {
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    require_root!();
+    // No random loss: only the scripted drops, three data segments and the first ACK of a
+    // fourth, numbered from the first data byte after iperf3's cookie.
+    let text = PATH_10M.replace(
+        r#"errors = { model = "bernoulli", rate = "1%", direction = "both" }"#,
+        r#"errors = { model = "drop-list", flow = "bulk", segments = [60, 61, 200], acks = [400], direction = "both" }"#,
+    );
+    let file = ScenarioFile::new("droplist.toml", &text);
+    let path = file.0.clone();
+    let out_dir = path.parent().unwrap().join("out");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let args = [
+        "testbed",
+        path.to_str().unwrap(),
+        "--cc",
+        "reno",
+        "--duration",
+        "3",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let out = testbed_output(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let read = |p: PathBuf| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+            .unwrap()
+    };
+    for side in [out_dir.join("summary.json"), out_dir.join("simulator/summary.json")] {
+        let summary = read(side.clone());
+        let drops: Vec<(String, u64)> = summary["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l["name"].as_str().unwrap().to_string(), l["drops_error"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(drops, [("path".to_string(), 3), ("path.reverse".to_string(), 1)], "{}", side.display());
+        // Each dropped segment is resent, once (no timeout: the path is otherwise clean).
+        let flow = &summary["flows"][0];
+        assert_eq!(flow["retransmits"], 3, "{}: {flow}", side.display());
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+    assert!(ours().is_empty(), "left: {:?}", ours());
+}
+
+#[test]
 fn unmappable_scenarios_and_bad_usage_exit_2() {
     let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");

@@ -136,7 +136,8 @@ pub enum ErrorSpec {
 }
 
 /// Drop the first transmission of data segments `segments` (numbered from 0, segment `n`
-/// starting at byte `n * segment_size`) of flow `flow`.
+/// starting at byte `n * segment_size`) of flow `flow`, and the first ACK that acknowledges
+/// each segment of `acks`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DropListSpec {
     /// The flow's name, as the scenario gave it.
@@ -146,6 +147,7 @@ pub struct DropListSpec {
     /// The flow's segment size, bytes (resolved with the index).
     pub segment_size: u64,
     pub segments: Vec<u64>,
+    pub acks: Vec<u64>,
 }
 
 /// Gilbert-Elliott channel: sojourns in Good and Bad are exponential with the given means; in

@@ -38,6 +38,7 @@ fn four_segment_window(recovery: Recovery, limited_transmit: bool) -> FlowSummar
         flow: 0,
         segment_size: MSS,
         segments: vec![1],
+        acks: vec![],
     }));
     simulate(&scenario).flows[0].clone()
 }

@@ -173,6 +173,7 @@ fn scripted(
         flow: 0,
         segment_size: MSS,
         segments: drops.to_vec(),
+        acks: vec![],
     }));
     scenario
 }

@@ -52,6 +52,7 @@ fn fall_floyd(recovery: Recovery, drops: usize) -> Scenario {
             flow: 0,
             segment_size: MSS,
             segments: DROPS[..drops].to_vec(),
+            acks: vec![],
         })
     });
     scenario.sample_interval = MS;
@@ -181,6 +182,7 @@ fn cubic_refills_a_long_fat_pipe_faster_than_reno_after_a_loss() {
             flow: 0,
             segment_size: MSS,
             segments: vec![10_000],
+            acks: vec![],
         }));
         let options = RunOptions { record_series: true, check_invariants: true };
         let result = run(&scenario, options).unwrap_or_else(|e| panic!("{cc_name}: {e}"));

@@ -1,10 +1,16 @@
-//! Scripted drops: a link loses the first transmission of chosen data segments of one flow.
+//! Scripted drops: a link loses the first transmission of chosen data segments of one flow, and
+//! chosen ACKs of it.
 //!
 //! A deterministic loss pattern for experiments and tests in the style of Fall & Floyd (1996,
 //! "Simulation-based comparisons of Tahoe, Reno and SACK TCP"), where one, two, three or four
 //! packets are dropped from one window. Segment `n` of a flow is the data segment whose first
 //! byte is `n * segment_size` (the first segment is 0). Only its first crossing of the link is
-//! dropped: the retransmission gets through. Drops are counted as channel errors.
+//! dropped: the retransmission gets through. `acks = [n, ...]` drops, for each `n`, the first
+//! ACK of the flow that acknowledges segment `n` (cumulative acknowledgment number at least
+//! `(n + 1) * segment_size`); one ACK that covers several listed segments is dropped once, for
+//! all of them; DUPACKs acknowledge nothing new and always pass. Drops are counted as channel
+//! errors. ACKs travel the reverse direction of a duplex link, so a list with `acks` needs
+//! `direction = "both"` (or a link of their own path) to see them.
 //!
 //! ```toml
 //! [links.bottleneck]
@@ -12,7 +18,8 @@
 //! ```
 //!
 //! The flow is named as the scenario names it (with `count`, `"ftp.0"`, `"ftp.1"`, ...), and
-//! resolved once the flows are known.
+//! resolved once the flows are known. The testbed numbers kernel TCP's segments the same way,
+//! from the first byte of the application's data (`crates/emulator/src/segments.rs`).
 
 use toml::Value;
 
@@ -23,7 +30,7 @@ use crate::scenario::fields::{self, describe, Section};
 use crate::scenario::{echo, echo_list, FieldError, Res};
 
 pub(crate) const ENTRY: ModelEntry =
-    ModelEntry { names: &["drop-list", "drop_list"], keys: &["flow", "segments"], parse };
+    ModelEntry { names: &["drop-list", "drop_list"], keys: &["flow", "segments", "acks"], parse };
 
 /// Parse a `drop-list` table (its keys already checked). The flow is resolved later, by
 /// [`resolve`].
@@ -31,16 +38,47 @@ fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
     let (v, f) = section.required("flow", "the name of the flow whose segments are dropped")?;
     let flow_name = fields::string(v, &f, "a flow name")?.trim().to_string();
     const SEGMENTS: &str = "an array of segment numbers counted from 0, like [14, 26, 28]";
-    let (v, f) = section.required("segments", SEGMENTS)?;
-    let Value::Array(items) = v else {
-        return Err(FieldError::new(f, format!("expected {SEGMENTS}, found {}", describe(v))));
+    let segments = match section.get("segments") {
+        Some((v, f)) => numbers(v, &f, SEGMENTS)?,
+        None => Vec::new(),
     };
-    let segments = items
+    let acks = match section.get("acks") {
+        Some((v, f)) => numbers(v, &f, SEGMENTS)?,
+        None => Vec::new(),
+    };
+    if section.get("segments").is_none() && section.get("acks").is_none() {
+        section.required("segments", SEGMENTS)?;
+    }
+    Ok(Some(ErrorSpec::DropList(DropListSpec {
+        flow_name,
+        flow: usize::MAX,
+        segment_size: 0,
+        segments,
+        acks,
+    })))
+}
+
+/// An array of distinct segment numbers.
+fn numbers(v: &Value, f: &str, expected: &str) -> Res<Vec<u64>> {
+    let Value::Array(items) = v else {
+        return Err(FieldError::new(f, format!("expected {expected}, found {}", describe(v))));
+    };
+    let mut seen = std::collections::HashSet::new();
+    items
         .iter()
         .enumerate()
-        .map(|(i, item)| fields::uint(item, &format!("{f}[{i}]")))
-        .collect::<Res<Vec<u64>>>()?;
-    Ok(Some(ErrorSpec::DropList(DropListSpec { flow_name, flow: usize::MAX, segment_size: 0, segments })))
+        .map(|(i, item)| {
+            let field = format!("{f}[{i}]");
+            let n = fields::uint(item, &field)?;
+            if !seen.insert(n) {
+                return Err(FieldError::new(
+                    field,
+                    format!("segment {n} is listed twice; each segment is dropped once, list it once"),
+                ));
+            }
+            Ok(n)
+        })
+        .collect()
 }
 
 /// Resolve the flow of every drop list to its index and segment size.
@@ -62,7 +100,8 @@ fn resolve_spec(spec: &mut ErrorSpec, field: &str, flows: &[FlowSpec]) -> Res<()
                 return Err(FieldError::new(
                     fields::join(field, "flow"),
                     format!(
-                        "no flow named {}; the flows are: {}",
+                        "no TCP flow named {}; the flows are: {} (UDP sources have no segments to \
+                         number)",
                         echo(&list.flow_name),
                         echo_list(flows.iter().map(|f| &f.name))
                     ),
@@ -81,33 +120,51 @@ pub struct DropList {
     flow: u32,
     /// Sequence numbers (first byte) of the segments still to drop, sorted.
     pending: Vec<u64>,
+    /// Acknowledgment numbers that cover the segments whose first ACK is still to drop, sorted.
+    pending_acks: Vec<u64>,
 }
 
 impl DropList {
     pub fn new(spec: &DropListSpec) -> Self {
-        let mut pending: Vec<u64> = spec.segments.iter().map(|&n| n * spec.segment_size).collect();
-        pending.sort_unstable();
-        pending.dedup();
-        DropList { flow: spec.flow as u32, pending }
+        let sorted = |numbers: &[u64], offset: u64| {
+            let mut v: Vec<u64> = numbers.iter().map(|&n| (n + offset) * spec.segment_size).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        DropList {
+            flow: spec.flow as u32,
+            pending: sorted(&spec.segments, 0),
+            pending_acks: sorted(&spec.acks, 1),
+        }
     }
 
     /// Whether the link drops this packet (and forgets the segment, so it is dropped once).
     pub fn drops(&mut self, packet: &Packet) -> bool {
-        if packet.kind != PacketKind::Data || packet.flow != self.flow {
+        if packet.flow != self.flow {
             return false;
         }
-        match self.pending.binary_search(&packet.seq) {
-            Ok(i) => {
-                self.pending.remove(i);
-                true
+        match packet.kind {
+            PacketKind::Data => match self.pending.binary_search(&packet.seq) {
+                Ok(i) => {
+                    self.pending.remove(i);
+                    true
+                }
+                Err(_) => false,
+            },
+            PacketKind::Ack => {
+                // Every listed segment this ACK covers for the first time.
+                let covered = self.pending_acks.partition_point(|&end| end <= packet.ack);
+                self.pending_acks.drain(..covered);
+                covered > 0
             }
-            Err(_) => false,
+            _ => false,
         }
     }
 
-    /// Segments not dropped yet (never sent, or the list named them twice).
+    /// Segments and ACKs not dropped yet (never sent, or never acknowledged).
     pub fn pending(&self) -> usize {
-        self.pending.len()
+        self.pending.len() + self.pending_acks.len()
     }
 }
 
@@ -134,7 +191,13 @@ mod tests {
 
     #[test]
     fn drops_the_first_transmission_of_each_listed_segment_of_one_flow() {
-        let spec = DropListSpec { flow_name: "f".into(), flow: 1, segment_size: 1000, segments: vec![14, 3] };
+        let spec = DropListSpec {
+            flow_name: "f".into(),
+            flow: 1,
+            segment_size: 1000,
+            segments: vec![14, 3],
+            acks: vec![],
+        };
         let mut list = DropList::new(&spec);
         assert!(!list.drops(&data(0, 3000)), "another flow");
         assert!(list.drops(&data(1, 3000)));
@@ -145,6 +208,33 @@ mod tests {
         assert!(!list.drops(&ack));
         assert_eq!(list.pending(), 1);
         assert!(list.drops(&data(1, 14_000)));
+        assert_eq!(list.pending(), 0);
+    }
+
+    fn ack(flow: u32, n: u64) -> Packet {
+        Packet { kind: PacketKind::Ack, ack: n, len: 0, size: 40, ..data(flow, 0) }
+    }
+
+    #[test]
+    fn drops_the_first_ack_that_covers_each_listed_segment() {
+        let spec = DropListSpec {
+            flow_name: "f".into(),
+            flow: 1,
+            segment_size: 1000,
+            segments: vec![],
+            acks: vec![5, 6, 9],
+        };
+        let mut list = DropList::new(&spec);
+        assert!(!list.drops(&ack(1, 5_000)), "covers segments 0-4 only");
+        assert!(!list.drops(&ack(0, 7_000)), "another flow");
+        assert!(!list.drops(&data(1, 5_000)), "data passes");
+        // A delayed ACK covering 5 and 6 is the first ACK of both: dropped once.
+        assert!(list.drops(&ack(1, 7_000)));
+        assert_eq!(list.pending(), 1);
+        assert!(!list.drops(&ack(1, 7_000)), "a DUPACK of it passes");
+        assert!(!list.drops(&ack(1, 9_000)));
+        assert!(list.drops(&ack(1, 12_000)));
+        assert!(!list.drops(&ack(1, 12_000)));
         assert_eq!(list.pending(), 0);
     }
 }
@@ -189,6 +279,7 @@ segment_size = "500B"
             flow: ftp,
             segment_size: 500,
             segments: vec![14, 26, 28],
+            acks: vec![],
         };
         assert_eq!(s.links[0].errors, Some(ErrorSpec::DropList(expected)));
         assert_eq!(s.links[1].errors, None);
@@ -202,6 +293,10 @@ segment_size = "500B"
             (r#"{ model = "drop-list", flow = "ftp", segments = [1, -2] }"#, "links.l.errors.segments[1]"),
             (r#"{ model = "drop-list", segments = [1] }"#, "links.l.errors.flow"),
             (r#"{ model = "drop-list", flow = "ftp", segments = [1], rate = "1%" }"#, "links.l.errors.rate"),
+            (r#"{ model = "drop-list", flow = "ftp", segments = [4, 2, 4] }"#, "links.l.errors.segments[2]"),
+            (r#"{ model = "drop-list", flow = "ftp", acks = [1, 1] }"#, "links.l.errors.acks[1]"),
+            (r#"{ model = "drop-list", flow = "ftp", acks = [-1] }"#, "links.l.errors.acks[0]"),
+            (r#"{ model = "drop-list", flow = "ftp" }"#, "links.l.errors.segments"),
         ];
         for (errors, field) in cases {
             let e = with(errors).unwrap_err();
