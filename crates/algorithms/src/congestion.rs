@@ -139,6 +139,12 @@ pub struct AckEvent {
     pub in_recovery: bool,
     /// Bytes outstanding before this ACK was processed (RFC 5681 FlightSize).
     pub bytes_in_flight: u64,
+    /// The sender has been using its whole window (Linux's `tcp_is_cwnd_limited()`: cwnd
+    /// filled in the current round trip, or in slow start below twice the most sent in it).
+    /// Controls grow cwnd only when true, so a window the receiver, the send buffer or the
+    /// application held back does not grow without bound. A sender without this rule (ns-2's
+    /// agents, RFC 5681 as written) always sets it.
+    pub cwnd_limited: bool,
 }
 
 /// A loss signal the sender reports to the congestion control.

@@ -239,7 +239,7 @@ impl CongestionControl for Cubic {
             // RFC 6298 §2.3: SRTT <- 7/8 SRTT + 1/8 R'.
             self.srtt_ns = Some(self.srtt_ns.map_or(r, |s| (7 * s + r) / 8));
         }
-        if ack.in_recovery || ack.is_dupack || ack.newly_acked_bytes == 0 {
+        if ack.in_recovery || ack.is_dupack || ack.newly_acked_bytes == 0 || !ack.cwnd_limited {
             return;
         }
         if self.cwnd() < self.ssthresh {
@@ -326,6 +326,7 @@ mod tests {
             rtt_sample_ns: rtt_ns,
             in_recovery: false,
             bytes_in_flight: 0,
+            cwnd_limited: true,
         }
     }
 

@@ -451,6 +451,7 @@ mod tests {
                 rtt_sample_ns: Some(50_000_000),
                 in_recovery: false,
                 bytes_in_flight: 4000,
+                cwnd_limited: true,
             });
             assert!(cc.cwnd() > 4000, "{}: slow start grows the window", e.name);
             cc.on_congestion(CongestionEvent::Timeout {

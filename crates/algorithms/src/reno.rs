@@ -135,7 +135,7 @@ impl CongestionControl for Reno {
     fn on_ack(&mut self, ack: &AckEvent) {
         // During fast recovery the sender inflates its window itself (RFC 5681 §3.2 steps 4-5);
         // cwnd proper stays at ssthresh until recovery ends.
-        if ack.in_recovery || ack.is_dupack {
+        if ack.in_recovery || ack.is_dupack || !ack.cwnd_limited {
             return;
         }
         self.grow(ack.newly_acked_bytes);
@@ -202,6 +202,7 @@ mod tests {
             rtt_sample_ns: None,
             in_recovery: false,
             bytes_in_flight: 10 * MSS,
+            cwnd_limited: true,
         }
     }
 

@@ -99,6 +99,7 @@ impl Event {
                     rtt_sample_ns: rtt_us.map(|r| r * 1000),
                     in_recovery,
                     bytes_in_flight: in_flight,
+                    cwnd_limited: true,
                 })
             }
             Event::DupAcks { time_us, in_flight } => cc.on_congestion(CongestionEvent::DuplicateAcks {

@@ -172,6 +172,7 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
                 rtt_sample_ns: rtt.map(|r| r * 1000),
                 in_recovery,
                 bytes_in_flight: 0,
+                cwnd_limited: true,
             });
             core.on_ack(&event);
             if in_recovery && newly > 0 && rng.below(3) == 0 {

@@ -393,8 +393,9 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
             ),
         ));
         note(
-            "receiver_window: Linux's receive-buffer autotuning, capped at twice the scenario's window \
-              (net.ipv4.tcp_rmem), stands for a fixed advertised window"
+            "receiver_window: the kernel's receiver advertises at most the scenario's window (route \
+              `window`), but its receive-buffer autotuning (net.ipv4.tcp_rmem, capped at twice the window) \
+              opens the window gradually where the simulator's is fixed"
                 .to_string(),
         );
         let rto_max_ms = (tcp.rto.max / 1_000_000).clamp(1000, 120_000);
@@ -403,8 +404,18 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
         sender_route.extend(["rto_min".to_string(), format!("{}ms", (tcp.rto.min / 1_000_000).max(1))]);
         if tcp.initial_ssthresh < u64::MAX / 4 {
             sender_route.extend(["ssthresh".to_string(), segments(tcp.initial_ssthresh).max(2).to_string()]);
+            note(
+                "initial_ssthresh: set on the sender's route, but Linux reads a route's ssthresh only through \
+                 its TCP metrics cache (net.ipv4.tcp_no_ssthresh_metrics_save = 0), which a fresh namespace's \
+                 first connection does not use: the kernel starts with an unlimited ssthresh"
+                    .to_string(),
+            );
         }
-        let mut receiver_route = Vec::new();
+        // The receiver's route clamps the window it advertises (RTAX_WINDOW: its
+        // `window_clamp`, tcp_select_initial_window()), so the kernel's receiver never offers
+        // more than the scenario's window; autotuning (above) only decides how fast it gets there.
+        let mut receiver_route =
+            vec!["window".to_string(), tcp.receiver_window.clamp(1, u64::from(u32::MAX) / 2).to_string()];
         if tcp.delayed_ack.enabled {
             note(format!(
                 "delayed ACKs: Linux's (every second full segment, adaptive 40-200 ms timeout, quick ACKs at the \
@@ -504,7 +515,8 @@ mod tests {
         assert_eq!(f.ack_path, vec![3, 1], "wireless.reverse, then wired.reverse");
         assert!(f.sender_route.windows(2).any(|w| w == ["initcwnd", "4"]));
         assert!(f.sender_route.windows(2).any(|w| w == ["rto_min", "1000ms"]));
-        assert!(f.receiver_route.is_empty(), "delayed ACKs on");
+        // Delayed ACKs on (no quickack); the advertised window clamped at the scenario's.
+        assert_eq!(f.receiver_route, ["window", "1000000"]);
         let w = plan(&s, Some("tcpw")).unwrap();
         assert_eq!(w.flows[0].kernel_cc, "tcpw");
         assert!(w.flows[0].uses_bpf());

@@ -1506,6 +1506,7 @@ mod tests {
             ("tcp.quick_acks", "16"),
             ("tcp.clock_granularity", "1s"),
             ("tcp.send_buffer", "linux"),
+            ("tcp.cwnd_validation", "linux"),
         ]
         .into_iter()
         .map(|(k, v)| pair(k, v))
@@ -1563,7 +1564,8 @@ mod tests {
                         "tcp.delayed_ack_timeout": "40ms",
                         "tcp.quick_acks": "16",
                         "tcp.clock_granularity": "1s",
-                        "tcp.send_buffer": "linux"
+                        "tcp.send_buffer": "linux",
+                        "tcp.cwnd_validation": "linux"
                     },
                     "user": [],
                     "scenario": ["initial_cwnd", "rto_min", "rto_max"]

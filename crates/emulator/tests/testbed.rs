@@ -580,7 +580,8 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.delayed_ack_timeout": "40ms",
                 "tcp.quick_acks": "16",
                 "tcp.clock_granularity": "1s",
-                "tcp.send_buffer": "linux"
+                "tcp.send_buffer": "linux",
+                "tcp.cwnd_validation": "linux"
             },
             "user": [],
             "scenario": ["initial_cwnd", "rto_min", "rto_max"]
@@ -609,7 +610,8 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.delayed_ack_timeout": "40ms",
                 "tcp.quick_acks": "16",
                 "tcp.clock_granularity": "1s",
-                "tcp.send_buffer": "linux"
+                "tcp.send_buffer": "linux",
+                "tcp.cwnd_validation": "linux"
             },
             "user": ["window_growth", "limited_transmit", "recovery"],
             "scenario": ["initial_cwnd", "rto_min", "rto_max"]

@@ -353,6 +353,38 @@ pub struct TcpSpec {
     pub overhead: Nanos,
     /// How much data the application has handed TCP beyond `snd_una` ([`SendBufferRule`]).
     pub send_buffer: SendBufferRule,
+    /// Whether the window grows only while the sender uses all of it ([`CwndValidation`]).
+    pub cwnd_validation: CwndValidation,
+}
+
+/// Whether the window grows on ACKs that arrive while the sender is not using all of it
+/// (`tcp/window_use.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CwndValidation {
+    /// Every ACK of new data outside recovery grows the window (RFC 5681 as written, ns-2's
+    /// agents). The default.
+    #[default]
+    None,
+    /// Linux's `tcp_is_cwnd_limited()`: only while the window was full in the current round
+    /// trip, or in slow start below twice the most packets out in it.
+    Linux,
+}
+
+impl CwndValidation {
+    pub const ALL: [CwndValidation; 2] = [CwndValidation::None, CwndValidation::Linux];
+
+    /// The name scenarios use: `"none"` or `"linux"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CwndValidation::None => "none",
+            CwndValidation::Linux => "linux",
+        }
+    }
+
+    /// The rule named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<CwndValidation> {
+        CwndValidation::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
 }
 
 /// The sender's socket buffer (`tcp/send_buffer.rs`).

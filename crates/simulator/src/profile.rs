@@ -28,6 +28,7 @@
 //! | `rto_max` | `60s` | `60s` | `120s` |
 //! | `clock_granularity` | `1ms` | `10ms` | = `rto_min` |
 //! | `send_buffer` | `unlimited` | `unlimited` | `linux` |
+//! | `cwnd_validation` | `none` | `none` | `linux` |
 //!
 //! No profile sets `overhead` (the random send delay against drop-tail phase effects): ns-2.35's
 //! `overhead_` is 0, so `ns2` keeps 0; it is no sender rule of Linux's (real hosts' timing
@@ -54,14 +55,16 @@
 //!   `TCP_TIMEOUT_INIT` 1 s; `TCP_RTO_MIN` 200 ms, `TCP_RTO_MAX` 120 s; `tcp_rtt_estimator` keeps
 //!   the variance term at least `tcp_rto_min`, so the RTO is `srtt + max(rto_min, 4·mdev)`: RFC
 //!   6298 with G = `rto_min`; `tcp_sndbuf_expand()` autotunes the send buffer to about two
-//!   windows, which bounds what a long recovery sends beyond its hole (`tcp/send_buffer.rs`).
+//!   windows, which bounds what a long recovery sends beyond its hole (`tcp/send_buffer.rs`);
+//!   `tcp_is_cwnd_limited()` lets the control grow the window only while the sender uses it
+//!   all (`tcp/window_use.rs`).
 
 use westwood_algorithms::{WindowConfig, WindowGrowth};
 
 use crate::tcp::Recovery;
 
 use crate::model::{
-    FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, SendBufferRule, TcpSpec,
+    CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, SendBufferRule, TcpSpec,
     TimeoutThreshold, NANOS_PER_SECOND,
 };
 use crate::scenario::units::format_duration;
@@ -86,7 +89,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 19] = [
+    pub const KEYS: [&'static str; 20] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -106,6 +109,7 @@ impl Profile {
         "rto_max",
         "clock_granularity",
         "send_buffer",
+        "cwnd_validation",
     ];
 
     /// The name scenarios use: `"paper"`, `"ns2"` or `"linux"`.
@@ -163,6 +167,7 @@ impl Profile {
             "rto_max" => format_duration(tcp.rto.max),
             "clock_granularity" => format_duration(tcp.rto.granularity),
             "send_buffer" => tcp.send_buffer.name().to_string(),
+            "cwnd_validation" => tcp.cwnd_validation.name().to_string(),
             _ => panic!("{key} is not a profile key"),
         }
     }
@@ -253,6 +258,9 @@ impl Profile {
                 tcp.send_buffer =
                     if self == Linux { SendBufferRule::Linux } else { SendBufferRule::Unlimited }
             }
+            "cwnd_validation" => {
+                tcp.cwnd_validation = if self == Linux { CwndValidation::Linux } else { CwndValidation::None }
+            }
             _ => unreachable!("{key} is not a profile key"),
         }
     }
@@ -288,6 +296,7 @@ mod tests {
             acked_count: None,
             overhead: 0,
             send_buffer: SendBufferRule::Unlimited,
+            cwnd_validation: CwndValidation::None,
         }
     }
 
@@ -391,6 +400,7 @@ mod tests {
                 "200ms",
                 "120s",
                 "200ms",
+                "linux",
                 "linux"
             ]
         );

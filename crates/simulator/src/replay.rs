@@ -768,6 +768,7 @@ impl Replayer {
                     rtt_sample_ns: rec.rtt_us.map(|us| (us * 1000.0).round() as u64),
                     in_recovery: state == CaState::Recovery,
                     bytes_in_flight: in_flight,
+                    cwnd_limited: true,
                 };
                 for cc in &mut flow.controls {
                     cc.on_ack(&event);

@@ -58,6 +58,7 @@ const LINUX: &[(&str, &str)] = &[
     ("tcp.clock_granularity", "200ms"),
     ("tcp.timeout_threshold", "new_episode"),
     ("tcp.send_buffer", "linux"),
+    ("tcp.cwnd_validation", "linux"),
 ];
 
 /// `scenarios/wireless.toml` without the `[tcp]` keys a profile sets (the file sets the RTO,
@@ -120,6 +121,7 @@ fn a_run_with_the_linux_profile_is_the_run_with_its_keys_set_one_by_one() {
         ("tcp.fast_retransmit_timer", "restart"),
         ("tcp.repeat_fast_retransmit", "false"),
         ("tcp.send_buffer", "linux"),
+        ("tcp.cwnd_validation", "linux"),
     ]));
     let a = load_file(&path, &with_profile).unwrap();
     let b = load_file(&path, &rest).unwrap();

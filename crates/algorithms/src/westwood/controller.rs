@@ -116,7 +116,7 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
         self.last_credited_bytes = self.acked_count.on_ack(ack.ack_seq, mss) * mss;
         self.path.cwnd = self.window.cwnd();
         self.estimator.on_ack(ack.now_ns, self.last_credited_bytes, &self.path);
-        if !ack.in_recovery && !ack.is_dupack {
+        if !ack.in_recovery && !ack.is_dupack && ack.cwnd_limited {
             self.window.grow(ack.newly_acked_bytes);
         }
     }
@@ -213,6 +213,7 @@ mod tests {
             rtt_sample_ns: rtt_ms.map(|r| r * MS),
             in_recovery: false,
             bytes_in_flight: 0,
+            cwnd_limited: true,
         }
     }
 

@@ -28,7 +28,8 @@ use westwood_algorithms::WindowGrowth;
 use super::fields::{self, describe, Section};
 use super::{echo, FieldError, Res};
 use crate::model::{
-    CcSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, SendBufferRule, TimeoutThreshold,
+    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, SendBufferRule,
+    TimeoutThreshold,
 };
 use crate::profile::Profile;
 use crate::tcp::Recovery;
@@ -317,6 +318,18 @@ pub(crate) fn recovery_pacing(v: &Value, field: &str) -> Res<RecoveryPacing> {
         FieldError::new(
             field,
             format!("unknown recovery pacing {s}; expected {RECOVERY_PACING_EXPECTED}", s = echo(s)),
+        )
+    })
+}
+
+const CWND_VALIDATION_EXPECTED: &str = "\"none\" or \"linux\"";
+
+pub(crate) fn cwnd_validation(v: &Value, field: &str) -> Res<CwndValidation> {
+    let s = fields::string(v, field, CWND_VALIDATION_EXPECTED)?;
+    CwndValidation::from_name(s).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("unknown cwnd validation {s}; expected {CWND_VALIDATION_EXPECTED}", s = echo(s)),
         )
     })
 }

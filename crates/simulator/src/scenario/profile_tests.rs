@@ -71,6 +71,7 @@ rto_min = "200ms"
 rto_max = "120s"
 clock_granularity = "200ms"
 send_buffer = "linux"
+cwnd_validation = "linux"
 "#;
 
 /// Every key the ns2 profile sets, one by one (ns-2.35's defaults).
@@ -93,6 +94,7 @@ rto_min = "200ms"
 rto_max = "60s"
 clock_granularity = "10ms"
 send_buffer = "unlimited"
+cwnd_validation = "none"
 "#;
 
 #[test]

@@ -9,8 +9,8 @@ use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{FieldError, Res};
 use crate::model::{
-    DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, RtoSpec, SendBufferRule,
-    TcpSpec, TimeoutThreshold,
+    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, RtoSpec,
+    SendBufferRule, TcpSpec, TimeoutThreshold,
 };
 use crate::profile::Profile;
 
@@ -44,6 +44,7 @@ const SENDER_KEYS: &[&str] = &[
     "quick_acks",
     "overhead",
     "send_buffer",
+    "cwnd_validation",
 ];
 
 /// Every key of `[tcp]` and of a flow: the sender's, then each registered control's parameter
@@ -286,6 +287,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::send_buffer(v, &f)?,
         None => SendBufferRule::default(),
     };
+    let cwnd_validation = match get("cwnd_validation") {
+        Some((v, f)) => congestion::cwnd_validation(v, &f)?,
+        None => CwndValidation::default(),
+    };
     let profile = match get("profile") {
         Some((v, f)) => congestion::profile(v, &f)?,
         None => Profile::default(),
@@ -314,6 +319,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         acked_count: resolved.acked_count,
         overhead,
         send_buffer,
+        cwnd_validation,
     };
     // The profile fills in the keys set nowhere (a key set in any layer, or fixed by the
     // control's reference, wins over it).

@@ -11,6 +11,7 @@ pub mod rtt;
 pub mod sack;
 pub mod send_buffer;
 pub mod sender;
+pub mod window_use;
 
 pub use observation::AckObservation;
 pub use receiver::Receiver;

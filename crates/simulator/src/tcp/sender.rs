@@ -97,6 +97,7 @@ use super::observation::AckObservation;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use super::send_buffer::SendBuffer;
+use super::window_use::WindowUse;
 use super::Recovery;
 use crate::model::{
     FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold,
@@ -148,6 +149,10 @@ pub struct Sender {
     pub(in crate::tcp) data_limit: Option<u64>,
     /// The socket buffer the application writes into (`send_buffer`).
     pub(in crate::tcp) send_buffer: SendBuffer,
+    /// How much of its window the sender has been using (`cwnd_validation`).
+    pub(in crate::tcp) window_use: WindowUse,
+    /// Segments sent since the window use was last recorded.
+    pub(in crate::tcp) sent_since_window_use: u64,
     pub(in crate::tcp) started: bool,
     pub(in crate::tcp) peer_window: u64,
 
@@ -233,6 +238,8 @@ impl Sender {
             snd_max: 0,
             data_limit: None,
             send_buffer: SendBuffer::new(spec.send_buffer, spec.segment_size, spec.receiver_window),
+            window_use: WindowUse::new(spec.cwnd_validation),
+            sent_since_window_use: 0,
             started: false,
             peer_window: spec.receiver_window,
             dupacks: 0,
@@ -341,6 +348,24 @@ impl Sender {
         self.started = true;
         self.send_buffer.on_connected(self.cc.cwnd() / self.mss, u64::from(self.dupack_threshold));
         self.send_available(now, out);
+        self.record_window_use();
+    }
+
+    /// After a send opportunity: Linux's `tcp_cwnd_validate()` (`tcp/window_use.rs`), when
+    /// something was sent or the window is full.
+    pub(in crate::tcp) fn record_window_use(&mut self) {
+        let cwnd = self.cc.cwnd().div_ceil(self.mss);
+        let in_flight = self.prr_pipe().div_ceil(self.mss);
+        if self.sent_since_window_use > 0 || in_flight >= cwnd {
+            let packets_out = (self.snd_max - self.snd_una).div_ceil(self.mss);
+            self.window_use.after_sending(packets_out, in_flight, cwnd, self.snd_una, self.snd_max);
+        }
+        self.sent_since_window_use = 0;
+    }
+
+    /// Whether an ACK arriving now may grow the window (`tcp_is_cwnd_limited()`).
+    pub(in crate::tcp) fn cwnd_limited(&self) -> bool {
+        self.window_use.cwnd_limited(self.cc.cwnd() / self.mss, self.cc.ssthresh() / self.mss)
     }
 
     /// The end of the data the sender may send: what the application handed TCP, until it
@@ -428,6 +453,7 @@ impl Sender {
             self.snd_max = end;
         }
         self.stats.segments_sent += 1;
+        self.sent_since_window_use += 1;
         if self.in_recovery {
             self.prr_out += len;
         }
@@ -518,6 +544,7 @@ impl Sender {
             let in_flight = self.prr_pipe() / self.mss;
             self.send_buffer.on_space_freed(in_flight, cwnd, u64::from(self.dupack_threshold));
         }
+        self.record_window_use();
     }
 
     /// PRR: the ACK's DeliveredData (RFC 6937 §3). With SACK: the change in `snd_una` plus the
@@ -625,6 +652,7 @@ impl Sender {
             rtt_sample_ns,
             in_recovery: self.in_recovery,
             bytes_in_flight,
+            cwnd_limited: self.cwnd_limited(),
         });
 
         let mut restart = true;
@@ -656,6 +684,7 @@ impl Sender {
             rtt_sample_ns: None,
             in_recovery: self.in_recovery,
             bytes_in_flight,
+            cwnd_limited: self.cwnd_limited(),
         });
         if self.recovery_style == Recovery::Sack {
             self.sack_duplicate_ack(ack_seq, bytes_in_flight, sacked_new_data, now, out);
@@ -754,6 +783,7 @@ impl Sender {
         self.observe_now(now, trace_event, 0, false, None);
         self.rto_deadline = Some(now + self.rtt.rto());
         self.send_available(now, out);
+        self.record_window_use();
     }
 
     /// Linux's `tcp_enter_loss` test, negated: a timeout is inside the current loss episode
@@ -872,6 +902,7 @@ mod tests {
             acked_count: None,
             overhead: 0,
             send_buffer: SendBufferRule::Unlimited,
+            cwnd_validation: crate::model::CwndValidation::None,
         };
         edit(&mut spec);
         let config = WindowConfig {

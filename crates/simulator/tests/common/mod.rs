@@ -83,6 +83,7 @@ pub fn tcp(line: &Line) -> TcpSpec {
         acked_count: None,
         overhead: 0,
         send_buffer: westwood_simulator::model::SendBufferRule::Unlimited,
+        cwnd_validation: westwood_simulator::model::CwndValidation::None,
     }
 }
 
