@@ -354,7 +354,8 @@ impl Sender {
     /// After a send opportunity: Linux's `tcp_cwnd_validate()` (`tcp/window_use.rs`), when
     /// something was sent or the window is full.
     pub(in crate::tcp) fn record_window_use(&mut self) {
-        let cwnd = self.cc.cwnd().div_ceil(self.mss);
+        // Whole segments, as Linux counts both (a byte-counted window of 5.3 segments lets 5 out).
+        let cwnd = (self.cc.cwnd() / self.mss).max(1);
         let in_flight = self.prr_pipe().div_ceil(self.mss);
         if self.sent_since_window_use > 0 || in_flight >= cwnd {
             let packets_out = (self.snd_max - self.snd_una).div_ceil(self.mss);
@@ -365,7 +366,7 @@ impl Sender {
 
     /// Whether an ACK arriving now may grow the window (`tcp_is_cwnd_limited()`).
     pub(in crate::tcp) fn cwnd_limited(&self) -> bool {
-        self.window_use.cwnd_limited(self.cc.cwnd() / self.mss, self.cc.ssthresh() / self.mss)
+        self.window_use.cwnd_limited((self.cc.cwnd() / self.mss).max(1), self.cc.ssthresh() / self.mss)
     }
 
     /// The end of the data the sender may send: what the application handed TCP, until it
@@ -852,7 +853,7 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CcSpec, DelayedAckSpec, RtoSpec, SendBufferRule, NANOS_PER_SECOND};
+    use crate::model::{CcSpec, CwndValidation, DelayedAckSpec, RtoSpec, SendBufferRule, NANOS_PER_SECOND};
     use westwood_algorithms::WindowGrowth;
     use westwood_algorithms::{Reno, WindowConfig};
 
@@ -902,7 +903,7 @@ mod tests {
             acked_count: None,
             overhead: 0,
             send_buffer: SendBufferRule::Unlimited,
-            cwnd_validation: crate::model::CwndValidation::None,
+            cwnd_validation: CwndValidation::None,
         };
         edit(&mut spec);
         let config = WindowConfig {
@@ -1880,5 +1881,41 @@ mod tests {
             }
         }
         assert!(s.send_buffer.segments().unwrap() >= 80, "{:?}", s.send_buffer.segments());
+    }
+
+    #[test]
+    fn with_linux_cwnd_validation_a_window_the_receiver_holds_back_stops_growing() {
+        // Congestion avoidance at 20 segments; the receiver's window allows only 10 in flight.
+        for (rule, grows) in [(CwndValidation::Linux, false), (CwndValidation::None, true)] {
+            let mut s = sender_spec(Recovery::NewReno, 20, |t| {
+                t.initial_ssthresh = 10 * MSS;
+                t.window_growth = WindowGrowth::Linux;
+                t.cwnd_validation = rule;
+            });
+            let mut out = Vec::new();
+            s.start(0, &mut out);
+            let small_window = |n: u64| Packet { window: 10 * MSS, ..ack(n) };
+            // The first round trip filled the window (20 out of 20): it may grow once.
+            let mut before = s.cwnd();
+            for n in 1..=100 {
+                let mut out = Vec::new();
+                s.on_ack(&small_window(n), n * MS, &mut out);
+                assert!(s.snd_max() <= (n + 20) * MSS);
+                if n == 25 {
+                    before = s.cwnd();
+                }
+            }
+            assert_eq!(s.cwnd() > before, grows, "{rule:?}: cwnd {} -> {}", before / MSS, s.cwnd() / MSS);
+            // A full window again grows it.
+            let mut out = Vec::new();
+            let wide = 1000;
+            s.on_ack(&Packet { window: wide * MSS, ..ack(101) }, 101 * MS, &mut out);
+            let at = s.cwnd();
+            for n in 102..=200 {
+                let mut out = Vec::new();
+                s.on_ack(&Packet { window: wide * MSS, ..ack(n) }, n * MS, &mut out);
+            }
+            assert!(s.cwnd() > at, "{rule:?}: a window-limited sender grows");
+        }
     }
 }
