@@ -1507,6 +1507,8 @@ mod tests {
             ("tcp.clock_granularity", "1s"),
             ("tcp.send_buffer", "linux"),
             ("tcp.cwnd_validation", "linux"),
+            ("tcp.reduction_base", "cwnd"),
+            ("tcp.sack_next_seg", "linux"),
         ]
         .into_iter()
         .map(|(k, v)| pair(k, v))
@@ -1565,7 +1567,9 @@ mod tests {
                         "tcp.quick_acks": "16",
                         "tcp.clock_granularity": "1s",
                         "tcp.send_buffer": "linux",
-                        "tcp.cwnd_validation": "linux"
+                        "tcp.cwnd_validation": "linux",
+                        "tcp.reduction_base": "cwnd",
+                        "tcp.sack_next_seg": "linux"
                     },
                     "user": [],
                     "scenario": ["initial_cwnd", "rto_min", "rto_max"]

@@ -581,7 +581,9 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.quick_acks": "16",
                 "tcp.clock_granularity": "1s",
                 "tcp.send_buffer": "linux",
-                "tcp.cwnd_validation": "linux"
+                "tcp.cwnd_validation": "linux",
+                "tcp.reduction_base": "cwnd",
+                "tcp.sack_next_seg": "linux"
             },
             "user": [],
             "scenario": ["initial_cwnd", "rto_min", "rto_max"]
@@ -611,7 +613,9 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.quick_acks": "16",
                 "tcp.clock_granularity": "1s",
                 "tcp.send_buffer": "linux",
-                "tcp.cwnd_validation": "linux"
+                "tcp.cwnd_validation": "linux",
+                "tcp.reduction_base": "cwnd",
+                "tcp.sack_next_seg": "linux"
             },
             "user": ["window_growth", "limited_transmit", "recovery"],
             "scenario": ["initial_cwnd", "rto_min", "rto_max"]

@@ -355,6 +355,67 @@ pub struct TcpSpec {
     pub send_buffer: SendBufferRule,
     /// Whether the window grows only while the sender uses all of it ([`CwndValidation`]).
     pub cwnd_validation: CwndValidation,
+    /// What the control's loss reduction is computed from ([`ReductionBase`]).
+    pub reduction_base: ReductionBase,
+    /// SACK recovery: which RFC 6675 `NextSeg` rules choose what to send ([`SackNextSeg`]).
+    pub sack_next_seg: SackNextSeg,
+}
+
+/// What a loss reduction halves (or, for CUBIC, multiplies by beta): the `FlightSize` the
+/// sender reports with the loss, or its congestion window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ReductionBase {
+    /// RFC 5681 §3.1 equation (4): `ssthresh = max(FlightSize / 2, 2·SMSS)`. The default.
+    #[default]
+    FlightSize,
+    /// Linux: `tcp_reno_ssthresh()` and CUBIC's `cubictcp_recalc_ssthresh()` take `snd_cwnd`,
+    /// so a sender the receiver's window held below its cwnd keeps more of it.
+    Cwnd,
+}
+
+impl ReductionBase {
+    pub const ALL: [ReductionBase; 2] = [ReductionBase::FlightSize, ReductionBase::Cwnd];
+
+    /// The name scenarios use: `"flight_size"` or `"cwnd"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReductionBase::FlightSize => "flight_size",
+            ReductionBase::Cwnd => "cwnd",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ReductionBase> {
+        ReductionBase::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// Which RFC 6675 §4 `NextSeg` rules a SACK sender follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SackNextSeg {
+    /// All four: lost holes, new data, un-SACKed data below the highest SACK, and one rescue
+    /// retransmission per recovery. The default.
+    #[default]
+    Rfc6675,
+    /// Rules (1) and (2) only, as Linux: `tcp_xmit_retransmit_queue()` resends only segments
+    /// marked lost, then `tcp_write_xmit()` sends new data; Linux has no rescue retransmission
+    /// and does not resend un-SACKed data it has not marked lost.
+    Linux,
+}
+
+impl SackNextSeg {
+    pub const ALL: [SackNextSeg; 2] = [SackNextSeg::Rfc6675, SackNextSeg::Linux];
+
+    /// The name scenarios use: `"rfc6675"` or `"linux"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SackNextSeg::Rfc6675 => "rfc6675",
+            SackNextSeg::Linux => "linux",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<SackNextSeg> {
+        SackNextSeg::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
 }
 
 /// Whether the window grows on ACKs that arrive while the sender is not using all of it

@@ -29,6 +29,8 @@
 //! | `clock_granularity` | `1ms` | `10ms` | = `rto_min` |
 //! | `send_buffer` | `unlimited` | `unlimited` | `linux` |
 //! | `cwnd_validation` | `none` | `none` | `linux` |
+//! | `reduction_base` | `flight_size` | `flight_size` | `cwnd` |
+//! | `sack_next_seg` | `rfc6675` | `rfc6675` | `linux` |
 //!
 //! No profile sets `overhead` (the random send delay against drop-tail phase effects): ns-2.35's
 //! `overhead_` is 0, so `ns2` keeps 0; it is no sender rule of Linux's (real hosts' timing
@@ -57,15 +59,17 @@
 //!   6298 with G = `rto_min`; `tcp_sndbuf_expand()` autotunes the send buffer to about two
 //!   windows, which bounds what a long recovery sends beyond its hole (`tcp/send_buffer.rs`);
 //!   `tcp_is_cwnd_limited()` lets the control grow the window only while the sender uses it
-//!   all (`tcp/window_use.rs`).
+//!   all (`tcp/window_use.rs`); `tcp_reno_ssthresh()` and CUBIC halve (or scale) `snd_cwnd`,
+//!   not the FlightSize; `tcp_xmit_retransmit_queue()` resends only what is marked lost (no
+//!   RFC 6675 rule (3) or rescue retransmission).
 
 use westwood_algorithms::{WindowConfig, WindowGrowth};
 
 use crate::tcp::Recovery;
 
 use crate::model::{
-    CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, SendBufferRule, TcpSpec,
-    TimeoutThreshold, NANOS_PER_SECOND,
+    CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, ReductionBase,
+    SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
 };
 use crate::scenario::units::format_duration;
 
@@ -89,7 +93,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 20] = [
+    pub const KEYS: [&'static str; 22] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -110,6 +114,8 @@ impl Profile {
         "clock_granularity",
         "send_buffer",
         "cwnd_validation",
+        "reduction_base",
+        "sack_next_seg",
     ];
 
     /// The name scenarios use: `"paper"`, `"ns2"` or `"linux"`.
@@ -168,6 +174,8 @@ impl Profile {
             "clock_granularity" => format_duration(tcp.rto.granularity),
             "send_buffer" => tcp.send_buffer.name().to_string(),
             "cwnd_validation" => tcp.cwnd_validation.name().to_string(),
+            "reduction_base" => tcp.reduction_base.name().to_string(),
+            "sack_next_seg" => tcp.sack_next_seg.name().to_string(),
             _ => panic!("{key} is not a profile key"),
         }
     }
@@ -261,6 +269,13 @@ impl Profile {
             "cwnd_validation" => {
                 tcp.cwnd_validation = if self == Linux { CwndValidation::Linux } else { CwndValidation::None }
             }
+            "reduction_base" => {
+                tcp.reduction_base =
+                    if self == Linux { ReductionBase::Cwnd } else { ReductionBase::FlightSize }
+            }
+            "sack_next_seg" => {
+                tcp.sack_next_seg = if self == Linux { SackNextSeg::Linux } else { SackNextSeg::Rfc6675 }
+            }
             _ => unreachable!("{key} is not a profile key"),
         }
     }
@@ -297,6 +312,8 @@ mod tests {
             overhead: 0,
             send_buffer: SendBufferRule::Unlimited,
             cwnd_validation: CwndValidation::None,
+            reduction_base: ReductionBase::FlightSize,
+            sack_next_seg: SackNextSeg::Rfc6675,
         }
     }
 
@@ -401,6 +418,8 @@ mod tests {
                 "120s",
                 "200ms",
                 "linux",
+                "linux",
+                "cwnd",
                 "linux"
             ]
         );

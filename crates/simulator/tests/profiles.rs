@@ -59,6 +59,8 @@ const LINUX: &[(&str, &str)] = &[
     ("tcp.timeout_threshold", "new_episode"),
     ("tcp.send_buffer", "linux"),
     ("tcp.cwnd_validation", "linux"),
+    ("tcp.reduction_base", "cwnd"),
+    ("tcp.sack_next_seg", "linux"),
 ];
 
 /// `scenarios/wireless.toml` without the `[tcp]` keys a profile sets (the file sets the RTO,
@@ -122,6 +124,8 @@ fn a_run_with_the_linux_profile_is_the_run_with_its_keys_set_one_by_one() {
         ("tcp.repeat_fast_retransmit", "false"),
         ("tcp.send_buffer", "linux"),
         ("tcp.cwnd_validation", "linux"),
+        ("tcp.reduction_base", "cwnd"),
+        ("tcp.sack_next_seg", "linux"),
     ]));
     let a = load_file(&path, &with_profile).unwrap();
     let b = load_file(&path, &rest).unwrap();

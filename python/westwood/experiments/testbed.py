@@ -186,6 +186,10 @@ class TestbedExperiment:
     # recorded for its own simulator run (``simulator_overrides``), which cost a fraction of a
     # second each, so the comparison is not one noisy seed against another. 0: the testbed's.
     simulator_seeds: int = 0
+    # Experiments with the same ``run_group`` share their runs (a run is identified by the group
+    # instead of the experiment id), so two views of the same runs — goodput in one, the
+    # retransmissions in the other — cost one set of real-time runs. "": the experiment's own.
+    run_group: str = ""
 
     kind: ClassVar[str] = "testbed"
     record: ClassVar[bool] = False
@@ -239,7 +243,7 @@ class TestbedExperiment:
         seconds = self.quick_seconds if quick else self.seconds
         return [
             TestbedRun(
-                experiment=self.id,
+                experiment=self.run_group or self.id,
                 scenario_path=path,
                 scenario_sha256=digest,
                 overrides=tuple(self.run_overrides(x, series, extra)),
@@ -657,6 +661,38 @@ def agreement(testbed_a: str, testbed_b: str, xs: Sequence[float] = ()):
         worst = max(found, key=lambda f: abs(math.log(f[0])) if f[0] > 0 else math.inf)
         detail = "; ".join(
             f"{r.x_text(x)}: testbed {tb:.2f} / simulator {sim:.2f} = {q:.2f}"
+            for q, x, tb, sim in found
+        )
+        if r.quick:
+            raise ClaimUnavailable(
+                f"quick runs are too short to judge agreement (measured {worst[0]:.2f}: {detail});"
+                " run without --quick"
+            )
+        return Measurement(worst[0], detail)
+
+    return measure
+
+
+def kernel_over_simulator(series: str, xs: Sequence[float] = ()):
+    """Claim measure: over the x values (all, or ``xs``), the testbed's mean of ``series`` over
+    the simulator's (kernel TCP against the simulator's ``linux`` profile on the same scenario),
+    the one farthest from 1. Not judged on ``--quick`` runs (as ``agreement``)."""
+
+    def measure(r: SweepResults) -> Measurement:
+        found = []
+        for x in xs or r.xs:
+            try:
+                tb = r.mean(series, x)
+                sim = r.mean(series + SIMULATOR_SUFFIX, x)
+            except ClaimUnavailable:
+                continue
+            if sim > 0 and not math.isnan(tb) and not math.isnan(sim):
+                found.append((tb / sim, x, tb, sim))
+        if not found:
+            raise ClaimUnavailable(f"no x value with {series} on both sides")
+        worst = max(found, key=lambda f: abs(math.log(f[0])) if f[0] > 0 else math.inf)
+        detail = "; ".join(
+            f"{r.x_text(x)}: testbed {tb:.3g} / simulator {sim:.3g} = {q:.2f}"
             for q, x, tb, sim in found
         )
         if r.quick:

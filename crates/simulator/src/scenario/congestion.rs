@@ -28,8 +28,8 @@ use westwood_algorithms::WindowGrowth;
 use super::fields::{self, describe, Section};
 use super::{echo, FieldError, Res};
 use crate::model::{
-    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, SendBufferRule,
-    TimeoutThreshold,
+    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, ReductionBase,
+    SackNextSeg, SendBufferRule, TimeoutThreshold,
 };
 use crate::profile::Profile;
 use crate::tcp::Recovery;
@@ -330,6 +330,30 @@ pub(crate) fn cwnd_validation(v: &Value, field: &str) -> Res<CwndValidation> {
         FieldError::new(
             field,
             format!("unknown cwnd validation {s}; expected {CWND_VALIDATION_EXPECTED}", s = echo(s)),
+        )
+    })
+}
+
+const REDUCTION_BASE_EXPECTED: &str = "\"flight_size\" or \"cwnd\"";
+
+pub(crate) fn reduction_base(v: &Value, field: &str) -> Res<ReductionBase> {
+    let s = fields::string(v, field, REDUCTION_BASE_EXPECTED)?;
+    ReductionBase::from_name(s).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("unknown reduction base {s}; expected {REDUCTION_BASE_EXPECTED}", s = echo(s)),
+        )
+    })
+}
+
+const SACK_NEXT_SEG_EXPECTED: &str = "\"rfc6675\" or \"linux\"";
+
+pub(crate) fn sack_next_seg(v: &Value, field: &str) -> Res<SackNextSeg> {
+    let s = fields::string(v, field, SACK_NEXT_SEG_EXPECTED)?;
+    SackNextSeg::from_name(s).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("unknown SACK NextSeg rule set {s}; expected {SACK_NEXT_SEG_EXPECTED}", s = echo(s)),
         )
     })
 }

@@ -72,6 +72,8 @@ rto_max = "120s"
 clock_granularity = "200ms"
 send_buffer = "linux"
 cwnd_validation = "linux"
+reduction_base = "cwnd"
+sack_next_seg = "linux"
 "#;
 
 /// Every key the ns2 profile sets, one by one (ns-2.35's defaults).
@@ -95,6 +97,8 @@ rto_max = "60s"
 clock_granularity = "10ms"
 send_buffer = "unlimited"
 cwnd_validation = "none"
+reduction_base = "flight_size"
+sack_next_seg = "rfc6675"
 "#;
 
 #[test]

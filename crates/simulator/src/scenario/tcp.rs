@@ -9,8 +9,8 @@ use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{FieldError, Res};
 use crate::model::{
-    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, RtoSpec,
-    SendBufferRule, TcpSpec, TimeoutThreshold,
+    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing,
+    ReductionBase, RtoSpec, SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
 };
 use crate::profile::Profile;
 
@@ -45,6 +45,8 @@ const SENDER_KEYS: &[&str] = &[
     "overhead",
     "send_buffer",
     "cwnd_validation",
+    "reduction_base",
+    "sack_next_seg",
 ];
 
 /// Every key of `[tcp]` and of a flow: the sender's, then each registered control's parameter
@@ -291,6 +293,14 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::cwnd_validation(v, &f)?,
         None => CwndValidation::default(),
     };
+    let reduction_base = match get("reduction_base") {
+        Some((v, f)) => congestion::reduction_base(v, &f)?,
+        None => ReductionBase::default(),
+    };
+    let sack_next_seg = match get("sack_next_seg") {
+        Some((v, f)) => congestion::sack_next_seg(v, &f)?,
+        None => SackNextSeg::default(),
+    };
     let profile = match get("profile") {
         Some((v, f)) => congestion::profile(v, &f)?,
         None => Profile::default(),
@@ -320,6 +330,8 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         overhead,
         send_buffer,
         cwnd_validation,
+        reduction_base,
+        sack_next_seg,
     };
     // The profile fills in the keys set nowhere (a key set in any layer, or fixed by the
     // control's reference, wins over it).

@@ -100,7 +100,8 @@ use super::send_buffer::SendBuffer;
 use super::window_use::WindowUse;
 use super::Recovery;
 use crate::model::{
-    FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold,
+    FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryPacing, ReductionBase, SackNextSeg,
+    TcpSpec, TimeoutThreshold,
 };
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
@@ -149,6 +150,10 @@ pub struct Sender {
     pub(in crate::tcp) data_limit: Option<u64>,
     /// The socket buffer the application writes into (`send_buffer`).
     pub(in crate::tcp) send_buffer: SendBuffer,
+    /// What the control's loss reduction is computed from (`reduction_base`).
+    pub(in crate::tcp) reduction_base: ReductionBase,
+    /// Which RFC 6675 `NextSeg` rules SACK recovery follows (`sack_next_seg`).
+    pub(in crate::tcp) sack_next_seg: SackNextSeg,
     /// How much of its window the sender has been using (`cwnd_validation`).
     pub(in crate::tcp) window_use: WindowUse,
     /// Segments sent since the window use was last recorded.
@@ -239,6 +244,8 @@ impl Sender {
             data_limit: None,
             send_buffer: SendBuffer::new(spec.send_buffer, spec.segment_size, spec.receiver_window),
             window_use: WindowUse::new(spec.cwnd_validation),
+            reduction_base: spec.reduction_base,
+            sack_next_seg: spec.sack_next_seg,
             sent_since_window_use: 0,
             started: false,
             peer_window: spec.receiver_window,
@@ -362,6 +369,16 @@ impl Sender {
             self.window_use.after_sending(packets_out, in_flight, cwnd, self.snd_una, self.snd_max);
         }
         self.sent_since_window_use = 0;
+    }
+
+    /// The "FlightSize" a loss reports to the control: the flight (RFC 5681 §3.1), or with
+    /// `reduction_base = "cwnd"` the window in whole segments, as Linux's `ssthresh` callbacks
+    /// (`tcp_reno_ssthresh()`, CUBIC's) read `snd_cwnd`.
+    pub(in crate::tcp) fn reduction_flight(&self, bytes_in_flight: u64) -> u64 {
+        match self.reduction_base {
+            ReductionBase::FlightSize => bytes_in_flight,
+            ReductionBase::Cwnd => (self.cc.cwnd() / self.mss).max(1) * self.mss,
+        }
     }
 
     /// Whether an ACK arriving now may grow the window (`tcp_is_cwnd_limited()`).
@@ -756,6 +773,7 @@ impl Sender {
         let (event, trace_event) = if held {
             (CongestionEvent::TimeoutHeld { now_ns: now, bytes_in_flight }, TraceEvent::TimeoutHeld)
         } else {
+            let bytes_in_flight = self.reduction_flight(bytes_in_flight);
             (CongestionEvent::Timeout { now_ns: now, bytes_in_flight, repeated }, TraceEvent::Timeout)
         };
         self.cc.on_congestion(event);
@@ -853,7 +871,10 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CcSpec, CwndValidation, DelayedAckSpec, RtoSpec, SendBufferRule, NANOS_PER_SECOND};
+    use crate::model::{
+        CcSpec, CwndValidation, DelayedAckSpec, ReductionBase, RtoSpec, SackNextSeg, SendBufferRule,
+        NANOS_PER_SECOND,
+    };
     use westwood_algorithms::WindowGrowth;
     use westwood_algorithms::{Reno, WindowConfig};
 
@@ -904,6 +925,8 @@ mod tests {
             overhead: 0,
             send_buffer: SendBufferRule::Unlimited,
             cwnd_validation: CwndValidation::None,
+            reduction_base: ReductionBase::FlightSize,
+            sack_next_seg: SackNextSeg::Rfc6675,
         };
         edit(&mut spec);
         let config = WindowConfig {
@@ -1149,6 +1172,48 @@ mod tests {
         s.on_ack(&ack(10), 210 * MS, &mut out);
         assert!(s.in_recovery());
         assert!(out.is_empty(), "one rescue per recovery: {:?}", seqs(&out));
+    }
+
+    #[test]
+    fn with_linux_next_seg_rules_a_sack_sender_resends_only_what_it_marked_lost() {
+        // As the rescue test above, with sack_next_seg = "linux": nothing goes out after the
+        // partial ACK (Linux has no rescue retransmission, and no rule (3)).
+        let mut s = sender_spec(Recovery::Sack, 10, |t| t.sack_next_seg = SackNextSeg::Linux);
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        s.on_ack(&ack(2), 100 * MS, &mut out);
+        s.stop();
+        out.clear();
+        for top in 4..=6 {
+            s.on_ack(&sack_ack(2, &[(3, top)]), 101 * MS, &mut out);
+        }
+        assert_eq!(seqs(&out), vec![2], "the lost hole is resent");
+        out.clear();
+        s.on_ack(&ack(9), 200 * MS, &mut out);
+        assert!(s.in_recovery());
+        assert!(out.is_empty(), "no rescue: {:?}", seqs(&out));
+    }
+
+    #[test]
+    fn with_a_cwnd_reduction_base_reno_halves_its_window_not_a_smaller_flight() {
+        // cwnd 20 segments, but the receiver's window let only 10 out: RFC 5681 halves the
+        // FlightSize (5), Linux's tcp_reno_ssthresh the window (10).
+        for (base, expect) in [(ReductionBase::FlightSize, 5), (ReductionBase::Cwnd, 10)] {
+            let mut s = sender_spec(Recovery::NewReno, 20, |t| {
+                t.initial_ssthresh = 10 * MSS;
+                t.receiver_window = 10 * MSS;
+                t.reduction_base = base;
+            });
+            let mut out = Vec::new();
+            let narrow = |n: u64| Packet { window: 10 * MSS, ..ack(n) };
+            s.start(0, &mut out);
+            s.on_ack(&narrow(1), MS, &mut out);
+            for i in 0..3 {
+                s.on_ack(&narrow(1), (2 + i) * MS, &mut out);
+            }
+            assert!(s.in_recovery());
+            assert_eq!(s.ssthresh() / MSS, expect, "{base:?}");
+        }
     }
 
     #[test]

@@ -84,6 +84,8 @@ pub fn tcp(line: &Line) -> TcpSpec {
         overhead: 0,
         send_buffer: westwood_simulator::model::SendBufferRule::Unlimited,
         cwnd_validation: westwood_simulator::model::CwndValidation::None,
+        reduction_base: westwood_simulator::model::ReductionBase::FlightSize,
+        sack_next_seg: westwood_simulator::model::SackNextSeg::Rfc6675,
     }
 }
 

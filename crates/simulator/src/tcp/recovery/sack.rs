@@ -9,7 +9,7 @@ use westwood_trace::TraceEvent;
 
 use super::super::sender::Sender;
 use super::Recovery;
-use crate::model::{Nanos, RecoveryPacing};
+use crate::model::{Nanos, RecoveryPacing, SackNextSeg};
 use crate::network::Packet;
 
 /// Which `NextSeg` rule (RFC 6675 §4) chose a segment.
@@ -81,6 +81,11 @@ impl Sender {
         if let Some(len) = self.new_data_len() {
             return Some((self.snd_max, len, NextSegRule::New));
         }
+        // Linux stops here: it resends only what it marked lost, then new data
+        // (`sack_next_seg = "linux"`).
+        if self.sack_next_seg == SackNextSeg::Linux {
+            return None;
+        }
         // (3) Un-SACKed data above HighRxt and below the highest SACKed byte.
         if let Some(highest) = self.scoreboard.highest_sacked() {
             if let Some(hole) = self.scoreboard.first_hole(from, highest) {
@@ -117,7 +122,8 @@ impl Sender {
         // (4.1) RecoveryPoint = HighData.
         self.recover = Some(self.snd_max);
         // (4.2) the control sets ssthresh and cwnd.
-        self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight });
+        let reported = self.reduction_flight(bytes_in_flight);
+        self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight: reported });
         self.in_recovery = true;
         self.inflation = 0;
         self.start_prr(bytes_in_flight);

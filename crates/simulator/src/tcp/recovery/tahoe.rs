@@ -12,7 +12,11 @@ impl Sender {
     /// Jacobson's Tahoe at `dupthresh` DUPACKs: fast retransmit, then slow start from
     /// `snd_una` (go-back-N): send_available resends `snd_una` first, with cwnd = 1 SMSS.
     pub(in crate::tcp) fn tahoe_fast_retransmit(&mut self, bytes_in_flight: u64, now: Nanos) {
-        self.cc.on_congestion(CongestionEvent::DuplicateAcksSlowStart { now_ns: now, bytes_in_flight });
+        let reported = self.reduction_flight(bytes_in_flight);
+        self.cc.on_congestion(CongestionEvent::DuplicateAcksSlowStart {
+            now_ns: now,
+            bytes_in_flight: reported,
+        });
         self.snd_nxt = self.snd_una;
         self.loss_until = Some(self.snd_max);
         self.observe_now(now, TraceEvent::Recovery, 0, false, None);

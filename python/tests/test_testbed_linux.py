@@ -1,0 +1,67 @@
+"""The kernel-against-simulator experiments (papers/testbed_linux.py): shared runs, the drop
+axis, the measure. The runs themselves are real-time testbed runs (docs/testbed.md)."""
+
+from __future__ import annotations
+
+import math
+
+from westwood import run as simulate
+from westwood.claims import NOT_AVAILABLE, judge
+from westwood.experiments import testbed as tbx
+from westwood.experiments.sweep import SweepResults
+from westwood.papers import testbed_linux as tl
+from westwood.stats import mean_ci
+
+
+def test_goodput_and_retransmission_views_share_one_set_of_runs():
+    for a, b in ((tl.RANDOM, tl.RANDOM_RETRANSMITS), (tl.DROPS, tl.DROPS_RETRANSMITS)):
+        for quick in (False, True):
+            keys_a = [r.key for r in a.plan(quick, a.seeds, [], "bin")]
+            keys_b = [r.key for r in b.plan(quick, b.seeds, [], "bin")]
+            assert keys_a == keys_b and len(set(keys_a)) == len(keys_a)
+    # ... and with nothing else: another experiment of the same scenario has its own runs.
+    from westwood.papers.testbed import FIG9
+
+    fig9 = {r.key for r in FIG9.plan(False, 1, [], "bin")}
+    assert not fig9 & {r.key for r in tl.RANDOM.plan(False, 1, [], "bin")}
+    # Five seeds a side, 60 s, the fig. 9 loss rates; none of it in --quick.
+    assert (tl.RANDOM.seeds, tl.RANDOM.seconds, tl.RANDOM.x.values) == (5, 60, (0.5, 1, 2, 3, 5))
+    assert not any(e.headline for e in tl.EXPERIMENTS)
+
+
+def test_the_drop_axis_drops_n_segments_of_one_window_and_nothing_else():
+    for n in (1, 2, 3, 4):
+        overrides = dict(tl.DROPS.run_overrides(n, tl.DROPS_SERIES[0]))
+        assert overrides["drops"] == str(n)
+        dropped = [int(overrides[f"d{k}"]) for k in (1, 2, 3, 4)]
+        assert dropped[:n] == [2000 + 2 * k for k in range(n)]
+        assert all(d >= 10**9 for d in dropped[n:]), dropped
+        # The simulator drops exactly those (the path loses nothing else) and resends each once.
+        summary = simulate("linux_drops", overrides={**overrides, "tcp.profile": "linux"}).summary
+        links = {link["name"]: link for link in summary["links"]}
+        assert links["wireless"]["drops_error"] == n
+        assert sum(link["drops_overflow"] for link in summary["links"]) == 0
+        assert summary["flows"][0]["retransmits"] == n
+        assert summary["flows"][0]["timeouts"] == 0
+
+
+def _results(experiment, xs, testbed, simulator, quick=False):
+    """SweepResults of one series: rows TCPW then TCPW (simulator)."""
+    sweep = experiment.as_sweep(quick)
+    rows = [[mean_ci([v]) for v in testbed], [mean_ci([v]) for v in simulator]]
+    empty = [[mean_ci([]) for _ in xs] for _ in range(len(sweep.series) - 2)]
+    return SweepResults(sweep, xs, rows + empty, quick=quick)
+
+
+def test_kernel_over_simulator_is_the_ratio_farthest_from_one_and_not_judged_on_quick_runs():
+    xs = tl.RANDOM.x.values
+    r = _results(tl.RANDOM, xs, (1.0, 0.9, 1.2, 1.0, 0.5), (1.0, 1.0, 1.0, 1.0, 0.5))
+    m = tbx.kernel_over_simulator("TCPW")(r)
+    assert math.isclose(m.value, 1.2) and "2%: testbed 1.2 / simulator 1 = 1.20" in m.detail
+    claim = tl.RANDOM.claims[0]
+    assert judge(claim, r).verdict == "partly"
+    # A side that got nothing where the other got something is as far off as it gets.
+    r0 = _results(tl.RANDOM, xs, (1.0, 0.0, 1.0, 1.0, 1.0), (1.0, 1.0, 1.0, 1.0, 1.0))
+    assert tbx.kernel_over_simulator("TCPW")(r0).value == 0.0
+    quick = judge(claim, _results(tl.RANDOM, xs, (1,) * 5, (1,) * 5, quick=True))
+    assert quick.verdict == NOT_AVAILABLE and "without --quick" in quick.measured
