@@ -126,8 +126,11 @@ pub struct DropList {
 
 impl DropList {
     pub fn new(spec: &DropListSpec) -> Self {
+        // A number whose byte offset is past u64 names a segment no run reaches: saturate, and
+        // the entry never matches (as for any segment beyond the run's end).
         let sorted = |numbers: &[u64], offset: u64| {
-            let mut v: Vec<u64> = numbers.iter().map(|&n| (n + offset) * spec.segment_size).collect();
+            let mut v: Vec<u64> =
+                numbers.iter().map(|&n| n.saturating_add(offset).saturating_mul(spec.segment_size)).collect();
             v.sort_unstable();
             v.dedup();
             v
@@ -213,6 +216,22 @@ mod tests {
 
     fn ack(flow: u32, n: u64) -> Packet {
         Packet { kind: PacketKind::Ack, ack: n, len: 0, size: 40, ..data(flow, 0) }
+    }
+
+    #[test]
+    fn a_segment_number_past_any_byte_offset_never_matches_and_does_not_overflow() {
+        let spec = DropListSpec {
+            flow_name: "f".into(),
+            flow: 1,
+            segment_size: 400,
+            segments: vec![u64::MAX / 2, 3],
+            acks: vec![i64::MAX as u64],
+        };
+        let mut list = DropList::new(&spec);
+        assert!(list.drops(&data(1, 1200)));
+        assert!(!list.drops(&data(1, 4000)));
+        assert!(!list.drops(&ack(1, 1 << 40)));
+        assert_eq!(list.pending(), 2);
     }
 
     #[test]
