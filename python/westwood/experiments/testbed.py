@@ -642,35 +642,14 @@ def agreement(testbed_a: str, testbed_b: str, xs: Sequence[float] = ()):
     dominated by slow start and single random draws (docs/testbed.md, "In westwood reproduce"),
     so a verdict on it would say more about the run's length than about the two TCPs."""
 
-    def measure(r: SweepResults) -> Measurement:
-        found = []
-        for x in xs or r.xs:
-            try:
-                tb = r.mean(testbed_a, x) / r.mean(testbed_b, x)
-                sim = r.mean(testbed_a + SIMULATOR_SUFFIX, x) / r.mean(
-                    testbed_b + SIMULATOR_SUFFIX, x
-                )
-            except (ClaimUnavailable, ZeroDivisionError):
-                continue
-            if sim > 0 and not math.isnan(tb) and not math.isnan(sim):
-                found.append((tb / sim, x, tb, sim))
-        if not found:
-            raise ClaimUnavailable(
-                f"no x value with both {testbed_a} and {testbed_b} on both sides"
-            )
-        worst = max(found, key=lambda f: abs(math.log(f[0])) if f[0] > 0 else math.inf)
-        detail = "; ".join(
-            f"{r.x_text(x)}: testbed {tb:.2f} / simulator {sim:.2f} = {q:.2f}"
-            for q, x, tb, sim in found
-        )
-        if r.quick:
-            raise ClaimUnavailable(
-                f"quick runs are too short to judge agreement (measured {worst[0]:.2f}: {detail});"
-                " run without --quick"
-            )
-        return Measurement(worst[0], detail)
+    def sides(r: SweepResults, x: float) -> Tuple[float, float]:
+        tb = r.mean(testbed_a, x) / r.mean(testbed_b, x)
+        sim = r.mean(testbed_a + SIMULATOR_SUFFIX, x) / r.mean(testbed_b + SIMULATOR_SUFFIX, x)
+        return tb, sim
 
-    return measure
+    return _farthest_from_one(
+        xs, sides, f"no x value with both {testbed_a} and {testbed_b} on both sides", ".2f"
+    )
 
 
 def kernel_over_simulator(series: str, xs: Sequence[float] = ()):
@@ -678,21 +657,36 @@ def kernel_over_simulator(series: str, xs: Sequence[float] = ()):
     the simulator's (kernel TCP against the simulator's ``linux`` profile on the same scenario),
     the one farthest from 1. Not judged on ``--quick`` runs (as ``agreement``)."""
 
+    def sides(r: SweepResults, x: float) -> Tuple[float, float]:
+        return r.mean(series, x), r.mean(series + SIMULATOR_SUFFIX, x)
+
+    return _farthest_from_one(xs, sides, f"no x value with {series} on both sides", ".3g")
+
+
+def _farthest_from_one(
+    xs: Sequence[float],
+    sides: Callable[[SweepResults, float], Tuple[float, float]],
+    missing: str,
+    number: str,
+):
+    """The measure ``agreement`` and ``kernel_over_simulator`` share: at each x value
+    ``sides`` gives (testbed, simulator); the quotient farthest from 1 (0 counts as infinitely
+    far), every quotient in the detail, n/a on quick runs."""
+
     def measure(r: SweepResults) -> Measurement:
         found = []
         for x in xs or r.xs:
             try:
-                tb = r.mean(series, x)
-                sim = r.mean(series + SIMULATOR_SUFFIX, x)
-            except ClaimUnavailable:
+                tb, sim = sides(r, x)
+            except (ClaimUnavailable, ZeroDivisionError):
                 continue
             if sim > 0 and not math.isnan(tb) and not math.isnan(sim):
                 found.append((tb / sim, x, tb, sim))
         if not found:
-            raise ClaimUnavailable(f"no x value with {series} on both sides")
+            raise ClaimUnavailable(missing)
         worst = max(found, key=lambda f: abs(math.log(f[0])) if f[0] > 0 else math.inf)
         detail = "; ".join(
-            f"{r.x_text(x)}: testbed {tb:.3g} / simulator {sim:.3g} = {q:.2f}"
+            f"{r.x_text(x)}: testbed {tb:{number}} / simulator {sim:{number}} = {q:.2f}"
             for q, x, tb, sim in found
         )
         if r.quick:
