@@ -24,6 +24,8 @@ is in ``--quick``.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..claims import Claim, between
 from ..experiments.base import GOODPUT_MBPS, Axis, Metric, Series
 from ..experiments.testbed import TestbedExperiment, agreement, kernel_over_simulator
@@ -81,6 +83,20 @@ def _retransmits_claim(series: str, exact: bool = False) -> Claim:
     )
 
 
+def _retransmission_view(goodput: TestbedExperiment, title: str, exact: bool) -> TestbedExperiment:
+    """The runs of ``goodput`` (same scenario, axis, series, lengths, seeds and run group, so
+    the store runs them once) counted in retransmitted segments."""
+    return dataclasses.replace(
+        goodput,
+        id=goodput.id + "_retransmits",
+        title=title,
+        metric=RETRANSMITS,
+        description=f"{goodput.description} The runs of {goodput.id}, counted in retransmitted "
+        "segments.",
+        claims=tuple(_retransmits_claim(s.label, exact) for s in goodput.series),
+    )
+
+
 RANDOM = TestbedExperiment(
     id="testbed_linux",
     title="Testbed vs. simulator (linux profile): goodput with random loss",
@@ -108,22 +124,8 @@ RANDOM = TestbedExperiment(
     ),
 )
 
-RANDOM_RETRANSMITS = TestbedExperiment(
-    id="testbed_linux_retransmits",
-    title="Testbed vs. simulator (linux profile): retransmissions with random loss",
-    paper=RANDOM.paper,
-    scenario="wireless",
-    x=RANDOM_AXIS,
-    series=RANDOM_SERIES,
-    metric=RETRANSMITS,
-    seconds=60,
-    quick_seconds=20,
-    seeds=5,
-    simulator_seeds=20,
-    run_group="testbed_linux",
-    description=RANDOM_DESCRIPTION + " The runs of testbed_linux, counted in retransmitted "
-    "segments.",
-    claims=tuple(_retransmits_claim(s.label) for s in RANDOM_SERIES),
+RANDOM_RETRANSMITS = _retransmission_view(
+    RANDOM, "Testbed vs. simulator (linux profile): retransmissions with random loss", exact=False
 )
 
 DROPS_SERIES = (
@@ -168,21 +170,10 @@ DROPS = TestbedExperiment(
     claims=tuple(_goodput_claim(s.label) for s in DROPS_SERIES),
 )
 
-DROPS_RETRANSMITS = TestbedExperiment(
-    id="testbed_linux_drops_retransmits",
-    title="Testbed vs. simulator (linux profile): retransmissions with 1-4 drops in one window",
-    paper=DROPS.paper,
-    scenario="linux_drops",
-    x=DROPS_AXIS,
-    series=DROPS_SERIES,
-    metric=RETRANSMITS,
-    seconds=10,
-    quick_seconds=10,
-    seeds=1,
-    run_group="testbed_linux_drops",
-    description=DROPS_DESCRIPTION + " The runs of testbed_linux_drops, counted in retransmitted "
-    "segments.",
-    claims=tuple(_retransmits_claim(s.label, exact=True) for s in DROPS_SERIES),
+DROPS_RETRANSMITS = _retransmission_view(
+    DROPS,
+    "Testbed vs. simulator (linux profile): retransmissions with 1-4 drops in one window",
+    exact=True,
 )
 
 EXPERIMENTS = [RANDOM, RANDOM_RETRANSMITS, DROPS, DROPS_RETRANSMITS]
