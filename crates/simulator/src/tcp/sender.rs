@@ -361,8 +361,7 @@ impl Sender {
     /// After a send opportunity: Linux's `tcp_cwnd_validate()` (`tcp/window_use.rs`), when
     /// something was sent or the window is full.
     pub(in crate::tcp) fn record_window_use(&mut self) {
-        // Whole segments, as Linux counts both (a byte-counted window of 5.3 segments lets 5 out).
-        let cwnd = (self.cc.cwnd() / self.mss).max(1);
+        let cwnd = self.cwnd_segments();
         let in_flight = self.prr_pipe().div_ceil(self.mss);
         if self.sent_since_window_use > 0 || in_flight >= cwnd {
             let packets_out = (self.snd_max - self.snd_una).div_ceil(self.mss);
@@ -377,13 +376,19 @@ impl Sender {
     pub(in crate::tcp) fn reduction_flight(&self, bytes_in_flight: u64) -> u64 {
         match self.reduction_base {
             ReductionBase::FlightSize => bytes_in_flight,
-            ReductionBase::Cwnd => (self.cc.cwnd() / self.mss).max(1) * self.mss,
+            ReductionBase::Cwnd => self.cwnd_segments() * self.mss,
         }
     }
 
     /// Whether an ACK arriving now may grow the window (`tcp_is_cwnd_limited()`).
     pub(in crate::tcp) fn cwnd_limited(&self) -> bool {
-        self.window_use.cwnd_limited((self.cc.cwnd() / self.mss).max(1), self.cc.ssthresh() / self.mss)
+        self.window_use.cwnd_limited(self.cwnd_segments(), self.cc.ssthresh() / self.mss)
+    }
+
+    /// The control's window in whole segments, as Linux's `snd_cwnd` counts it (a byte-counted
+    /// window of 5.3 segments lets 5 out), at least one.
+    fn cwnd_segments(&self) -> u64 {
+        (self.cc.cwnd() / self.mss).max(1)
     }
 
     /// The end of the data the sender may send: what the application handed TCP, until it
