@@ -1,4 +1,4 @@
-//! Builds kernel/tcpw.bpf.c, tcpw_watch.bpf.c and lossy.bpf.c into BPF objects and libbpf-rs
+//! Builds kernel/tcpw.bpf.c, tcpw_watch.bpf.c, lossy.bpf.c and tcp_ack_probe.bpf.c into BPF objects and libbpf-rs
 //! skeletons (OUT_DIR/<name>.skel.rs).
 //!
 //! 1. `vmlinux.h` (every kernel type, for CO-RE) is generated into OUT_DIR with
@@ -130,8 +130,9 @@ fn main() {
     let kernel_inc = kernel_dir.canonicalize().unwrap_or(kernel_dir.clone());
     // tcpw.bpf.c: the congestion controls; tcpw_watch.bpf.c: the iterators `watch` reads (loaded
     // separately, so a kernel that refuses one never blocks registration); lossy.bpf.c: random
-    // loss for bench --loss and tests.
-    for name in ["tcpw", "tcpw_watch", "lossy"] {
+    // loss for bench --loss and tests; tcp_ack_probe.bpf.c: the per-ACK trace of the kernel's own
+    // congestion controls.
+    for name in ["tcpw", "tcpw_watch", "lossy", "tcp_ack_probe"] {
         let source = kernel_dir.join(format!("{name}.bpf.c"));
         let result = SkeletonBuilder::new()
             .source(&source)

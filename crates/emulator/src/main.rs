@@ -22,7 +22,7 @@ commands:
         scenario beside it. --out writes summary.json, flows.csv, links.csv, flow_series.csv,
         link_series.csv (as `westwood run --out`; one directory per CC when there are several,
         the simulator's in simulator/ under each) and comparison.json; --ack-trace adds
-        acks.csv, the per-ACK trace of every tcpw* flow (docs/ack-trace.md), and the
+        acks.csv, the kernel's per-ACK trace of every flow (docs/ack-trace.md), and the
         simulator's in simulator/acks.csv; --pcap captures each flow at its sender and receiver
         namespaces (pcap/FLOW.sender.pcapng, pcap/FLOW.receiver.pcapng; the first N bytes of
         each frame, default 128) and has the simulator write the same files for its run in

@@ -478,10 +478,12 @@ struct Sample {
     bwe_bps: f64,
 }
 
-/// The kernel's per-ACK trace of a run's tcpw* flows, into a file (docs/ack-trace.md), each row
-/// named after its flow.
+/// The kernel's per-ACK trace of a run's flows, into a file (docs/ack-trace.md), each row named
+/// after its flow: the tcpw* flows from their own ring buffer (with the bandwidth estimate), the
+/// others (reno, cubic, ...) from the ACK-path probe (kernel/tcp_ack_probe.bpf.c).
 struct KernelAckTrace {
-    session: westwood_linux::acks::TraceSession,
+    session: Option<westwood_linux::acks::TraceSession>,
+    probe: Option<westwood_linux::ack_probe::ProbeSession>,
     rows: FlowRows,
 }
 
@@ -489,15 +491,21 @@ struct KernelAckTrace {
 struct FlowRows {
     convert: westwood_linux::acks::Converter,
     writer: westwood_trace::AckTraceWriter<westwood_trace::AtomicFile>,
-    /// (sender namespace inode, flow name) of each flow to keep.
-    flows: Vec<(u32, String)>,
+    /// (sender namespace inode, flow name, kernel cc, traced by the probe) of each flow to keep.
+    flows: Vec<(u32, String, String, bool)>,
 }
 
 impl FlowRows {
-    fn write(&mut self, events: Vec<westwood_linux::acks::KernelAck>) -> Result<()> {
+    /// Write the rows of `events`, which came from the probe (`from_probe`) or the tcpw* ring
+    /// buffer; each flow takes its rows from one of the two.
+    fn write(&mut self, events: Vec<westwood_linux::acks::KernelAck>, from_probe: bool) -> Result<()> {
         for ev in events.iter().filter(|ev| ev.sport == DATA_PORT) {
-            if let Some((_, name)) = self.flows.iter().find(|(ns, _)| *ns == ev.netns) {
-                let row = self.convert.record(ev, name);
+            let flow = self.flows.iter().find(|(ns, _, _, probed)| *ns == ev.netns && *probed == from_probe);
+            if let Some((_, name, cc, _)) = flow {
+                let mut row = self.convert.record(ev, name);
+                if from_probe {
+                    row.cc.clone_from(cc);
+                }
                 self.writer.write(&row).map_err(|e| Error::failed("writing the trace", e))?;
             }
         }
@@ -506,29 +514,54 @@ impl FlowRows {
 }
 
 impl KernelAckTrace {
-    fn start(path: &std::path::Path) -> Result<KernelAckTrace> {
-        let session = westwood_linux::acks::TraceSession::start()?;
+    /// Start tracing the flows of `plan` (their sender namespaces' inodes in `netns_inodes`).
+    fn start(path: &std::path::Path, plan: &Plan, netns_inodes: &[u64]) -> Result<KernelAckTrace> {
+        let flows: Vec<(u32, String, String, bool)> = plan
+            .flows
+            .iter()
+            .zip(netns_inodes)
+            .map(|(f, ns)| (*ns as u32, f.name.clone(), f.kernel_cc.clone(), !f.uses_bpf()))
+            .collect();
+        let session = match flows.iter().any(|f| !f.3) {
+            true => Some(westwood_linux::acks::TraceSession::start()?),
+            false => None,
+        };
+        let probe = match flows.iter().any(|f| f.3) {
+            true => Some(westwood_linux::ack_probe::ProbeSession::start(DATA_PORT)?),
+            false => None,
+        };
         let file = westwood_trace::AtomicFile::create(path)
             .map_err(|e| Error::failed(format!("creating {}", path.display()), e))?;
         let writer =
             westwood_trace::AckTraceWriter::new(file).map_err(|e| Error::failed("writing the trace", e))?;
-        Ok(KernelAckTrace {
-            session,
-            rows: FlowRows { convert: Default::default(), writer, flows: Vec::new() },
-        })
+        Ok(KernelAckTrace { session, probe, rows: FlowRows { convert: Default::default(), writer, flows } })
     }
 
-    /// Take what the ring buffer holds now.
+    /// Take what the ring buffers hold now.
     fn drain(&mut self) -> Result<()> {
-        let events = self.session.poll(Duration::ZERO)?;
-        self.rows.write(events)
+        if let Some(session) = self.session.as_mut() {
+            let events = session.poll(Duration::ZERO)?;
+            self.rows.write(events, false)?;
+        }
+        if let Some(probe) = self.probe.as_mut() {
+            let events = probe.poll(Duration::ZERO)?;
+            self.rows.write(events, true)?;
+        }
+        Ok(())
     }
 
     /// Switch the trace off, write the rest, put the file in place: (rows, records lost).
     fn finish(self) -> Result<(u64, u64)> {
-        let KernelAckTrace { session, mut rows } = self;
-        let dropped = session.dropped()?;
-        rows.write(session.finish()?)?;
+        let KernelAckTrace { session, probe, mut rows } = self;
+        let mut dropped = 0;
+        if let Some(session) = session {
+            dropped += session.dropped()?;
+            rows.write(session.finish()?, false)?;
+        }
+        if let Some(probe) = probe {
+            dropped += probe.dropped()?;
+            rows.write(probe.finish()?, true)?;
+        }
         let count = rows.writer.rows();
         rows.writer.into_inner().commit().map_err(|e| Error::failed("writing the trace", e))?;
         Ok((count, dropped))
@@ -569,8 +602,8 @@ pub fn late_emulator(label: &str, summary: &Value) -> Option<String> {
     Some(format!("{label}: lateness p99 {p99_ms:.2} ms, load average {}", load.join(" ")))
 }
 
-/// Run `plan` once on the testbed; with `ack_trace`, the kernel's per-ACK trace of its tcpw*
-/// flows goes to that file.
+/// Run `plan` once on the testbed; with `ack_trace`, the kernel's per-ACK trace of its flows
+/// goes to that file.
 pub fn run_once(
     plan: &Plan,
     sample_interval: Nanos,
@@ -686,20 +719,10 @@ pub fn run_once_captured(
         }
     }
 
-    // The kernel's per-ACK trace of the tcpw* flows, from before the first one starts.
+    // The kernel's per-ACK trace of every flow, from before the first one starts.
     let mut trace = match ack_trace {
-        Some(path) if plan.flows.iter().any(FlowPlan::uses_bpf) => {
-            let mut t = KernelAckTrace::start(path)?;
-            t.rows.flows = plan
-                .flows
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| f.uses_bpf())
-                .map(|(i, f)| (netns_inodes[i] as u32, f.name.clone()))
-                .collect();
-            Some(t)
-        }
-        _ => None,
+        Some(path) => Some(KernelAckTrace::start(path, plan, &netns_inodes)?),
+        None => None,
     };
     let mut bwe_unavailable: Option<String> = None;
 
@@ -1509,6 +1532,7 @@ mod tests {
             ("tcp.cwnd_validation", "linux"),
             ("tcp.reduction_base", "cwnd"),
             ("tcp.sack_next_seg", "linux"),
+            ("tcp.recovery_exit", "above_recover"),
         ]
         .into_iter()
         .map(|(k, v)| pair(k, v))
@@ -1569,7 +1593,8 @@ mod tests {
                         "tcp.send_buffer": "linux",
                         "tcp.cwnd_validation": "linux",
                         "tcp.reduction_base": "cwnd",
-                        "tcp.sack_next_seg": "linux"
+                        "tcp.sack_next_seg": "linux",
+                        "tcp.recovery_exit": "above_recover"
                     },
                     "user": [],
                     "scenario": ["initial_cwnd", "rto_min", "rto_max"]

@@ -13,11 +13,14 @@
 //! - [`watch`]: per-connection BWE, RTTmin, cwnd, ssthresh from socket-local storage, read
 //!   through a pinned BPF iterator;
 //! - [`acks`]: the per-ACK trace from the BPF ring buffer, as rows of docs/ack-trace.md;
+//! - [`ack_probe`]: the same trace for the kernel's own congestion controls (reno, cubic), read
+//!   on the ACK path by fexit programs;
 //! - [`netns`]: network namespaces joined by a veth pair, and child processes, as RAII guards
 //!   (for `bench` and the tests);
 //! - [`bench`]: iperf3 with reno, then tcpw, over a veth pair;
 //! - [`sig`]: Ctrl-C as a flag, so guards clean up.
 
+pub mod ack_probe;
 pub mod acks;
 pub mod args;
 pub mod bench;
@@ -47,6 +50,12 @@ pub mod watch_skel {
 #[allow(clippy::all, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused)]
 pub mod lossy_skel {
     include!(concat!(env!("OUT_DIR"), "/lossy.skel.rs"));
+}
+
+/// The skeleton of kernel/tcp_ack_probe.bpf.c (the per-ACK trace of any congestion control).
+#[allow(clippy::all, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused)]
+pub mod probe_skel {
+    include!(concat!(env!("OUT_DIR"), "/tcp_ack_probe.skel.rs"));
 }
 
 pub use error::{Error, Result};
