@@ -359,6 +359,8 @@ pub struct TcpSpec {
     pub reduction_base: ReductionBase,
     /// SACK recovery: which RFC 6675 `NextSeg` rules choose what to send ([`SackNextSeg`]).
     pub sack_next_seg: SackNextSeg,
+    /// NewReno recovery: the cumulative ACK that ends it ([`RecoveryExit`]).
+    pub recovery_exit: RecoveryExit,
 }
 
 /// What a loss reduction halves (or, for CUBIC, multiplies by beta): the `FlightSize` the
@@ -415,6 +417,38 @@ impl SackNextSeg {
 
     pub fn from_name(name: &str) -> Option<SackNextSeg> {
         SackNextSeg::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// Which cumulative ACK ends NewReno (non-SACK) fast recovery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum RecoveryExit {
+    /// The ACK of `recover` itself (RFC 6582 §3.2 step 3: "acknowledges all of the data up to
+    /// and including recover"). The default.
+    #[default]
+    AtRecover,
+    /// Only an ACK beyond `recover`, as Linux: `tcp_try_undo_recovery()` holds a non-SACK
+    /// connection in `TCP_CA_Recovery` while `snd_una == high_seq` ("Hold old state until
+    /// something *above* high_seq is ACKed. For Reno it is MUST to prevent false fast
+    /// retransmits"), so the ACK of `recover` is one more ACK of the window reduction (PRR,
+    /// no growth) and the window grows only from the next one. SACK recovery ends at
+    /// `recover` whatever this says (Linux holds only `tcp_is_reno` connections).
+    AboveRecover,
+}
+
+impl RecoveryExit {
+    pub const ALL: [RecoveryExit; 2] = [RecoveryExit::AtRecover, RecoveryExit::AboveRecover];
+
+    /// The name scenarios use: `"at_recover"` or `"above_recover"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoveryExit::AtRecover => "at_recover",
+            RecoveryExit::AboveRecover => "above_recover",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<RecoveryExit> {
+        RecoveryExit::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
     }
 }
 

@@ -31,6 +31,7 @@
 //! | `cwnd_validation` | `none` | `none` | `linux` |
 //! | `reduction_base` | `flight_size` | `flight_size` | `cwnd` |
 //! | `sack_next_seg` | `rfc6675` | `rfc6675` | `linux` |
+//! | `recovery_exit` | `at_recover` | `at_recover` | `above_recover` |
 //!
 //! No profile sets `overhead` (the random send delay against drop-tail phase effects): ns-2.35's
 //! `overhead_` is 0, so `ns2` keeps 0; it is no sender rule of Linux's (real hosts' timing
@@ -61,15 +62,16 @@
 //!   `tcp_is_cwnd_limited()` lets the control grow the window only while the sender uses it
 //!   all (`tcp/window_use.rs`); `tcp_reno_ssthresh()` and CUBIC halve (or scale) `snd_cwnd`,
 //!   not the FlightSize; `tcp_xmit_retransmit_queue()` resends only what is marked lost (no
-//!   RFC 6675 rule (3) or rescue retransmission).
+//!   RFC 6675 rule (3) or rescue retransmission); `tcp_try_undo_recovery()` holds a non-SACK
+//!   connection in Recovery until an ACK beyond `high_seq` (`recovery_exit`).
 
 use westwood_algorithms::{WindowConfig, WindowGrowth};
 
 use crate::tcp::Recovery;
 
 use crate::model::{
-    CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, ReductionBase,
-    SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
+    CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryExit, RecoveryPacing,
+    ReductionBase, SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
 };
 use crate::scenario::units::format_duration;
 
@@ -93,7 +95,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 22] = [
+    pub const KEYS: [&'static str; 23] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -116,6 +118,7 @@ impl Profile {
         "cwnd_validation",
         "reduction_base",
         "sack_next_seg",
+        "recovery_exit",
     ];
 
     /// The name scenarios use: `"paper"`, `"ns2"` or `"linux"`.
@@ -176,6 +179,7 @@ impl Profile {
             "cwnd_validation" => tcp.cwnd_validation.name().to_string(),
             "reduction_base" => tcp.reduction_base.name().to_string(),
             "sack_next_seg" => tcp.sack_next_seg.name().to_string(),
+            "recovery_exit" => tcp.recovery_exit.name().to_string(),
             _ => panic!("{key} is not a profile key"),
         }
     }
@@ -276,6 +280,10 @@ impl Profile {
             "sack_next_seg" => {
                 tcp.sack_next_seg = if self == Linux { SackNextSeg::Linux } else { SackNextSeg::Rfc6675 }
             }
+            "recovery_exit" => {
+                tcp.recovery_exit =
+                    if self == Linux { RecoveryExit::AboveRecover } else { RecoveryExit::AtRecover }
+            }
             _ => unreachable!("{key} is not a profile key"),
         }
     }
@@ -314,6 +322,7 @@ mod tests {
             cwnd_validation: CwndValidation::None,
             reduction_base: ReductionBase::FlightSize,
             sack_next_seg: SackNextSeg::Rfc6675,
+            recovery_exit: RecoveryExit::AtRecover,
         }
     }
 
@@ -420,7 +429,8 @@ mod tests {
                 "linux",
                 "linux",
                 "cwnd",
-                "linux"
+                "linux",
+                "above_recover"
             ]
         );
         t.initial_cwnd = 1000;

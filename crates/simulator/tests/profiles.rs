@@ -61,6 +61,7 @@ const LINUX: &[(&str, &str)] = &[
     ("tcp.cwnd_validation", "linux"),
     ("tcp.reduction_base", "cwnd"),
     ("tcp.sack_next_seg", "linux"),
+    ("tcp.recovery_exit", "above_recover"),
 ];
 
 /// `scenarios/wireless.toml` without the `[tcp]` keys a profile sets (the file sets the RTO,
@@ -126,6 +127,7 @@ fn a_run_with_the_linux_profile_is_the_run_with_its_keys_set_one_by_one() {
         ("tcp.cwnd_validation", "linux"),
         ("tcp.reduction_base", "cwnd"),
         ("tcp.sack_next_seg", "linux"),
+        ("tcp.recovery_exit", "above_recover"),
     ]));
     let a = load_file(&path, &with_profile).unwrap();
     let b = load_file(&path, &rest).unwrap();

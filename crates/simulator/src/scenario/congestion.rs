@@ -28,8 +28,8 @@ use westwood_algorithms::WindowGrowth;
 use super::fields::{self, describe, Section};
 use super::{echo, FieldError, Res};
 use crate::model::{
-    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing, ReductionBase,
-    SackNextSeg, SendBufferRule, TimeoutThreshold,
+    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryExit, RecoveryPacing,
+    ReductionBase, SackNextSeg, SendBufferRule, TimeoutThreshold,
 };
 use crate::profile::Profile;
 use crate::tcp::Recovery;
@@ -354,6 +354,18 @@ pub(crate) fn sack_next_seg(v: &Value, field: &str) -> Res<SackNextSeg> {
         FieldError::new(
             field,
             format!("unknown SACK NextSeg rule set {s}; expected {SACK_NEXT_SEG_EXPECTED}", s = echo(s)),
+        )
+    })
+}
+
+const RECOVERY_EXIT_EXPECTED: &str = "\"at_recover\" or \"above_recover\"";
+
+pub(crate) fn recovery_exit(v: &Value, field: &str) -> Res<RecoveryExit> {
+    let s = fields::string(v, field, RECOVERY_EXIT_EXPECTED)?;
+    RecoveryExit::from_name(s).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("unknown recovery exit {s}; expected {RECOVERY_EXIT_EXPECTED}", s = echo(s)),
         )
     })
 }

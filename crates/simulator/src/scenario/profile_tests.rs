@@ -74,6 +74,7 @@ send_buffer = "linux"
 cwnd_validation = "linux"
 reduction_base = "cwnd"
 sack_next_seg = "linux"
+recovery_exit = "above_recover"
 "#;
 
 /// Every key the ns2 profile sets, one by one (ns-2.35's defaults).
@@ -99,6 +100,7 @@ send_buffer = "unlimited"
 cwnd_validation = "none"
 reduction_base = "flight_size"
 sack_next_seg = "rfc6675"
+recovery_exit = "at_recover"
 "#;
 
 #[test]

@@ -9,8 +9,8 @@ use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{FieldError, Res};
 use crate::model::{
-    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryPacing,
-    ReductionBase, RtoSpec, SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
+    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryExit,
+    RecoveryPacing, ReductionBase, RtoSpec, SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
 };
 use crate::profile::Profile;
 
@@ -47,6 +47,7 @@ const SENDER_KEYS: &[&str] = &[
     "cwnd_validation",
     "reduction_base",
     "sack_next_seg",
+    "recovery_exit",
 ];
 
 /// Every key of `[tcp]` and of a flow: the sender's, then each registered control's parameter
@@ -301,6 +302,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::sack_next_seg(v, &f)?,
         None => SackNextSeg::default(),
     };
+    let recovery_exit = match get("recovery_exit") {
+        Some((v, f)) => congestion::recovery_exit(v, &f)?,
+        None => RecoveryExit::default(),
+    };
     let profile = match get("profile") {
         Some((v, f)) => congestion::profile(v, &f)?,
         None => Profile::default(),
@@ -332,6 +337,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         cwnd_validation,
         reduction_base,
         sack_next_seg,
+        recovery_exit,
     };
     // The profile fills in the keys set nowhere (a key set in any layer, or fixed by the
     // control's reference, wins over it).

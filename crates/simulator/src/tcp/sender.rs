@@ -100,8 +100,8 @@ use super::send_buffer::SendBuffer;
 use super::window_use::WindowUse;
 use super::Recovery;
 use crate::model::{
-    FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryPacing, ReductionBase, SackNextSeg,
-    TcpSpec, TimeoutThreshold,
+    FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryExit, RecoveryPacing, ReductionBase,
+    SackNextSeg, TcpSpec, TimeoutThreshold,
 };
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
@@ -154,6 +154,8 @@ pub struct Sender {
     pub(in crate::tcp) reduction_base: ReductionBase,
     /// Which RFC 6675 `NextSeg` rules SACK recovery follows (`sack_next_seg`).
     pub(in crate::tcp) sack_next_seg: SackNextSeg,
+    /// Which cumulative ACK ends NewReno recovery (`recovery_exit`).
+    pub(in crate::tcp) recovery_exit: RecoveryExit,
     /// How much of its window the sender has been using (`cwnd_validation`).
     pub(in crate::tcp) window_use: WindowUse,
     /// Segments sent since the window use was last recorded.
@@ -246,6 +248,7 @@ impl Sender {
             window_use: WindowUse::new(spec.cwnd_validation),
             reduction_base: spec.reduction_base,
             sack_next_seg: spec.sack_next_seg,
+            recovery_exit: spec.recovery_exit,
             sent_since_window_use: 0,
             started: false,
             peer_window: spec.receiver_window,
@@ -655,7 +658,14 @@ impl Sender {
             }
         }
 
+        // Linux's hold (`recovery_exit = "above_recover"`): the ACK of exactly `recover` keeps a
+        // non-SACK sender in recovery, as one more ACK of the reduction with no hole to resend.
+        let held = self.in_recovery
+            && self.recovery_style == Recovery::NewReno
+            && self.recovery_exit == RecoveryExit::AboveRecover
+            && self.recover == Some(ack_seq);
         let full_ack = self.in_recovery
+            && !held
             && match self.recovery_style {
                 Recovery::Reno | Recovery::Tahoe => true,
                 // RFC 6582 §3.2 step 3; RFC 6675 §5 (A).
@@ -681,7 +691,7 @@ impl Sender {
         let mut restart = true;
         if full_ack && !exit_first {
             self.exit_recovery(now);
-        } else if self.in_recovery && self.recovery_style == Recovery::NewReno {
+        } else if self.in_recovery && self.recovery_style == Recovery::NewReno && !held {
             restart = self.newreno_partial_ack(newly_acked_bytes, now, out);
         }
         // SACK partial ACKs: the scoreboard was updated; sending follows from pipe.
@@ -877,8 +887,8 @@ impl Sender {
 mod tests {
     use super::*;
     use crate::model::{
-        CcSpec, CwndValidation, DelayedAckSpec, ReductionBase, RtoSpec, SackNextSeg, SendBufferRule,
-        NANOS_PER_SECOND,
+        CcSpec, CwndValidation, DelayedAckSpec, RecoveryExit, ReductionBase, RtoSpec, SackNextSeg,
+        SendBufferRule, NANOS_PER_SECOND,
     };
     use westwood_algorithms::WindowGrowth;
     use westwood_algorithms::{Reno, WindowConfig};
@@ -932,6 +942,7 @@ mod tests {
             cwnd_validation: CwndValidation::None,
             reduction_base: ReductionBase::FlightSize,
             sack_next_seg: SackNextSeg::Rfc6675,
+            recovery_exit: RecoveryExit::AtRecover,
         };
         edit(&mut spec);
         let config = WindowConfig {
@@ -1897,6 +1908,48 @@ mod tests {
         assert!(!s.in_recovery());
         assert_eq!(s.cwnd(), s.ssthresh());
         assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn linux_holds_newreno_recovery_until_an_ack_beyond_recover() {
+        // NewReno with PRR, exit growth and Linux's growth, as the linux profile: 10 out, ACK 2
+        // (two segments, slow start) sends 10..13, so recover will be 14; segment 2 is lost,
+        // DUPACKs come from 3.., then the retransmission of 2 brings the cumulative ACK of
+        // exactly `recover`.
+        for (exit, ends_at_recover) in [(RecoveryExit::AtRecover, true), (RecoveryExit::AboveRecover, false)]
+        {
+            let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
+                t.recovery_pacing = RecoveryPacing::Prr;
+                t.recovery_exit_growth = true;
+                t.recovery_exit = exit;
+                t.window_growth = WindowGrowth::Linux;
+            });
+            let mut out = Vec::new();
+            s.on_ack(&ack(2), 100 * MS, &mut out);
+            for _ in 0..10 {
+                s.on_ack(&ack(2), 101 * MS, &mut out);
+            }
+            assert_eq!(s.recover, Some(14 * MSS));
+            let ssthresh = s.ssthresh();
+            out.clear();
+            s.on_ack(&ack(14), 200 * MS, &mut out);
+            assert_eq!(s.in_recovery(), !ends_at_recover, "{exit:?}");
+            if ends_at_recover {
+                // RFC 6582: recovery ends, and the ACK of twelve segments grows the window.
+                assert!(s.cwnd() > ssthresh, "{exit:?}: cwnd {} ssthresh {ssthresh}", s.cwnd());
+                continue;
+            }
+            // tcp_try_undo_recovery's hold: no growth, and nothing below snd_una to resend (new
+            // data only, as PRR allows).
+            assert!(s.cwnd() <= ssthresh, "held: cwnd {} ssthresh {ssthresh}", s.cwnd());
+            assert!(out.iter().all(|p| p.seq >= 14 * MSS), "held: resent {:?}", seqs(&out));
+            // The next ACK (beyond recover) ends recovery: the window restarts from ssthresh and
+            // grows by what this ACK acknowledged (one segment of the five the next one takes).
+            s.on_ack(&ack(15), 300 * MS, &mut out);
+            assert!(!s.in_recovery());
+            assert_eq!(s.cwnd(), ssthresh);
+            assert_eq!(s.stats.fast_retransmits, 1);
+        }
     }
 
     #[test]

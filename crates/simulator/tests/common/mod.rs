@@ -86,6 +86,7 @@ pub fn tcp(line: &Line) -> TcpSpec {
         cwnd_validation: westwood_simulator::model::CwndValidation::None,
         reduction_base: westwood_simulator::model::ReductionBase::FlightSize,
         sack_next_seg: westwood_simulator::model::SackNextSeg::Rfc6675,
+        recovery_exit: westwood_simulator::model::RecoveryExit::AtRecover,
     }
 }
 
