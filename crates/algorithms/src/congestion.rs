@@ -46,6 +46,9 @@ pub enum WindowGrowth {
     ///   ("apply them gently", `tcp_cong_avoid_ai`).
     /// * As with byte counting, the credit restarts whenever a loss rule sets the window and
     ///   in slow start.
+    /// * N is [`AckEvent::newly_delivered_bytes`] (Linux's `tcp_newly_delivered()`), which a
+    ///   sender with this rule counts as Linux does; and CUBIC under this rule is Linux's own
+    ///   (`crate::cubic_linux`).
     Linux,
 }
 
@@ -131,6 +134,13 @@ pub struct AckEvent {
     pub ack_seq: u64,
     /// Bytes this ACK newly acknowledged cumulatively (0 for a DUPACK).
     pub newly_acked_bytes: u64,
+    /// What the window grows by: the bytes this ACK delivered. Linux counts them so
+    /// (`tcp_newly_delivered()`, handed to `cong_avoid`): bytes newly acknowledged that no SACK
+    /// (without SACK, no DUPACK: `tcp_remove_reno_sacks`) had reported yet, at least one
+    /// segment, plus bytes newly SACKed; so the cumulative ACK that ends a recovery grows the
+    /// window by what it repaired, not by everything the receiver held. Senders without that
+    /// rule set it to `newly_acked_bytes`.
+    pub newly_delivered_bytes: u64,
     /// True when the ACK repeats the previous cumulative ACK while data is outstanding.
     pub is_dupack: bool,
     /// A valid RTT sample taken from this ACK (Karn's rule already applied), nanoseconds.

@@ -247,13 +247,13 @@ impl CongestionControl for Cubic {
             // tcp_slow_start, whose bytes beyond ssthresh go on to congestion avoidance).
             let cwnd_bytes = (self.cwnd * self.mss as f64) as u64;
             let (increase, left) =
-                self.growth.slow_start_step(ack.newly_acked_bytes, cwnd_bytes, self.ssthresh, self.mss);
+                self.growth.slow_start_step(ack.newly_delivered_bytes, cwnd_bytes, self.ssthresh, self.mss);
             self.cwnd += increase as f64 / self.mss as f64;
             if left > 0 {
                 self.congestion_avoidance(ack.now_ns, left);
             }
         } else {
-            self.congestion_avoidance(ack.now_ns, ack.newly_acked_bytes);
+            self.congestion_avoidance(ack.now_ns, ack.newly_delivered_bytes);
         }
     }
 
@@ -322,6 +322,7 @@ mod tests {
             now_ns,
             ack_seq: 0,
             newly_acked_bytes: newly,
+            newly_delivered_bytes: newly,
             is_dupack: false,
             rtt_sample_ns: rtt_ns,
             in_recovery: false,

@@ -11,13 +11,15 @@
 //!   the simulator's).
 //! * [`westwood`] — the TCP Westwood family: TCPW, TCPW-TR, TCPW ABSE, Westwood+, and the UCLA
 //!   ns-2 agent (`docs/westwood.md` traces each to its reference).
-//! * [`cubic`] — CUBIC (RFC 9438), for comparison with today's default.
+//! * [`cubic`] — CUBIC (RFC 9438), for comparison with today's default; [`cubic_linux`] — CUBIC as
+//!   Linux's `tcp_cubic.c` computes it, for the `linux` profile.
 //! * [`registry`] — every control by name: kernel name, default recovery, parameters, builder.
 //! * `vectors` (feature `vectors`) — the test vectors other implementations are checked
 //!   against (docs/vectors.md).
 
 pub mod congestion;
 pub mod cubic;
+pub mod cubic_linux;
 pub mod registry;
 pub mod reno;
 #[cfg(feature = "vectors")]
@@ -26,4 +28,5 @@ pub mod westwood;
 
 pub use congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig, WindowGrowth};
 pub use cubic::{Cubic, CubicParams};
+pub use cubic_linux::LinuxCubic;
 pub use reno::Reno;

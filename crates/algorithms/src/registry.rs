@@ -16,8 +16,9 @@
 
 use std::sync::RwLock;
 
-use crate::congestion::{CongestionControl, WindowConfig};
+use crate::congestion::{CongestionControl, WindowConfig, WindowGrowth};
 use crate::cubic::Cubic;
+use crate::cubic_linux::LinuxCubic;
 use crate::reno::Reno;
 use crate::westwood::{self, AckedCountRule, BandwidthEstimator, Sampling, Westwood};
 
@@ -196,12 +197,17 @@ fn build_reno(
     Box::new(Reno::new(config))
 }
 
+/// RFC 9438's CUBIC, or with Linux's window growth (the `linux` profile) the kernel's own
+/// (`tcp_cubic.c`, [`LinuxCubic`]), whose integer arithmetic differs at small windows.
 fn build_cubic(
     config: WindowConfig,
     _: &ParamValues,
     _: Option<AckedCountRule>,
 ) -> Box<dyn CongestionControl> {
-    Box::new(Cubic::new(config))
+    match config.window_growth {
+        WindowGrowth::Linux => Box::new(LinuxCubic::new(config)),
+        WindowGrowth::PerAck | WindowGrowth::ByteCounting => Box::new(Cubic::new(config)),
+    }
 }
 
 fn build_tcpw(
@@ -398,7 +404,7 @@ pub fn register(entry: &'static CcEntry) -> Result<(), NameTaken> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::congestion::{AckEvent, CongestionEvent, WindowGrowth};
+    use crate::congestion::{AckEvent, CongestionEvent};
 
     fn config() -> WindowConfig {
         WindowConfig {
@@ -447,6 +453,7 @@ mod tests {
                 now_ns: 1_000_000,
                 ack_seq: 1000,
                 newly_acked_bytes: 1000,
+                newly_delivered_bytes: 1000,
                 is_dupack: false,
                 rtt_sample_ns: Some(50_000_000),
                 in_recovery: false,

@@ -138,7 +138,7 @@ impl CongestionControl for Reno {
         if ack.in_recovery || ack.is_dupack || !ack.cwnd_limited {
             return;
         }
-        self.grow(ack.newly_acked_bytes);
+        self.grow(ack.newly_delivered_bytes);
     }
 
     fn on_congestion(&mut self, event: CongestionEvent) {
@@ -198,6 +198,7 @@ mod tests {
             now_ns: 0,
             ack_seq: 0,
             newly_acked_bytes: newly,
+            newly_delivered_bytes: newly,
             is_dupack: false,
             rtt_sample_ns: None,
             in_recovery: false,

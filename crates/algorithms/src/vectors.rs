@@ -95,6 +95,7 @@ impl Event {
                     now_ns: time_us * 1000,
                     ack_seq: ack,
                     newly_acked_bytes: acked_bytes,
+                    newly_delivered_bytes: acked_bytes,
                     is_dupack: dupack,
                     rtt_sample_ns: rtt_us.map(|r| r * 1000),
                     in_recovery,

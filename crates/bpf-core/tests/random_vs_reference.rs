@@ -168,6 +168,7 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
                 now_ns: now * 1000,
                 ack_seq,
                 newly_acked_bytes: newly,
+                newly_delivered_bytes: newly,
                 is_dupack: newly == 0,
                 rtt_sample_ns: rtt.map(|r| r * 1000),
                 in_recovery,

@@ -764,6 +764,7 @@ impl Replayer {
                     now_ns: rec.time_ns,
                     ack_seq,
                     newly_acked_bytes: rec.acked_bytes,
+                    newly_delivered_bytes: rec.acked_bytes,
                     is_dupack: rec.dupack,
                     rtt_sample_ns: rec.rtt_us.map(|us| (us * 1000.0).round() as u64),
                     in_recovery: state == CaState::Recovery,

@@ -117,7 +117,7 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
         self.path.cwnd = self.window.cwnd();
         self.estimator.on_ack(ack.now_ns, self.last_credited_bytes, &self.path);
         if !ack.in_recovery && !ack.is_dupack && ack.cwnd_limited {
-            self.window.grow(ack.newly_acked_bytes);
+            self.window.grow(ack.newly_delivered_bytes);
         }
     }
 
@@ -209,6 +209,7 @@ mod tests {
             now_ns,
             ack_seq,
             newly_acked_bytes: newly,
+            newly_delivered_bytes: newly,
             is_dupack: newly == 0,
             rtt_sample_ns: rtt_ms.map(|r| r * MS),
             in_recovery: false,

@@ -105,7 +105,7 @@ use crate::model::{
 };
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
-use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent};
+use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, WindowGrowth};
 use westwood_trace::{CaState, TraceEvent};
 
 #[derive(Debug, Clone, Copy)]
@@ -156,6 +156,9 @@ pub struct Sender {
     pub(in crate::tcp) sack_next_seg: SackNextSeg,
     /// Which cumulative ACK ends NewReno recovery (`recovery_exit`).
     pub(in crate::tcp) recovery_exit: RecoveryExit,
+    /// The window grows by what an ACK delivered, as Linux counts it (`window_growth =
+    /// "linux"`: `tcp_newly_delivered()`), rather than by all it acknowledged.
+    pub(in crate::tcp) grows_by_delivered: bool,
     /// How much of its window the sender has been using (`cwnd_validation`).
     pub(in crate::tcp) window_use: WindowUse,
     /// Segments sent since the window use was last recorded.
@@ -249,6 +252,7 @@ impl Sender {
             reduction_base: spec.reduction_base,
             sack_next_seg: spec.sack_next_seg,
             recovery_exit: spec.recovery_exit,
+            grows_by_delivered: spec.window_growth == WindowGrowth::Linux,
             sent_since_window_use: 0,
             started: false,
             peer_window: spec.receiver_window,
@@ -536,7 +540,7 @@ impl Sender {
         }
         self.peer_window = ack.window;
         let bytes_in_flight = self.snd_max - self.snd_una;
-        let (una_before, sacked_before) = (self.snd_una, self.scoreboard.sacked_bytes());
+        let una_before = self.snd_una;
         let mut newly_sacked = 0;
         if self.recovery_style == Recovery::Sack {
             // RFC 6675 §5: update the scoreboard from every ACK.
@@ -547,14 +551,21 @@ impl Sender {
                 newly_sacked += self.scoreboard.update(ack_seq, self.snd_max, start, end);
             }
         }
+        // What the ACK delivered (RFC 6937 DeliveredData, Linux's tcp_newly_delivered), counted
+        // before the ACK's handling as Linux counts it in tcp_clean_rtx_queue / tcp_sacktag.
+        let delivered = if self.recovery_pacing == RecoveryPacing::Prr || self.grows_by_delivered {
+            Some(self.delivered_data(ack_seq, una_before, newly_sacked, bytes_in_flight))
+        } else {
+            None
+        };
+        let growth_credit = if self.grows_by_delivered { delivered } else { None };
         if ack_seq > self.snd_una {
-            self.on_new_ack(ack_seq, bytes_in_flight, now, out);
+            self.on_new_ack(ack_seq, bytes_in_flight, growth_credit, now, out);
         } else if bytes_in_flight > 0 {
             self.on_duplicate_ack(ack_seq, bytes_in_flight, newly_sacked > 0, now, out);
         }
         let mut sent_by_prr = false;
-        if self.recovery_pacing == RecoveryPacing::Prr {
-            let delivered = self.delivered_data(ack_seq, una_before, sacked_before, bytes_in_flight);
+        if let (RecoveryPacing::Prr, Some(delivered)) = (self.recovery_pacing, delivered) {
             if self.in_recovery {
                 self.send_by_prr(delivered, now, out);
                 sent_by_prr = true;
@@ -582,12 +593,12 @@ impl Sender {
         &mut self,
         ack_seq: u64,
         una_before: u64,
-        sacked_before: u64,
+        newly_sacked: u64,
         flight_before: u64,
     ) -> u64 {
         if self.recovery_style == Recovery::Sack {
-            let advanced = self.snd_una - una_before;
-            return (advanced + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before);
+            // The scoreboard has this ACK's blocks but still holds what it acknowledges.
+            return self.scoreboard.unsacked_between(una_before, ack_seq) + newly_sacked;
         }
         if ack_seq > una_before {
             let acked = ack_seq - una_before;
@@ -618,10 +629,13 @@ impl Sender {
         }
     }
 
+    /// An ACK that advances `snd_una`; `delivered` is what the window grows by when the sender
+    /// counts deliveries (`grows_by_delivered`), else everything newly acknowledged.
     pub(in crate::tcp) fn on_new_ack(
         &mut self,
         ack_seq: u64,
         bytes_in_flight: u64,
+        delivered: Option<u64>,
         now: Nanos,
         out: &mut Vec<Packet>,
     ) {
@@ -681,6 +695,7 @@ impl Sender {
             now_ns: now,
             ack_seq,
             newly_acked_bytes,
+            newly_delivered_bytes: delivered.unwrap_or(newly_acked_bytes),
             is_dupack: false,
             rtt_sample_ns,
             in_recovery: self.in_recovery,
@@ -713,6 +728,7 @@ impl Sender {
             now_ns: now,
             ack_seq,
             newly_acked_bytes: 0,
+            newly_delivered_bytes: 0,
             is_dupack: true,
             rtt_sample_ns: None,
             in_recovery: self.in_recovery,
@@ -1911,6 +1927,32 @@ mod tests {
     }
 
     #[test]
+    fn with_linux_growth_the_ack_that_ends_sack_recovery_grows_the_window_by_what_it_repaired() {
+        // SACK, PRR, exit growth; 10 out, ACK 2 (slow start to 12) sends 10..13; 2 lost and 3..13
+        // SACKed one by one, so the retransmission's ACK of 14 covers twelve segments of which
+        // eleven were SACKed: Linux's tcp_newly_delivered() counts one, RFC 5681 all twelve.
+        for (by_delivered, expect_growth) in [(true, false), (false, true)] {
+            let (mut s, _) = started_spec(Recovery::Sack, 10, |t| {
+                t.recovery_pacing = RecoveryPacing::Prr;
+                t.recovery_exit_growth = true;
+                t.window_growth = WindowGrowth::Linux;
+                t.initial_ssthresh = 12 * MSS;
+            });
+            s.grows_by_delivered = by_delivered;
+            let mut out = Vec::new();
+            s.on_ack(&ack(2), 100 * MS, &mut out);
+            for k in 3..14 {
+                s.on_ack(&sack_ack(2, &[(3, k + 1)]), 101 * MS, &mut out);
+            }
+            assert!(s.in_recovery());
+            let ssthresh = s.ssthresh();
+            s.on_ack(&ack(14), 200 * MS, &mut out);
+            assert!(!s.in_recovery());
+            assert_eq!(s.cwnd() > ssthresh, expect_growth, "by delivered {by_delivered}: cwnd {}", s.cwnd());
+        }
+    }
+
+    #[test]
     fn linux_holds_newreno_recovery_until_an_ack_beyond_recover() {
         // NewReno with PRR, exit growth and Linux's growth, as the linux profile: 10 out, ACK 2
         // (two segments, slow start) sends 10..13, so recover will be 14; segment 2 is lost,
@@ -1935,8 +1977,10 @@ mod tests {
             s.on_ack(&ack(14), 200 * MS, &mut out);
             assert_eq!(s.in_recovery(), !ends_at_recover, "{exit:?}");
             if ends_at_recover {
-                // RFC 6582: recovery ends, and the ACK of twelve segments grows the window.
-                assert!(s.cwnd() > ssthresh, "{exit:?}: cwnd {} ssthresh {ssthresh}", s.cwnd());
+                // RFC 6582: recovery ends with the ACK of recover; of its twelve segments the
+                // DUPACKs had reported ten, so it delivered two, less than the one segment the
+                // window of 5.5 needs to grow.
+                assert_eq!(s.cwnd(), ssthresh, "{exit:?}");
                 continue;
             }
             // tcp_try_undo_recovery's hold: no growth, and nothing below snd_una to resend (new
