@@ -140,3 +140,44 @@ def test_api_trace_that_cannot_be_written_names_the_file(good_scenario: Path, tm
     where = tmp_path / "missing" / "acks.csv"
     with pytest.raises(WriteError, match=f"^cannot write {re.escape(str(where))}: No such file"):
         run_raw(good_scenario, ack_trace=where)
+
+
+def _as_the_kernel_writes_it(trace):
+    """A simulator trace rewritten as the kernel's rows are: each ACK row with the window the
+    row before it left (the kernel's rows are taken before its growth), the ACK numbers
+    shifted by iperf3's cookie."""
+    from westwood.ack_trace import IPERF3_COOKIE_BYTES
+
+    kernel = trace.copy()
+    kernel["cwnd_bytes"] = trace["cwnd_bytes"].shift(1)
+    kernel["ssthresh_bytes"] = trace["ssthresh_bytes"].shift(1)
+    kernel = kernel.iloc[1:].copy()
+    kernel["cwnd_bytes"] = kernel["cwnd_bytes"].astype("int64")
+    kernel["ssthresh_bytes"] = kernel["ssthresh_bytes"].astype("int64")
+    kernel["ack"] = kernel["ack"] + IPERF3_COOKIE_BYTES
+    return kernel
+
+
+def test_window_agreement_pairs_the_kernels_rows_with_the_simulators_row_before():
+    from westwood.ack_trace import window_agreement
+
+    trace = westwood.run("wireless", overrides=TRACED, ack_trace=True).ack_trace
+    kernel = _as_the_kernel_writes_it(trace)
+    same = window_agreement(kernel, trace)
+    acks = int((trace["event"] == "ack").sum())
+    assert same["matched"] >= acks - 1 and same["kernel_acks"] >= acks - 1
+    assert same["cwnd_share"] == 1.0 and same["ssthresh_share"] == 1.0
+    assert same["first_cwnd_disagreement"] is None
+    # Two segments more on every fourth kernel ACK row: a quarter disagree, the first named.
+    mss = int(trace["mss"].iloc[0])
+    bumped = kernel.copy()
+    rows = bumped.index[bumped["event"] == "ack"][::4]
+    bumped.loc[rows, "cwnd_bytes"] += 2 * mss
+    off = window_agreement(bumped, trace)
+    assert abs(off["cwnd_share"] - 0.75) < 0.01, off
+    assert off["ssthresh_share"] == 1.0
+    assert off["first_cwnd_disagreement"]["repeat"] >= 0
+    # One segment is within the tolerance.
+    nudged = kernel.copy()
+    nudged.loc[rows, "cwnd_bytes"] += mss
+    assert window_agreement(nudged, trace)["cwnd_share"] == 1.0

@@ -80,3 +80,87 @@ def read_ack_trace(path: PathLike) -> "pd.DataFrame":
         raise ValueError(f"{path}: not a valid per-ACK trace: {err}") from None
     frame["dupack"] = frame["dupack"].astype(bool)
     return frame[list(ACK_TRACE_COLUMNS)]
+
+
+# iperf3 sends a 37-byte cookie before the test's data; the testbed's segment numbering starts
+# after it (crates/emulator/src/segments.rs, IPERF3_COOKIE), so a kernel trace's `ack` is the
+# simulator's plus this.
+IPERF3_COOKIE_BYTES = 37
+
+# At or above this many segments a threshold is "infinite" (the kernel's 0x7fffffff).
+_INFINITE_SEGMENTS = 0x7FFF_FFFF
+
+
+def window_agreement(
+    kernel: "pd.DataFrame", simulator: "pd.DataFrame", kernel_offset: int = IPERF3_COOKIE_BYTES
+) -> dict:
+    """How often a kernel trace and a simulator trace of the same flow agree on the window.
+
+    Each kernel ACK row is placed in the simulator's trace by its cumulative ACK (the kernel's
+    less ``kernel_offset``) and, for repeated ACK numbers, its order among the rows of that
+    number (the n-th DUPACK of a hole after the simulator's n-1-th): the kernel's rows hold the
+    window as the ACK found it (docs/ack-trace.md: taken before the kernel's growth or reduction
+    for that ACK), so the row is compared with the simulator's state at that point, the row
+    just before it there (any event). Two receivers acknowledging different segments (every
+    one, every second one) still compare at the same byte. A pair agrees on cwnd (ssthresh)
+    when the two differ by at most one segment (infinite thresholds are equal). Returns the
+    counts and shares, and the first pair that disagreed on cwnd (``None`` if none did)."""
+    from bisect import bisect_left
+
+    def keyed(frame: "pd.DataFrame", offset: int):
+        """(ack, repeat) of every row, loss rows taking the key of the ACK row before them."""
+        keys, rows = [], []
+        seen: dict = {}
+        key = (-1, 0)
+        for row in frame.itertuples(index=False):
+            if row.event == "ack":
+                ack = int(row.ack) - offset
+                n = seen.get(ack, 0)
+                seen[ack] = n + 1
+                key = (ack, n)
+            keys.append(key)
+            rows.append(row)
+        return keys, rows
+
+    def threshold(value: int, mss: int) -> float:
+        segments = value / mss
+        return float("inf") if segments >= _INFINITE_SEGMENTS else segments
+
+    kernel_keys, kernel_rows = keyed(kernel, kernel_offset)
+    sim_keys, sim_rows = keyed(simulator, 0)
+    kernel_acks = [(k, r) for k, r in zip(kernel_keys, kernel_rows) if r.event == "ack"]
+    matched = cwnd_ok = ssthresh_ok = both_ok = 0
+    first_disagreement = None
+    for key, row in kernel_acks:
+        at = bisect_left(sim_keys, key) - 1
+        if at < 0:
+            continue
+        before = sim_rows[at]
+        matched += 1
+        mss = int(row.mss)
+        cwnd_agrees = abs(int(row.cwnd_bytes) - int(before.cwnd_bytes)) <= mss
+        k_ss, s_ss = threshold(int(row.ssthresh_bytes), mss), threshold(int(before.ssthresh_bytes), mss)
+        ssthresh_agrees = k_ss == s_ss or abs(k_ss - s_ss) <= 1
+        cwnd_ok += cwnd_agrees
+        ssthresh_ok += ssthresh_agrees
+        both_ok += cwnd_agrees and ssthresh_agrees
+        if not cwnd_agrees and first_disagreement is None:
+            first_disagreement = {
+                "ack": key[0],
+                "repeat": key[1],
+                "kernel_cwnd_segments": int(row.cwnd_bytes) // mss,
+                "simulator_cwnd_segments": int(before.cwnd_bytes) // mss,
+            }
+
+    def share(n: int) -> float:
+        return n / matched if matched else float("nan")
+
+    return {
+        "kernel_acks": len(kernel_acks),
+        "simulator_acks": sum(1 for r in sim_rows if r.event == "ack"),
+        "matched": matched,
+        "cwnd_share": share(cwnd_ok),
+        "ssthresh_share": share(ssthresh_ok),
+        "both_share": share(both_ok),
+        "first_cwnd_disagreement": first_disagreement,
+    }
