@@ -139,7 +139,10 @@ def window_agreement(
         matched += 1
         mss = int(row.mss)
         cwnd_agrees = abs(int(row.cwnd_bytes) - int(before.cwnd_bytes)) <= mss
-        k_ss, s_ss = threshold(int(row.ssthresh_bytes), mss), threshold(int(before.ssthresh_bytes), mss)
+        k_ss, s_ss = (
+            threshold(int(row.ssthresh_bytes), mss),
+            threshold(int(before.ssthresh_bytes), mss),
+        )
         ssthresh_agrees = k_ss == s_ss or abs(k_ss - s_ss) <= 1
         cwnd_ok += cwnd_agrees
         ssthresh_ok += ssthresh_agrees
