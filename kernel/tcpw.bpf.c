@@ -492,15 +492,7 @@ static __always_inline void trace(struct sock *sk, struct tcpw_ca *ca, __u32 alg
 	r->cwnd = tp->snd_cwnd;
 	r->ssthresh = ssthresh;
 	r->mss = tp->mss_cache;
-	__builtin_memset(r->saddr, 0, sizeof(r->saddr));
-	__builtin_memset(r->daddr, 0, sizeof(r->daddr));
-	if (r->family == TCPW_AF_INET6) {
-		bpf_probe_read_kernel(r->saddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
-		bpf_probe_read_kernel(r->daddr, 16, &sk->__sk_common.skc_v6_daddr);
-	} else {
-		bpf_probe_read_kernel(r->saddr, 4, &sk->__sk_common.skc_rcv_saddr);
-		bpf_probe_read_kernel(r->daddr, 4, &sk->__sk_common.skc_daddr);
-	}
+	tcpw_read_addrs(sk, r->family, r->saddr, r->daddr);
 	bpf_ringbuf_submit(r, 0);
 }
 

@@ -45,13 +45,7 @@ static __always_inline void write_record(struct seq_file *seq, struct sock *sk, 
 	rec.sport = sk->__sk_common.skc_num;
 	rec.dport = bpf_ntohs(sk->__sk_common.skc_dport);
 	rec.netns = BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
-	if (rec.family == TCPW_AF_INET6) {
-		bpf_probe_read_kernel(rec.saddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
-		bpf_probe_read_kernel(rec.daddr, 16, &sk->__sk_common.skc_v6_daddr);
-	} else {
-		bpf_probe_read_kernel(rec.saddr, 4, &sk->__sk_common.skc_rcv_saddr);
-		bpf_probe_read_kernel(rec.daddr, 4, &sk->__sk_common.skc_daddr);
-	}
+	tcpw_read_addrs(sk, rec.family, rec.saddr, rec.daddr);
 	rec.rtt_min_us = info->rtt_min_us;
 	rec.bwe_q8 = info->bwe_q8;
 	rec.last_ack_us = info->last_ack_us;

@@ -155,4 +155,19 @@ struct tcpw_ack_event {
 	__u8 daddr[16];
 };
 
+/* The socket's local and remote addresses into two 16-byte fields of a record or trace event:
+ * IPv6 whole, IPv4 in the first 4 bytes and the rest zero. */
+static __always_inline void tcpw_read_addrs(struct sock *sk, __u16 family, __u8 *saddr, __u8 *daddr)
+{
+	__builtin_memset(saddr, 0, 16);
+	__builtin_memset(daddr, 0, 16);
+	if (family == TCPW_AF_INET6) {
+		bpf_probe_read_kernel(saddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
+		bpf_probe_read_kernel(daddr, 16, &sk->__sk_common.skc_v6_daddr);
+	} else {
+		bpf_probe_read_kernel(saddr, 4, &sk->__sk_common.skc_rcv_saddr);
+		bpf_probe_read_kernel(daddr, 4, &sk->__sk_common.skc_daddr);
+	}
+}
+
 #endif /* TCPW_WATCH_BPF_H */

@@ -12,26 +12,24 @@
 //! (the kernel does not keep one past `tcp_ack_update_rtt`); their `cc` is left for the caller
 //! to name ([`ProbeSession::finish`] callers know which control each flow ran).
 
-use std::cell::RefCell;
 use std::mem::MaybeUninit;
-use std::rc::Rc;
 use std::time::Duration;
 
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
-use libbpf_rs::{Link, MapCore, MapFlags, MapHandle, RingBuffer, RingBufferBuilder};
+use libbpf_rs::{Link, MapCore, MapFlags, MapHandle};
 
-use crate::acks::{parse_event, KernelAck};
+use crate::acks::{EventRing, KernelAck};
 use crate::probe_skel::TcpAckProbeSkelBuilder;
 use crate::record::u64_at;
 use crate::{Error, Result};
 
 /// The loaded and attached probe, and the consumer of its ring buffer.
 pub struct ProbeSession {
-    ring: RingBuffer<'static>,
-    received: Rc<RefCell<Vec<KernelAck>>>,
-    bad: Rc<RefCell<Vec<String>>>,
+    ring: EventRing,
+    /// The ring buffer's map, held for as long as the ring reads it.
+    _acks: MapHandle,
     counters: MapHandle,
-    _links: Vec<Link>,
+    links: Vec<Link>,
 }
 
 impl ProbeSession {
@@ -66,21 +64,8 @@ impl ProbeSession {
             .map_err(|e| Error::failed("opening the probe's ring buffer", e))?;
         let counters = MapHandle::try_from(&skel.maps.probe_counters)
             .map_err(|e| Error::failed("opening the probe's counters", e))?;
-        let received = Rc::new(RefCell::new(Vec::new()));
-        let bad = Rc::new(RefCell::new(Vec::new()));
-        let ring = {
-            let (received, bad) = (received.clone(), bad.clone());
-            let mut builder = RingBufferBuilder::new();
-            builder.add(&acks, move |data: &[u8]| {
-                match parse_event(data) {
-                    Ok(ev) => received.borrow_mut().push(ev),
-                    Err(e) => bad.borrow_mut().push(e.to_string()),
-                }
-                0
-            })?;
-            builder.build()?
-        };
-        Ok(ProbeSession { ring, received, bad, counters, _links: links })
+        let ring = EventRing::new(&acks, "the per-ACK probe")?;
+        Ok(ProbeSession { ring, _acks: acks, counters, links })
     }
 
     /// Records the kernel could not write (the ring buffer was full).
@@ -95,21 +80,12 @@ impl ProbeSession {
 
     /// Wait up to `timeout` for records; returns those that arrived (possibly none).
     pub fn poll(&mut self, timeout: Duration) -> Result<Vec<KernelAck>> {
-        match self.ring.poll(timeout) {
-            Ok(()) => {}
-            Err(e) if e.kind() == libbpf_rs::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::failed("reading the per-ACK probe", e)),
-        }
-        if let Some(bad) = self.bad.borrow_mut().drain(..).next() {
-            return Err(Error::Failed(bad));
-        }
-        Ok(std::mem::take(&mut *self.received.borrow_mut()))
+        self.ring.poll(timeout)
     }
 
     /// Detach and take what is still in the ring buffer.
     pub fn finish(mut self) -> Result<Vec<KernelAck>> {
-        self._links.clear();
-        self.ring.consume().map_err(|e| Error::failed("reading the per-ACK probe", e))?;
-        Ok(std::mem::take(&mut *self.received.borrow_mut()))
+        self.links.clear();
+        self.ring.consume()
     }
 }

@@ -155,12 +155,65 @@ impl Converter {
     }
 }
 
-/// The trace's consumer. While it lives the programs write records (for every tcpw* socket of
-/// every namespace); dropping it switches the trace off again. One at a time (a lock file).
-pub struct TraceSession {
+/// The consumer side of a ring buffer of `struct tcpw_ack_event` records, shared by the tcpw*
+/// trace ([`TraceSession`]) and the ACK-path probe (`crate::ack_probe`): what its callback
+/// decoded, and the first record it could not.
+pub(crate) struct EventRing {
     ring: RingBuffer<'static>,
     received: Rc<RefCell<Vec<KernelAck>>>,
     bad: Rc<RefCell<Vec<String>>>,
+    /// What the ring is, for errors ("the per-ACK trace").
+    what: &'static str,
+}
+
+impl EventRing {
+    pub(crate) fn new(map: &MapHandle, what: &'static str) -> Result<EventRing> {
+        let received = Rc::new(RefCell::new(Vec::new()));
+        let bad = Rc::new(RefCell::new(Vec::new()));
+        let ring = {
+            let (received, bad) = (received.clone(), bad.clone());
+            let mut builder = RingBufferBuilder::new();
+            builder.add(map, move |data: &[u8]| {
+                match parse_event(data) {
+                    Ok(ev) => received.borrow_mut().push(ev),
+                    Err(e) => bad.borrow_mut().push(e.to_string()),
+                }
+                0
+            })?;
+            builder.build()?
+        };
+        Ok(EventRing { ring, received, bad, what })
+    }
+
+    /// Wait up to `timeout` for records; returns those that arrived (possibly none).
+    pub(crate) fn poll(&mut self, timeout: Duration) -> Result<Vec<KernelAck>> {
+        match self.ring.poll(timeout) {
+            Ok(()) => {}
+            // EINTR: a signal (Ctrl-C) — the caller checks its flag.
+            Err(e) if e.kind() == libbpf_rs::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::failed(format!("reading {}", self.what), e)),
+        }
+        self.take()
+    }
+
+    /// Take everything the ring holds now, without waiting.
+    pub(crate) fn consume(&mut self) -> Result<Vec<KernelAck>> {
+        self.ring.consume().map_err(|e| Error::failed(format!("reading {}", self.what), e))?;
+        self.take()
+    }
+
+    fn take(&mut self) -> Result<Vec<KernelAck>> {
+        if let Some(bad) = self.bad.borrow_mut().drain(..).next() {
+            return Err(Error::Failed(bad));
+        }
+        Ok(std::mem::take(&mut *self.received.borrow_mut()))
+    }
+}
+
+/// The trace's consumer. While it lives the programs write records (for every tcpw* socket of
+/// every namespace); dropping it switches the trace off again. One at a time (a lock file).
+pub struct TraceSession {
+    ring: EventRing,
     ctl: MapHandle,
     counters: MapHandle,
     _acks: MapHandle,
@@ -194,34 +247,11 @@ impl TraceSession {
         let acks = open_pinned(SharedMap::Acks)?;
         let ctl = open_pinned(SharedMap::TraceCtl)?;
         let counters = open_pinned(SharedMap::Counters)?;
-        let received = Rc::new(RefCell::new(Vec::new()));
-        let bad = Rc::new(RefCell::new(Vec::new()));
-        let ring = {
-            let (received, bad) = (received.clone(), bad.clone());
-            let mut builder = RingBufferBuilder::new();
-            builder.add(&acks, move |data: &[u8]| {
-                match parse_event(data) {
-                    Ok(ev) => received.borrow_mut().push(ev),
-                    Err(e) => bad.borrow_mut().push(e.to_string()),
-                }
-                0
-            })?;
-            builder.build()?
-        };
-        let mut session = TraceSession {
-            ring,
-            received,
-            bad,
-            ctl,
-            counters,
-            _acks: acks,
-            _lock: lock,
-            dropped_at_start: 0,
-        };
+        let ring = EventRing::new(&acks, "the per-ACK trace")?;
+        let mut session = TraceSession { ring, ctl, counters, _acks: acks, _lock: lock, dropped_at_start: 0 };
         session.dropped_at_start = session.dropped_total()?;
         // Old records (a consumer that died) are not ours: drain them before switching on.
         session.ring.consume()?;
-        session.received.borrow_mut().clear();
         session.set_enabled(true)?;
         Ok(session)
     }
@@ -250,23 +280,13 @@ impl TraceSession {
 
     /// Wait up to `timeout` for records; returns those that arrived (possibly none).
     pub fn poll(&mut self, timeout: Duration) -> Result<Vec<KernelAck>> {
-        match self.ring.poll(timeout) {
-            Ok(()) => {}
-            // EINTR: a signal (Ctrl-C) — the caller checks its flag.
-            Err(e) if e.kind() == libbpf_rs::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::failed("reading the per-ACK trace", e)),
-        }
-        if let Some(bad) = self.bad.borrow_mut().drain(..).next() {
-            return Err(Error::Failed(bad));
-        }
-        Ok(std::mem::take(&mut *self.received.borrow_mut()))
+        self.ring.poll(timeout)
     }
 
     /// Switch the trace off and take what is still in the ring buffer.
-    pub fn finish(self) -> Result<Vec<KernelAck>> {
+    pub fn finish(mut self) -> Result<Vec<KernelAck>> {
         self.set_enabled(false)?;
-        self.ring.consume().map_err(|e| Error::failed("reading the per-ACK trace", e))?;
-        Ok(std::mem::take(&mut *self.received.borrow_mut()))
+        self.ring.consume()
     }
 }
 
