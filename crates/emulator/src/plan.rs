@@ -274,10 +274,10 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
     let routes = Routes::shortest_paths(scenario.nodes.len(), &endpoints);
     let mut approximations = vec![
         "kernel TCP is Linux's: the simulator's comparison run models its window growth, limited transmit, \
-         NewReno recovery, PRR, RTO timer policy, the threshold kept at an RTO inside a loss episode, \
-         delayed/quick ACKs, the send buffer, cwnd validation, loss reductions from cwnd and SACK resends of \
-         what is marked lost (`profile = \"linux\"`); RACK-TLP (with SACK), F-RTO, undo and NewReno's hold \
-         of Recovery until an ACK above high_seq it does not (docs/testbed.md)"
+         NewReno recovery held until an ACK above high_seq, PRR, RTO timer policy, the threshold kept at an RTO \
+         inside a loss episode, delayed/quick ACKs, the send buffer, cwnd validation, loss reductions from cwnd, \
+         SACK resends of what is marked lost, growth by what an ACK delivered and tcp_cubic.c's CUBIC \
+         (`profile = \"linux\"`); RACK-TLP (with SACK), F-RTO and undo it does not (docs/testbed.md)"
             .to_string(),
         "time 0 of the error models (outage offsets, Gilbert-Elliott start) is the emulator's start, a fraction \
          of a second before the first flow starts"

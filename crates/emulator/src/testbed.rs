@@ -491,8 +491,17 @@ struct KernelAckTrace {
 struct FlowRows {
     convert: westwood_linux::acks::Converter,
     writer: westwood_trace::AckTraceWriter<westwood_trace::AtomicFile>,
-    /// (sender namespace inode, flow name, kernel cc, traced by the probe) of each flow to keep.
-    flows: Vec<(u32, String, String, bool)>,
+    flows: Vec<TracedFlow>,
+}
+
+/// A flow whose rows the trace keeps.
+struct TracedFlow {
+    /// Inode of the sender's network namespace (the events carry it).
+    netns: u32,
+    name: String,
+    kernel_cc: String,
+    /// Its rows come from the ACK-path probe (a kernel control), not from the tcpw* ring buffer.
+    probed: bool,
 }
 
 impl FlowRows {
@@ -500,12 +509,11 @@ impl FlowRows {
     /// buffer; each flow takes its rows from one of the two.
     fn write(&mut self, events: Vec<westwood_linux::acks::KernelAck>, from_probe: bool) -> Result<()> {
         for ev in events.iter().filter(|ev| ev.sport == DATA_PORT) {
-            let flow = self.flows.iter().find(|(ns, _, _, probed)| *ns == ev.netns && *probed == from_probe);
-            if let Some((_, name, cc, _)) = flow {
-                let mut row = self.convert.record(ev, name);
-                if from_probe {
-                    row.cc.clone_from(cc);
-                }
+            let flow = self.flows.iter().find(|f| f.netns == ev.netns && f.probed == from_probe);
+            if let Some(flow) = flow {
+                // The probe's events name no control; the tcpw* ones name the flow's own.
+                let mut row = self.convert.record(ev, &flow.name);
+                row.cc.clone_from(&flow.kernel_cc);
                 self.writer.write(&row).map_err(|e| Error::failed("writing the trace", e))?;
             }
         }
@@ -516,17 +524,22 @@ impl FlowRows {
 impl KernelAckTrace {
     /// Start tracing the flows of `plan` (their sender namespaces' inodes in `netns_inodes`).
     fn start(path: &std::path::Path, plan: &Plan, netns_inodes: &[u64]) -> Result<KernelAckTrace> {
-        let flows: Vec<(u32, String, String, bool)> = plan
+        let flows: Vec<TracedFlow> = plan
             .flows
             .iter()
             .zip(netns_inodes)
-            .map(|(f, ns)| (*ns as u32, f.name.clone(), f.kernel_cc.clone(), !f.uses_bpf()))
+            .map(|(f, ns)| TracedFlow {
+                netns: *ns as u32,
+                name: f.name.clone(),
+                kernel_cc: f.kernel_cc.clone(),
+                probed: !f.uses_bpf(),
+            })
             .collect();
-        let session = match flows.iter().any(|f| !f.3) {
+        let session = match flows.iter().any(|f| !f.probed) {
             true => Some(westwood_linux::acks::TraceSession::start()?),
             false => None,
         };
-        let probe = match flows.iter().any(|f| f.3) {
+        let probe = match flows.iter().any(|f| f.probed) {
             true => Some(westwood_linux::ack_probe::ProbeSession::start(DATA_PORT)?),
             false => None,
         };

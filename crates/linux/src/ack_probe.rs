@@ -16,11 +16,10 @@ use std::mem::MaybeUninit;
 use std::time::Duration;
 
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
-use libbpf_rs::{Link, MapCore, MapFlags, MapHandle};
+use libbpf_rs::{Link, MapHandle};
 
-use crate::acks::{EventRing, KernelAck};
+use crate::acks::{records_dropped, EventRing, KernelAck};
 use crate::probe_skel::TcpAckProbeSkelBuilder;
-use crate::record::u64_at;
 use crate::{Error, Result};
 
 /// The loaded and attached probe, and the consumer of its ring buffer.
@@ -70,12 +69,7 @@ impl ProbeSession {
 
     /// Records the kernel could not write (the ring buffer was full).
     pub fn dropped(&self) -> Result<u64> {
-        let v = self
-            .counters
-            .lookup(&0u32.to_ne_bytes(), MapFlags::ANY)
-            .map_err(|e| Error::failed("reading the probe's counters", e))?
-            .unwrap_or_default();
-        Ok(if v.len() >= 16 { u64_at(&v, 8) } else { 0 })
+        records_dropped(&self.counters)
     }
 
     /// Wait up to `timeout` for records; returns those that arrived (possibly none).

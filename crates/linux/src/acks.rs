@@ -210,6 +210,16 @@ impl EventRing {
     }
 }
 
+/// `trace_dropped` of a `struct tcpw_counters` array (one element): the records a program could
+/// not write because its ring buffer was full.
+pub(crate) fn records_dropped(counters: &MapHandle) -> Result<u64> {
+    let v = counters
+        .lookup(&0u32.to_ne_bytes(), MapFlags::ANY)
+        .map_err(|e| Error::failed("reading the trace counters", e))?
+        .unwrap_or_default();
+    Ok(if v.len() >= 16 { u64_at(&v, 8) } else { 0 })
+}
+
 /// The trace's consumer. While it lives the programs write records (for every tcpw* socket of
 /// every namespace); dropping it switches the trace off again. One at a time (a lock file).
 pub struct TraceSession {
@@ -265,12 +275,7 @@ impl TraceSession {
     }
 
     fn dropped_total(&self) -> Result<u64> {
-        let v = self
-            .counters
-            .lookup(&0u32.to_ne_bytes(), MapFlags::ANY)
-            .map_err(|e| Error::failed("reading the trace counters", e))?
-            .unwrap_or_default();
-        Ok(if v.len() >= 16 { u64_at(&v, 8) } else { 0 })
+        records_dropped(&self.counters)
     }
 
     /// Records the kernel could not write since the start (the ring buffer was full).

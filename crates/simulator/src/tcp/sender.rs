@@ -1978,8 +1978,8 @@ mod tests {
             assert_eq!(s.in_recovery(), !ends_at_recover, "{exit:?}");
             if ends_at_recover {
                 // RFC 6582: recovery ends with the ACK of recover; of its twelve segments the
-                // DUPACKs had reported ten, so it delivered two, less than the one segment the
-                // window of 5.5 needs to grow.
+                // DUPACKs had reported ten, so it delivered two, fewer than the six (a window of
+                // 6 segments) one segment of growth takes.
                 assert_eq!(s.cwnd(), ssthresh, "{exit:?}");
                 continue;
             }
@@ -1988,7 +1988,7 @@ mod tests {
             assert!(s.cwnd() <= ssthresh, "held: cwnd {} ssthresh {ssthresh}", s.cwnd());
             assert!(out.iter().all(|p| p.seq >= 14 * MSS), "held: resent {:?}", seqs(&out));
             // The next ACK (beyond recover) ends recovery: the window restarts from ssthresh and
-            // grows by what this ACK acknowledged (one segment of the five the next one takes).
+            // grows by what this ACK acknowledged (one segment of the six the next one takes).
             s.on_ack(&ack(15), 300 * MS, &mut out);
             assert!(!s.in_recovery());
             assert_eq!(s.cwnd(), ssthresh);
