@@ -361,6 +361,8 @@ pub struct TcpSpec {
     pub sack_next_seg: SackNextSeg,
     /// NewReno recovery: the cumulative ACK that ends it ([`RecoveryExit`]).
     pub recovery_exit: RecoveryExit,
+    /// Without SACK: whether the DUPACK threshold stays `dupack_threshold` ([`Reordering`]).
+    pub reordering: Reordering,
 }
 
 /// What a loss reduction halves (or, for CUBIC, multiplies by beta): the `FlightSize` the
@@ -449,6 +451,35 @@ impl RecoveryExit {
 
     pub fn from_name(name: &str) -> Option<RecoveryExit> {
         RecoveryExit::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// How a sender without SACK sets the number of DUPACKs that starts fast recovery
+/// (`tcp/reordering.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Reordering {
+    /// `dupack_threshold` for the whole connection (RFC 5681 §3.2). The default.
+    #[default]
+    Fixed,
+    /// Linux's `tp->reordering` for a `tcp_is_reno` connection: it starts at
+    /// `dupack_threshold` and becomes the segments outstanding whenever more DUPACKs arrive
+    /// than segments could have left the network (`tcp_check_reno_reordering()`).
+    Linux,
+}
+
+impl Reordering {
+    pub const ALL: [Reordering; 2] = [Reordering::Fixed, Reordering::Linux];
+
+    /// The name scenarios use: `"fixed"` or `"linux"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reordering::Fixed => "fixed",
+            Reordering::Linux => "linux",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Reordering> {
+        Reordering::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
     }
 }
 

@@ -62,6 +62,7 @@ const LINUX: &[(&str, &str)] = &[
     ("tcp.reduction_base", "cwnd"),
     ("tcp.sack_next_seg", "linux"),
     ("tcp.recovery_exit", "above_recover"),
+    ("tcp.reordering", "fixed"),
 ];
 
 /// `scenarios/wireless.toml` without the `[tcp]` keys a profile sets (the file sets the RTO,
@@ -128,6 +129,7 @@ fn a_run_with_the_linux_profile_is_the_run_with_its_keys_set_one_by_one() {
         ("tcp.reduction_base", "cwnd"),
         ("tcp.sack_next_seg", "linux"),
         ("tcp.recovery_exit", "above_recover"),
+        ("tcp.reordering", "fixed"),
     ]));
     let a = load_file(&path, &with_profile).unwrap();
     let b = load_file(&path, &rest).unwrap();

@@ -29,7 +29,7 @@ use super::fields::{self, describe, Section};
 use super::{echo, FieldError, Res};
 use crate::model::{
     CcSpec, CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryExit, RecoveryPacing,
-    ReductionBase, SackNextSeg, SendBufferRule, TimeoutThreshold,
+    ReductionBase, Reordering, SackNextSeg, SendBufferRule, TimeoutThreshold,
 };
 use crate::profile::Profile;
 use crate::tcp::Recovery;
@@ -366,6 +366,18 @@ pub(crate) fn recovery_exit(v: &Value, field: &str) -> Res<RecoveryExit> {
         FieldError::new(
             field,
             format!("unknown recovery exit {s}; expected {RECOVERY_EXIT_EXPECTED}", s = echo(s)),
+        )
+    })
+}
+
+const REORDERING_EXPECTED: &str = "\"fixed\" or \"linux\"";
+
+pub(crate) fn reordering(v: &Value, field: &str) -> Res<Reordering> {
+    let s = fields::string(v, field, REORDERING_EXPECTED)?;
+    Reordering::from_name(s).ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("unknown reordering rule {s}; expected {REORDERING_EXPECTED}", s = echo(s)),
         )
     })
 }

@@ -75,6 +75,7 @@ cwnd_validation = "linux"
 reduction_base = "cwnd"
 sack_next_seg = "linux"
 recovery_exit = "above_recover"
+reordering = "fixed"
 "#;
 
 /// Every key the ns2 profile sets, one by one (ns-2.35's defaults).
@@ -101,6 +102,7 @@ cwnd_validation = "none"
 reduction_base = "flight_size"
 sack_next_seg = "rfc6675"
 recovery_exit = "at_recover"
+reordering = "fixed"
 "#;
 
 #[test]

@@ -10,7 +10,8 @@ use super::units::format_duration;
 use super::{FieldError, Res};
 use crate::model::{
     CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryExit,
-    RecoveryPacing, ReductionBase, RtoSpec, SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
+    RecoveryPacing, ReductionBase, Reordering, RtoSpec, SackNextSeg, SendBufferRule, TcpSpec,
+    TimeoutThreshold,
 };
 use crate::profile::Profile;
 
@@ -48,6 +49,7 @@ const SENDER_KEYS: &[&str] = &[
     "reduction_base",
     "sack_next_seg",
     "recovery_exit",
+    "reordering",
 ];
 
 /// Every key of `[tcp]` and of a flow: the sender's, then each registered control's parameter
@@ -306,6 +308,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::recovery_exit(v, &f)?,
         None => RecoveryExit::default(),
     };
+    let reordering = match get("reordering") {
+        Some((v, f)) => congestion::reordering(v, &f)?,
+        None => Reordering::default(),
+    };
     let profile = match get("profile") {
         Some((v, f)) => congestion::profile(v, &f)?,
         None => Profile::default(),
@@ -338,6 +344,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         reduction_base,
         sack_next_seg,
         recovery_exit,
+        reordering,
     };
     // The profile fills in the keys set nowhere (a key set in any layer, or fixed by the
     // control's reference, wins over it).

@@ -7,6 +7,7 @@
 pub mod observation;
 pub mod receiver;
 pub mod recovery;
+pub mod reordering;
 pub mod rtt;
 pub mod sack;
 pub mod send_buffer;

@@ -94,6 +94,7 @@
 //! sends only previously unsent data).
 
 use super::observation::AckObservation;
+use super::reordering::RenoSacks;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use super::send_buffer::SendBuffer;
@@ -101,7 +102,7 @@ use super::window_use::WindowUse;
 use super::Recovery;
 use crate::model::{
     FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryExit, RecoveryPacing, ReductionBase,
-    SackNextSeg, TcpSpec, TimeoutThreshold,
+    Reordering, SackNextSeg, TcpSpec, TimeoutThreshold,
 };
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
@@ -204,6 +205,9 @@ pub struct Sender {
     /// PRR without SACK: bytes the DUPACKs said the receiver holds above the hole (one segment
     /// each, Linux's `sacked_out` for a connection without SACK).
     pub(in crate::tcp) dup_credit: u64,
+    /// Without SACK, with `reordering = "linux"`: Linux's DUPACK count and the threshold it
+    /// raises (`tcp/reordering.rs`); `None`: the threshold is `dupack_threshold`.
+    pub(in crate::tcp) reno_sacks: Option<RenoSacks>,
 
     /// SACK: what the receiver holds above `snd_una`.
     pub(in crate::tcp) scoreboard: Scoreboard,
@@ -275,6 +279,8 @@ impl Sender {
             recover_fs: 0,
             rexmit_pending: false,
             dup_credit: 0,
+            reno_sacks: (spec.reordering == Reordering::Linux && spec.recovery != Recovery::Sack)
+                .then(|| RenoSacks::new(spec.dupack_threshold)),
             scoreboard: Scoreboard::new(),
             lost_to: 0,
             high_rxt: 0,
@@ -360,7 +366,7 @@ impl Sender {
     /// The application starts writing (bulk: as fast as TCP takes it).
     pub fn start(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         self.started = true;
-        self.send_buffer.on_connected(self.cc.cwnd() / self.mss, u64::from(self.dupack_threshold));
+        self.send_buffer.on_connected(self.cc.cwnd() / self.mss, self.reordering());
         self.send_available(now, out);
         self.record_window_use();
     }
@@ -396,6 +402,23 @@ impl Sender {
     /// window of 5.3 segments lets 5 out), at least one.
     fn cwnd_segments(&self) -> u64 {
         (self.cc.cwnd() / self.mss).max(1)
+    }
+
+    /// The DUPACKs that start fast recovery now (Linux's `tp->reordering`).
+    pub(in crate::tcp) fn reordering(&self) -> u64 {
+        self.reno_sacks.map_or(u64::from(self.dupack_threshold), |sacks| sacks.threshold())
+    }
+
+    /// Segments sent and not acknowledged (Linux's `packets_out`).
+    fn packets_out(&self) -> u64 {
+        (self.snd_max - self.snd_una).div_ceil(self.mss)
+    }
+
+    /// Segments marked lost and not acknowledged (Linux's `lost_out`, without SACK): after a
+    /// timeout everything outstanding at it (`tcp_timeout_mark_lost()`); otherwise at most the
+    /// head, which counts as one hole anyway.
+    fn lost_out(&self) -> u64 {
+        self.loss_until.map_or(0, |until| until.saturating_sub(self.snd_una).div_ceil(self.mss))
     }
 
     /// The end of the data the sender may send: what the application handed TCP, until it
@@ -457,7 +480,7 @@ impl Sender {
             return;
         }
         let Some(len) = self.new_data_len() else { return };
-        let allowance = u64::from(self.dupack_threshold.saturating_sub(1)) * self.mss;
+        let allowance = self.reordering().saturating_sub(1) * self.mss;
         if self.snd_max + len - self.snd_una > self.cc.cwnd() + allowance {
             return;
         }
@@ -579,7 +602,7 @@ impl Sender {
             // space the ACK freed.
             let cwnd = self.cc.cwnd() / self.mss;
             let in_flight = self.prr_pipe() / self.mss;
-            self.send_buffer.on_space_freed(in_flight, cwnd, u64::from(self.dupack_threshold));
+            self.send_buffer.on_space_freed(in_flight, cwnd, self.reordering());
         }
         self.record_window_use();
     }
@@ -643,6 +666,7 @@ impl Sender {
         // Karn: an ACK that covers any retransmitted segment is ambiguous and gives no sample.
         let mut sample = None;
         let mut ambiguous = false;
+        let mut acked_segments = 0;
         while let Some(segment) = self.outstanding.front() {
             if segment.end > ack_seq {
                 break;
@@ -650,6 +674,7 @@ impl Sender {
             ambiguous |= segment.retransmitted;
             sample = Some(now - segment.sent_at);
             self.outstanding.pop_front();
+            acked_segments += 1;
         }
         let rtt_sample_ns = if ambiguous { None } else { sample };
         if let Some(r) = rtt_sample_ns {
@@ -659,6 +684,7 @@ impl Sender {
         self.snd_nxt = self.snd_nxt.max(ack_seq);
         self.dupacks = 0;
         self.limited_bytes = 0;
+        self.count_reno_sacks_acked(acked_segments);
         if self.loss_until.is_some_and(|until| ack_seq >= until) {
             self.loss_until = None;
         }
@@ -740,20 +766,26 @@ impl Sender {
             return;
         }
         self.dupacks += 1;
+        let counted = self.count_reno_dupack();
         // The ACK's row comes before the loss reaction it may trigger, as in the kernel.
         self.observe_now(now, TraceEvent::Ack, 0, true, None);
         if self.in_recovery {
             self.inflate_on_duplicate_ack();
             return;
         }
-        if self.dupacks < self.dupack_threshold {
-            // RFC 3042 §2 (RFC 5681 §3.2 step 1): the first DUPACKs may send new data.
-            if self.limited_transmit {
+        let loss_detected = match self.reno_sacks {
+            Some(sacks) => sacks.loss_detected(),
+            None => self.dupacks >= self.dupack_threshold,
+        };
+        if !loss_detected {
+            // RFC 3042 §2 (RFC 5681 §3.2 step 1): the first DUPACKs may send new data (with
+            // Linux's count, those it counted: a clamped DUPACK frees nothing in flight).
+            if self.limited_transmit && counted {
                 self.limited_transmit_one(now, out);
             }
             return;
         }
-        if self.dupacks != self.dupack_threshold {
+        if self.reno_sacks.is_none() && self.dupacks != self.dupack_threshold {
             return;
         }
         // RFC 5681 §3.2 step 2: the data sent by limited transmit is not part of FlightSize.
@@ -774,6 +806,44 @@ impl Sender {
             self.tahoe_fast_retransmit(bytes_in_flight, now);
         } else {
             self.enter_fast_recovery(bytes_in_flight, now, out);
+        }
+    }
+
+    /// Linux's DUPACK count after a cumulative ACK of `acked_segments` (`snd_una` already
+    /// moved): `tcp_remove_reno_sacks()`, then `tcp_fastretrans_alert()`'s reset, which Recovery
+    /// makes once `high_seq` is acknowledged and the other states on any advance, except Loss
+    /// held at exactly `high_seq` (`tcp_try_undo_recovery()`'s hold).
+    fn count_reno_sacks_acked(&mut self, acked_segments: u64) {
+        let (packets_out, lost_out) = (self.packets_out(), self.lost_out());
+        let reset = if self.in_recovery {
+            self.recover.is_none_or(|high_seq| self.snd_una >= high_seq)
+        } else {
+            self.loss_until != Some(self.snd_una)
+        };
+        if let Some(sacks) = self.reno_sacks.as_mut() {
+            sacks.on_cumulative_ack(acked_segments, packets_out, lost_out);
+            if reset {
+                sacks.reset();
+            }
+        }
+    }
+
+    /// Linux's DUPACK count on a DUPACK (`tcp_add_reno_sack()`): in Recovery unless it is held
+    /// at `high_seq` (which resets the count instead), in Loss only once new data is out beyond
+    /// `high_seq` (`tcp_process_loss()`), else always. Whether the DUPACK freed a place in the
+    /// flight (always, without Linux's count).
+    fn count_reno_dupack(&mut self) -> bool {
+        let (packets_out, lost_out) = (self.packets_out(), self.lost_out());
+        let held = self.in_recovery && self.recover.is_some_and(|high_seq| self.snd_una >= high_seq);
+        let before_new_data = self.loss_until.is_some_and(|high_seq| self.snd_max <= high_seq);
+        let Some(sacks) = self.reno_sacks.as_mut() else { return true };
+        if held {
+            sacks.reset();
+            false
+        } else if !self.in_recovery && before_new_data {
+            false
+        } else {
+            sacks.add_dupack(packets_out, lost_out)
         }
     }
 
@@ -815,6 +885,10 @@ impl Sender {
         self.dup_credit = 0;
         self.dupacks = 0;
         self.limited_bytes = 0;
+        if let Some(sacks) = self.reno_sacks.as_mut() {
+            // tcp_timeout_mark_lost(): a non-SACK connection forgets its DUPACKs.
+            sacks.reset();
+        }
         self.recover = Some(self.snd_max);
         for segment in &mut self.outstanding {
             segment.retransmitted = true;
@@ -903,8 +977,8 @@ impl Sender {
 mod tests {
     use super::*;
     use crate::model::{
-        CcSpec, CwndValidation, DelayedAckSpec, RecoveryExit, ReductionBase, RtoSpec, SackNextSeg,
-        SendBufferRule, NANOS_PER_SECOND,
+        CcSpec, CwndValidation, DelayedAckSpec, RecoveryExit, ReductionBase, Reordering, RtoSpec,
+        SackNextSeg, SendBufferRule, NANOS_PER_SECOND,
     };
     use westwood_algorithms::WindowGrowth;
     use westwood_algorithms::{Reno, WindowConfig};
@@ -959,6 +1033,7 @@ mod tests {
             reduction_base: ReductionBase::FlightSize,
             sack_next_seg: SackNextSeg::Rfc6675,
             recovery_exit: RecoveryExit::AtRecover,
+            reordering: Reordering::Fixed,
         };
         edit(&mut spec);
         let config = WindowConfig {
@@ -1949,6 +2024,48 @@ mod tests {
             s.on_ack(&ack(14), 200 * MS, &mut out);
             assert!(!s.in_recovery());
             assert_eq!(s.cwnd() > ssthresh, expect_growth, "by delivered {by_delivered}: cwnd {}", s.cwnd());
+        }
+    }
+
+    #[test]
+    fn with_linux_reordering_dupacks_beyond_the_flight_after_a_timeout_raise_the_threshold() {
+        for (rule, needed) in [(Reordering::Fixed, 3), (Reordering::Linux, 4)] {
+            let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
+                t.limited_transmit = true;
+                t.reordering = rule;
+            });
+            let mut out = Vec::new();
+            // A timeout: everything outstanding is lost, 0 resent with a window of one.
+            let deadline = s.timer_deadline().unwrap();
+            s.on_timer(deadline, &mut out);
+            assert_eq!(seqs(&out), vec![0]);
+            // The resend repairs 0..8; the window of two resends 9 and sends 10, beyond high_seq.
+            let t = deadline + 100 * MS;
+            out.clear();
+            s.on_ack(&ack(9), t, &mut out);
+            assert_eq!(seqs(&out), vec![9, 10]);
+            // DUPACKs for 9: each lets one new segment out until the third, which the loss
+            // episode keeps from starting a recovery; with Linux's count the fourth and fifth
+            // outnumber what is outstanding (9..12, 9 itself lost) and raise the threshold to 4.
+            for k in 0..5 {
+                s.on_ack(&ack(9), t + (1 + k) * MS, &mut out);
+            }
+            assert_eq!(s.stats.fast_retransmits, 0, "{rule:?}: no recovery inside the loss episode");
+            assert_eq!(s.reordering(), needed, "{rule:?}");
+            // Everything acknowledged: the episode ends, then the next hole (at 13) needs
+            // `needed` DUPACKs.
+            out.clear();
+            s.on_ack(&ack(13), t + 100 * MS, &mut out);
+            assert_eq!(s.ca_state(), CaState::Open);
+            assert!(!out.is_empty());
+            for k in 1..needed {
+                s.on_ack(&ack(13), t + (100 + k) * MS, &mut out);
+                assert_eq!(s.stats.fast_retransmits, 0, "{rule:?}: DUPACK {k}");
+            }
+            out.clear();
+            s.on_ack(&ack(13), t + 200 * MS, &mut out);
+            assert_eq!(s.stats.fast_retransmits, 1, "{rule:?}");
+            assert_eq!(seqs(&out)[0], 13, "{rule:?}: the hole is resent");
         }
     }
 
