@@ -201,18 +201,27 @@ fn acked_count_rule(v: &Value, field: &str) -> Res<AckedCountRule> {
     })
 }
 
+/// A value naming one of a set of rules: `expected` lists the names (for the error message),
+/// `what` is what the message calls the value, `from_name` finds the rule (case-insensitive).
+fn named_rule<T>(
+    v: &Value,
+    field: &str,
+    what: &str,
+    expected: &str,
+    from_name: fn(&str) -> Option<T>,
+) -> Res<T> {
+    let s = fields::string(v, field, expected)?;
+    from_name(s).ok_or_else(|| {
+        FieldError::new(field, format!("unknown {what} {s}; expected {expected}", s = echo(s)))
+    })
+}
+
 /// The loss recoveries a scenario may name, as the error message lists them.
 const RECOVERY_EXPECTED: &str = "\"reno\", \"newreno\", \"sack\" or \"tahoe\"";
 
 /// Parse a `recovery` value.
 pub(crate) fn recovery(v: &Value, field: &str) -> Res<Recovery> {
-    let s = fields::string(v, field, RECOVERY_EXPECTED)?;
-    Recovery::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!("unknown loss recovery {s}; expected {RECOVERY_EXPECTED}", s = echo(s)),
-        )
-    })
+    named_rule(v, field, "loss recovery", RECOVERY_EXPECTED, Recovery::from_name)
 }
 
 /// The window-growth rules a scenario may name, as the error message lists them.
@@ -220,13 +229,7 @@ const WINDOW_GROWTH_EXPECTED: &str = "\"per_ack\", \"byte_counting\" or \"linux\
 
 /// Parse a `window_growth` value.
 pub(crate) fn window_growth(v: &Value, field: &str) -> Res<WindowGrowth> {
-    let s = fields::string(v, field, WINDOW_GROWTH_EXPECTED)?;
-    WindowGrowth::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!("unknown window growth rule {s}; expected {WINDOW_GROWTH_EXPECTED}", s = echo(s)),
-        )
-    })
+    named_rule(v, field, "window growth rule", WINDOW_GROWTH_EXPECTED, WindowGrowth::from_name)
 }
 
 /// The profiles a scenario may name, as the error message lists them.
@@ -234,10 +237,7 @@ const PROFILE_EXPECTED: &str = "\"paper\", \"ns2\" or \"linux\"";
 
 /// Parse a `profile` value.
 pub(crate) fn profile(v: &Value, field: &str) -> Res<Profile> {
-    let s = fields::string(v, field, PROFILE_EXPECTED)?;
-    Profile::from_name(s).ok_or_else(|| {
-        FieldError::new(field, format!("unknown TCP profile {s}; expected {PROFILE_EXPECTED}", s = echo(s)))
-    })
+    named_rule(v, field, "TCP profile", PROFILE_EXPECTED, Profile::from_name)
 }
 
 /// The partial-ACK timer policies a scenario may name, as the error message lists them.
@@ -245,16 +245,7 @@ const PARTIAL_ACK_TIMER_EXPECTED: &str = "\"first\" or \"every\"";
 
 /// Parse a `partial_ack_timer` value.
 pub(crate) fn partial_ack_timer(v: &Value, field: &str) -> Res<PartialAckTimer> {
-    let s = fields::string(v, field, PARTIAL_ACK_TIMER_EXPECTED)?;
-    PartialAckTimer::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!(
-                "unknown partial-ACK timer policy {s}; expected {PARTIAL_ACK_TIMER_EXPECTED}",
-                s = echo(s)
-            ),
-        )
-    })
+    named_rule(v, field, "partial-ACK timer policy", PARTIAL_ACK_TIMER_EXPECTED, PartialAckTimer::from_name)
 }
 
 /// The inflation rules a scenario may name, as the error message lists them.
@@ -282,16 +273,13 @@ const FAST_RETRANSMIT_TIMER_EXPECTED: &str = "\"running\" or \"restart\"";
 
 /// Parse a `fast_retransmit_timer` value.
 pub(crate) fn fast_retransmit_timer(v: &Value, field: &str) -> Res<FastRetransmitTimer> {
-    let s = fields::string(v, field, FAST_RETRANSMIT_TIMER_EXPECTED)?;
-    FastRetransmitTimer::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!(
-                "unknown fast-retransmit timer rule {s}; expected {FAST_RETRANSMIT_TIMER_EXPECTED}",
-                s = echo(s)
-            ),
-        )
-    })
+    named_rule(
+        v,
+        field,
+        "fast-retransmit timer rule",
+        FAST_RETRANSMIT_TIMER_EXPECTED,
+        FastRetransmitTimer::from_name,
+    )
 }
 
 /// The timeout-threshold rules a scenario may name, as the error message lists them.
@@ -299,13 +287,7 @@ const TIMEOUT_THRESHOLD_EXPECTED: &str = "\"always\" or \"new_episode\"";
 
 /// Parse a `timeout_threshold` value.
 pub(crate) fn timeout_threshold(v: &Value, field: &str) -> Res<TimeoutThreshold> {
-    let s = fields::string(v, field, TIMEOUT_THRESHOLD_EXPECTED)?;
-    TimeoutThreshold::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!("unknown timeout-threshold rule {s}; expected {TIMEOUT_THRESHOLD_EXPECTED}", s = echo(s)),
-        )
-    })
+    named_rule(v, field, "timeout-threshold rule", TIMEOUT_THRESHOLD_EXPECTED, TimeoutThreshold::from_name)
 }
 
 /// The recovery pacings a scenario may name, as the error message lists them.
@@ -313,85 +295,43 @@ const RECOVERY_PACING_EXPECTED: &str = "\"inflation\" or \"prr\"";
 
 /// Parse a `recovery_pacing` value.
 pub(crate) fn recovery_pacing(v: &Value, field: &str) -> Res<RecoveryPacing> {
-    let s = fields::string(v, field, RECOVERY_PACING_EXPECTED)?;
-    RecoveryPacing::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!("unknown recovery pacing {s}; expected {RECOVERY_PACING_EXPECTED}", s = echo(s)),
-        )
-    })
+    named_rule(v, field, "recovery pacing", RECOVERY_PACING_EXPECTED, RecoveryPacing::from_name)
 }
 
 const CWND_VALIDATION_EXPECTED: &str = "\"none\" or \"linux\"";
 
 pub(crate) fn cwnd_validation(v: &Value, field: &str) -> Res<CwndValidation> {
-    let s = fields::string(v, field, CWND_VALIDATION_EXPECTED)?;
-    CwndValidation::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!("unknown cwnd validation {s}; expected {CWND_VALIDATION_EXPECTED}", s = echo(s)),
-        )
-    })
+    named_rule(v, field, "cwnd validation", CWND_VALIDATION_EXPECTED, CwndValidation::from_name)
 }
 
 const REDUCTION_BASE_EXPECTED: &str = "\"flight_size\" or \"cwnd\"";
 
 pub(crate) fn reduction_base(v: &Value, field: &str) -> Res<ReductionBase> {
-    let s = fields::string(v, field, REDUCTION_BASE_EXPECTED)?;
-    ReductionBase::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!("unknown reduction base {s}; expected {REDUCTION_BASE_EXPECTED}", s = echo(s)),
-        )
-    })
+    named_rule(v, field, "reduction base", REDUCTION_BASE_EXPECTED, ReductionBase::from_name)
 }
 
 const SACK_NEXT_SEG_EXPECTED: &str = "\"rfc6675\" or \"linux\"";
 
 pub(crate) fn sack_next_seg(v: &Value, field: &str) -> Res<SackNextSeg> {
-    let s = fields::string(v, field, SACK_NEXT_SEG_EXPECTED)?;
-    SackNextSeg::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!("unknown SACK NextSeg rule set {s}; expected {SACK_NEXT_SEG_EXPECTED}", s = echo(s)),
-        )
-    })
+    named_rule(v, field, "SACK NextSeg rule set", SACK_NEXT_SEG_EXPECTED, SackNextSeg::from_name)
 }
 
 const RECOVERY_EXIT_EXPECTED: &str = "\"at_recover\" or \"above_recover\"";
 
 pub(crate) fn recovery_exit(v: &Value, field: &str) -> Res<RecoveryExit> {
-    let s = fields::string(v, field, RECOVERY_EXIT_EXPECTED)?;
-    RecoveryExit::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!("unknown recovery exit {s}; expected {RECOVERY_EXIT_EXPECTED}", s = echo(s)),
-        )
-    })
+    named_rule(v, field, "recovery exit", RECOVERY_EXIT_EXPECTED, RecoveryExit::from_name)
 }
 
 const REORDERING_EXPECTED: &str = "\"fixed\" or \"linux\"";
 
 pub(crate) fn reordering(v: &Value, field: &str) -> Res<Reordering> {
-    let s = fields::string(v, field, REORDERING_EXPECTED)?;
-    Reordering::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!("unknown reordering rule {s}; expected {REORDERING_EXPECTED}", s = echo(s)),
-        )
-    })
+    named_rule(v, field, "reordering rule", REORDERING_EXPECTED, Reordering::from_name)
 }
 
 const SEND_BUFFER_EXPECTED: &str = "\"unlimited\" or \"linux\"";
 
 pub(crate) fn send_buffer(v: &Value, field: &str) -> Res<SendBufferRule> {
-    let s = fields::string(v, field, SEND_BUFFER_EXPECTED)?;
-    SendBufferRule::from_name(s).ok_or_else(|| {
-        FieldError::new(
-            field,
-            format!("unknown send buffer {s}; expected {SEND_BUFFER_EXPECTED}", s = echo(s)),
-        )
-    })
+    named_rule(v, field, "send buffer", SEND_BUFFER_EXPECTED, SendBufferRule::from_name)
 }
 
 /// A Westwood filter's time constant (tau, T_min, Westwood+'s minimum window): at least 1 ms,
