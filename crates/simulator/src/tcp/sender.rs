@@ -377,8 +377,7 @@ impl Sender {
         let cwnd = self.cwnd_segments();
         let in_flight = self.prr_pipe().div_ceil(self.mss);
         if self.sent_since_window_use > 0 || in_flight >= cwnd {
-            let packets_out = (self.snd_max - self.snd_una).div_ceil(self.mss);
-            self.window_use.after_sending(packets_out, in_flight, cwnd, self.snd_una, self.snd_max);
+            self.window_use.after_sending(self.packets_out(), in_flight, cwnd, self.snd_una, self.snd_max);
         }
         self.sent_since_window_use = 0;
     }
@@ -407,6 +406,11 @@ impl Sender {
     /// The DUPACKs that start fast recovery now (Linux's `tp->reordering`).
     pub(in crate::tcp) fn reordering(&self) -> u64 {
         self.reno_sacks.map_or(u64::from(self.dupack_threshold), |sacks| sacks.threshold())
+    }
+
+    /// `recover` (RFC 6582; Linux's `high_seq`) is acknowledged, or there is none.
+    fn recover_acked(&self) -> bool {
+        self.recover.is_none_or(|high_seq| self.snd_una >= high_seq)
     }
 
     /// Segments sent and not acknowledged (Linux's `packets_out`).
@@ -688,7 +692,7 @@ impl Sender {
         if self.loss_until.is_some_and(|until| ack_seq >= until) {
             self.loss_until = None;
         }
-        let recovered = self.recover.is_none_or(|recover| ack_seq >= recover);
+        let recovered = self.recover_acked();
         if self.recovery_style == Recovery::Sack {
             self.scoreboard.advance(ack_seq);
             self.update_lost_boundary();
@@ -814,18 +818,14 @@ impl Sender {
     /// makes once `high_seq` is acknowledged and the other states on any advance, except Loss
     /// held at exactly `high_seq` (`tcp_try_undo_recovery()`'s hold).
     fn count_reno_sacks_acked(&mut self, acked_segments: u64) {
-        let (packets_out, lost_out) = (self.packets_out(), self.lost_out());
-        let reset = if self.in_recovery {
-            self.recover.is_none_or(|high_seq| self.snd_una >= high_seq)
-        } else {
-            self.loss_until != Some(self.snd_una)
-        };
-        if let Some(sacks) = self.reno_sacks.as_mut() {
-            sacks.on_cumulative_ack(acked_segments, packets_out, lost_out);
-            if reset {
-                sacks.reset();
-            }
+        let Some(mut sacks) = self.reno_sacks else { return };
+        sacks.on_cumulative_ack(acked_segments, self.packets_out(), self.lost_out());
+        let reset =
+            if self.in_recovery { self.recover_acked() } else { self.loss_until != Some(self.snd_una) };
+        if reset {
+            sacks.reset();
         }
+        self.reno_sacks = Some(sacks);
     }
 
     /// Linux's DUPACK count on a DUPACK (`tcp_add_reno_sack()`): in Recovery unless it is held
@@ -833,18 +833,18 @@ impl Sender {
     /// `high_seq` (`tcp_process_loss()`), else always. Whether the DUPACK freed a place in the
     /// flight (always, without Linux's count).
     fn count_reno_dupack(&mut self) -> bool {
-        let (packets_out, lost_out) = (self.packets_out(), self.lost_out());
-        let held = self.in_recovery && self.recover.is_some_and(|high_seq| self.snd_una >= high_seq);
+        let Some(mut sacks) = self.reno_sacks else { return true };
         let before_new_data = self.loss_until.is_some_and(|high_seq| self.snd_max <= high_seq);
-        let Some(sacks) = self.reno_sacks.as_mut() else { return true };
-        if held {
+        let counted = if self.in_recovery && self.recover_acked() {
             sacks.reset();
             false
         } else if !self.in_recovery && before_new_data {
             false
         } else {
-            sacks.add_dupack(packets_out, lost_out)
-        }
+            sacks.add_dupack(self.packets_out(), self.lost_out())
+        };
+        self.reno_sacks = Some(sacks);
+        counted
     }
 
     pub(in crate::tcp) fn exit_recovery(&mut self, now: Nanos) {
@@ -919,7 +919,7 @@ impl Sender {
     pub(in crate::tcp) fn within_loss_episode(&self, repeated: bool) -> bool {
         let after_timeout = self.loss_until.is_some();
         let open = !self.in_recovery && !after_timeout;
-        let recovery_point_acked = self.recover.is_none_or(|high_seq| high_seq <= self.snd_una);
+        let recovery_point_acked = self.recover_acked();
         !(open || recovery_point_acked || (after_timeout && !repeated))
     }
 
