@@ -1546,6 +1546,8 @@ mod tests {
             ("tcp.reduction_base", "cwnd"),
             ("tcp.sack_next_seg", "linux"),
             ("tcp.recovery_exit", "above_recover"),
+            ("tcp.reordering", "linux"),
+            ("tcp.frto", "true"),
         ]
         .into_iter()
         .map(|(k, v)| pair(k, v))
@@ -1607,7 +1609,9 @@ mod tests {
                         "tcp.cwnd_validation": "linux",
                         "tcp.reduction_base": "cwnd",
                         "tcp.sack_next_seg": "linux",
-                        "tcp.recovery_exit": "above_recover"
+                        "tcp.recovery_exit": "above_recover",
+                        "tcp.reordering": "linux",
+                        "tcp.frto": "true"
                     },
                     "user": [],
                     "scenario": ["initial_cwnd", "rto_min", "rto_max"]

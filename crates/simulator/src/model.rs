@@ -363,6 +363,12 @@ pub struct TcpSpec {
     pub recovery_exit: RecoveryExit,
     /// Without SACK: whether the DUPACK threshold stays `dupack_threshold` ([`Reordering`]).
     pub reordering: Reordering,
+    /// F-RTO after a retransmission timeout (RFC 5682 §2, as Linux's `tcp_process_loss()` with
+    /// `tcp_frto` = 2): on the first ACK that advances `snd_una` but not to the data outstanding
+    /// at the timeout, send new data before resending the rest; the next DUPACK shows the loss
+    /// was real and the resending goes on. Without SACK only (`tcp/sender.rs`). `false`: the
+    /// default.
+    pub frto: bool,
 }
 
 /// What a loss reduction halves (or, for CUBIC, multiplies by beta): the `FlightSize` the

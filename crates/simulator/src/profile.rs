@@ -32,7 +32,8 @@
 //! | `reduction_base` | `flight_size` | `flight_size` | `cwnd` |
 //! | `sack_next_seg` | `rfc6675` | `rfc6675` | `linux` |
 //! | `recovery_exit` | `at_recover` | `at_recover` | `above_recover` |
-//! | `reordering` | `fixed` | `fixed` | `fixed` (`linux` waits for F-RTO: see below) |
+//! | `reordering` | `fixed` | `fixed` | `linux` |
+//! | `frto` | `false` | `false` | `true` |
 //!
 //! No profile sets `overhead` (the random send delay against drop-tail phase effects): ns-2.35's
 //! `overhead_` is 0, so `ns2` keeps 0; it is no sender rule of Linux's (real hosts' timing
@@ -66,11 +67,9 @@
 //!   RFC 6675 rule (3) or rescue retransmission); `tcp_try_undo_recovery()` holds a non-SACK
 //!   connection in Recovery until an ACK beyond `high_seq` (`recovery_exit`);
 //!   `tcp_check_reno_reordering()` raises a non-SACK connection's DUPACK threshold to the
-//!   flight when more DUPACKs arrive than segments are out (`reordering = "linux"`), but the
-//!   profile keeps `fixed`: the kernel reaches that rule through Loss episodes that F-RTO
-//!   (`tcp_process_loss()`, not modelled) shapes, and without it the simulator raised the
-//!   threshold in every traced fig. 9 run at 3-5 % loss, to 22-83 segments, where the kernel
-//!   raised it in four tcpw runs of six, to 14-37 (docs/testbed.md).
+//!   flight when more DUPACKs arrive than segments are out (`reordering`); `tcp_process_loss()`
+//!   with `tcp_frto` = 2 sends new data on the first partial ACK after a timeout from Open or
+//!   Disorder, or a repeated one, before resending (F-RTO, RFC 5682: `frto`, without SACK).
 
 use westwood_algorithms::{WindowConfig, WindowGrowth};
 
@@ -102,7 +101,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 24] = [
+    pub const KEYS: [&'static str; 25] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -127,6 +126,7 @@ impl Profile {
         "sack_next_seg",
         "recovery_exit",
         "reordering",
+        "frto",
     ];
 
     /// The name scenarios use: `"paper"`, `"ns2"` or `"linux"`.
@@ -189,6 +189,7 @@ impl Profile {
             "sack_next_seg" => tcp.sack_next_seg.name().to_string(),
             "recovery_exit" => tcp.recovery_exit.name().to_string(),
             "reordering" => tcp.reordering.name().to_string(),
+            "frto" => tcp.frto.to_string(),
             _ => panic!("{key} is not a profile key"),
         }
     }
@@ -293,8 +294,12 @@ impl Profile {
                 tcp.recovery_exit =
                     if self == Linux { RecoveryExit::AboveRecover } else { RecoveryExit::AtRecover }
             }
-            // Fixed under every profile until F-RTO is modelled (see the module notes).
-            "reordering" => tcp.reordering = Reordering::Fixed,
+            // ns-2's `numdupacks_` never changes; Linux's `tp->reordering` does.
+            "reordering" => {
+                tcp.reordering = if self == Linux { Reordering::Linux } else { Reordering::Fixed }
+            }
+            // Linux's `tcp_frto` = 2; ns-2's agents have no F-RTO.
+            "frto" => tcp.frto = self == Linux,
             _ => unreachable!("{key} is not a profile key"),
         }
     }
@@ -335,6 +340,7 @@ mod tests {
             sack_next_seg: SackNextSeg::Rfc6675,
             recovery_exit: RecoveryExit::AtRecover,
             reordering: Reordering::Fixed,
+            frto: false,
         }
     }
 
@@ -443,7 +449,8 @@ mod tests {
                 "cwnd",
                 "linux",
                 "above_recover",
-                "fixed"
+                "linux",
+                "true"
             ]
         );
         t.initial_cwnd = 1000;

@@ -62,7 +62,8 @@ const LINUX: &[(&str, &str)] = &[
     ("tcp.reduction_base", "cwnd"),
     ("tcp.sack_next_seg", "linux"),
     ("tcp.recovery_exit", "above_recover"),
-    ("tcp.reordering", "fixed"),
+    ("tcp.reordering", "linux"),
+    ("tcp.frto", "true"),
 ];
 
 /// `scenarios/wireless.toml` without the `[tcp]` keys a profile sets (the file sets the RTO,
@@ -129,7 +130,8 @@ fn a_run_with_the_linux_profile_is_the_run_with_its_keys_set_one_by_one() {
         ("tcp.reduction_base", "cwnd"),
         ("tcp.sack_next_seg", "linux"),
         ("tcp.recovery_exit", "above_recover"),
-        ("tcp.reordering", "fixed"),
+        ("tcp.reordering", "linux"),
+        ("tcp.frto", "true"),
     ]));
     let a = load_file(&path, &with_profile).unwrap();
     let b = load_file(&path, &rest).unwrap();

@@ -75,7 +75,8 @@ cwnd_validation = "linux"
 reduction_base = "cwnd"
 sack_next_seg = "linux"
 recovery_exit = "above_recover"
-reordering = "fixed"
+reordering = "linux"
+frto = true
 "#;
 
 /// Every key the ns2 profile sets, one by one (ns-2.35's defaults).
@@ -103,6 +104,7 @@ reduction_base = "flight_size"
 sack_next_seg = "rfc6675"
 recovery_exit = "at_recover"
 reordering = "fixed"
+frto = false
 "#;
 
 #[test]

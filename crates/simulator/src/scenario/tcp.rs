@@ -50,6 +50,7 @@ const SENDER_KEYS: &[&str] = &[
     "sack_next_seg",
     "recovery_exit",
     "reordering",
+    "frto",
 ];
 
 /// Every key of `[tcp]` and of a flow: the sender's, then each registered control's parameter
@@ -312,6 +313,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::reordering(v, &f)?,
         None => Reordering::default(),
     };
+    let frto = match get("frto") {
+        Some((v, f)) => fields::boolean(v, &f)?,
+        None => false,
+    };
     let profile = match get("profile") {
         Some((v, f)) => congestion::profile(v, &f)?,
         None => Profile::default(),
@@ -345,6 +350,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         sack_next_seg,
         recovery_exit,
         reordering,
+        frto,
     };
     // The profile fills in the keys set nowhere (a key set in any layer, or fixed by the
     // control's reference, wins over it).

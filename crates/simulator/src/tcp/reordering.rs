@@ -19,6 +19,9 @@
 //! [`RenoSacks`] is that count and that threshold; the sender tells it about each ACK in the
 //! order `tcp_ack()` does: a cumulative ACK first (`tcp_clean_rtx_queue()` ->
 //! `tcp_remove_reno_sacks()`), then the state machine's add or reset (`tcp_fastretrans_alert()`).
+//! The count also decides what the sender may send in Loss (`tcp_packets_in_flight()` leaves the
+//! held segments out), so a sender with F-RTO keeps it with `reordering = "fixed"` too: then the
+//! clamp still applies but the threshold never moves.
 
 /// `net.ipv4.tcp_max_reordering`'s default.
 const MAX_REORDERING: u64 = 300;
@@ -30,11 +33,20 @@ pub struct RenoSacks {
     sacked: u64,
     /// `tp->reordering`: the count that starts fast recovery.
     threshold: u64,
+    /// `tcp_check_reno_reordering()` raises the threshold (`reordering = "linux"`).
+    raises: bool,
 }
 
 impl RenoSacks {
-    pub fn new(dupack_threshold: u32) -> RenoSacks {
-        RenoSacks { sacked: 0, threshold: u64::from(dupack_threshold) }
+    /// The count, with a threshold that `tcp_check_reno_reordering()` raises (`raises`) or that
+    /// stays `dupack_threshold`.
+    pub fn new(dupack_threshold: u32, raises: bool) -> RenoSacks {
+        RenoSacks { sacked: 0, threshold: u64::from(dupack_threshold), raises }
+    }
+
+    /// Whether the threshold follows Linux's rule (else the sender counts DUPACKs as RFC 5681).
+    pub fn raises_threshold(&self) -> bool {
+        self.raises
     }
 
     /// DUPACKs counted as segments the receiver holds.
@@ -82,7 +94,9 @@ impl RenoSacks {
         let holes = lost_out.max(1).min(packets_out);
         if self.sacked + holes > packets_out {
             self.sacked = packets_out - holes;
-            self.threshold = (packets_out + addend).min(MAX_REORDERING);
+            if self.raises {
+                self.threshold = (packets_out + addend).min(MAX_REORDERING);
+            }
         }
     }
 }
@@ -93,7 +107,7 @@ mod tests {
 
     #[test]
     fn dupacks_within_the_flight_count_and_reach_the_threshold() {
-        let mut r = RenoSacks::new(3);
+        let mut r = RenoSacks::new(3, true);
         assert!(r.add_dupack(10, 0) && r.add_dupack(10, 0));
         assert!(!r.loss_detected());
         assert!(r.add_dupack(10, 0));
@@ -104,7 +118,7 @@ mod tests {
     #[test]
     fn more_dupacks_than_segments_out_raise_the_threshold_to_the_flight() {
         // Five segments out, one of them the hole: at most four can be held above it.
-        let mut r = RenoSacks::new(3);
+        let mut r = RenoSacks::new(3, true);
         for _ in 0..4 {
             r.add_dupack(5, 0);
         }
@@ -117,7 +131,7 @@ mod tests {
     #[test]
     fn after_a_timeout_only_dupacks_beyond_the_new_data_raise_it() {
         // 20 segments lost at the timeout still outstanding, 3 new ones sent beyond them.
-        let mut r = RenoSacks::new(3);
+        let mut r = RenoSacks::new(3, true);
         for _ in 0..3 {
             assert!(r.add_dupack(23, 20));
         }
@@ -128,7 +142,7 @@ mod tests {
 
     #[test]
     fn a_cumulative_ack_eats_dupacks_and_may_raise_it_with_what_it_acknowledged() {
-        let mut r = RenoSacks::new(3);
+        let mut r = RenoSacks::new(3, true);
         for _ in 0..4 {
             r.add_dupack(10, 1);
         }
@@ -144,8 +158,20 @@ mod tests {
     }
 
     #[test]
+    fn a_count_without_linux_reordering_clamps_but_keeps_the_threshold() {
+        let mut r = RenoSacks::new(3, false);
+        for _ in 0..4 {
+            r.add_dupack(5, 0);
+        }
+        assert!(!r.add_dupack(5, 0));
+        assert_eq!((r.sacked(), r.threshold()), (4, 3));
+        r.on_cumulative_ack(1, 400, 0);
+        assert_eq!(r.threshold(), 3);
+    }
+
+    #[test]
     fn the_threshold_is_capped_at_tcp_max_reordering() {
-        let mut r = RenoSacks::new(3);
+        let mut r = RenoSacks::new(3, true);
         r.sacked = 1000;
         r.on_cumulative_ack(1, 400, 0);
         assert_eq!(r.threshold(), MAX_REORDERING);

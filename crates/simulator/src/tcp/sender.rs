@@ -84,6 +84,17 @@
 //! NewReno partial ACK revealed (not resent at once but as the first segment PRR allows, as Linux
 //! does), then new data; with SACK, RFC 6675's `NextSeg` as usual.
 //!
+//! F-RTO (RFC 5682 §2, `frto`, without SACK), as Linux's `tcp_process_loss()` does it with
+//! `tcp_frto` = 2. A timeout from outside any recovery, or one with nothing acknowledged since
+//! the last, arms it (`tcp_enter_loss()`). The first ACK after it that advances `snd_una` but
+//! not to the data outstanding at the timeout then sends previously unsent data as the window
+//! allows instead of resending (step 2b); the DUPACK that data brings shows the loss real
+//! (step 3a) and the resend goes on, stepping over that new data, which is in flight. In Loss
+//! the flight is Linux's `tcp_packets_in_flight()`: what was resent and not acknowledged, plus
+//! new data beyond the resend, less one segment per counted DUPACK (`tcp/reordering.rs`), so
+//! each DUPACK clocks out one more segment. An ACK of never-resent data that shows the timeout
+//! spurious (step 3b, Linux's undo) is not modelled: the sender goes on as after a real loss.
+//!
 //! Deviations: limited transmit is off unless the flow asks for it (RFC 5681 §3.2 step 1 says a
 //! sender SHOULD do it; ns-2's agents did not, by default, before 2001-11-28, and the seed
 //! papers' results are reproduced without it); with a `dupthresh` other than three it allows
@@ -205,9 +216,21 @@ pub struct Sender {
     /// PRR without SACK: bytes the DUPACKs said the receiver holds above the hole (one segment
     /// each, Linux's `sacked_out` for a connection without SACK).
     pub(in crate::tcp) dup_credit: u64,
-    /// Without SACK, with `reordering = "linux"`: Linux's DUPACK count and the threshold it
-    /// raises (`tcp/reordering.rs`); `None`: the threshold is `dupack_threshold`.
+    /// Without SACK, with `reordering = "linux"` or F-RTO: Linux's DUPACK count and the
+    /// threshold it may raise (`tcp/reordering.rs`); `None`: the threshold is `dupack_threshold`
+    /// and DUPACKs free nothing in Loss.
     pub(in crate::tcp) reno_sacks: Option<RenoSacks>,
+    /// F-RTO (RFC 5682) is on for this flow (`frto`).
+    pub(in crate::tcp) frto: bool,
+    /// Linux's `tp->frto`: the last timeout may still prove spurious, so the first ACK that
+    /// advances `snd_una` sends new data rather than resends (`tcp_enter_loss()` arms it).
+    pub(in crate::tcp) frto_armed: bool,
+    /// F-RTO step 2b on this ACK: send new data (Linux's `REXMIT_NEW`).
+    pub(in crate::tcp) frto_send_new: bool,
+    /// Where the new data that F-RTO sent in Loss starts (`loss_until` then): the resend of the
+    /// data outstanding at the timeout stops here and goes on at `snd_max`, and the data from
+    /// here to `snd_max` is in flight meanwhile. `None` once the resend has passed it.
+    pub(in crate::tcp) frto_new_from: Option<u64>,
 
     /// SACK: what the receiver holds above `snd_una`.
     pub(in crate::tcp) scoreboard: Scoreboard,
@@ -279,8 +302,13 @@ impl Sender {
             recover_fs: 0,
             rexmit_pending: false,
             dup_credit: 0,
-            reno_sacks: (spec.reordering == Reordering::Linux && spec.recovery != Recovery::Sack)
-                .then(|| RenoSacks::new(spec.dupack_threshold)),
+            reno_sacks: ((spec.reordering == Reordering::Linux || spec.frto)
+                && spec.recovery != Recovery::Sack)
+                .then(|| RenoSacks::new(spec.dupack_threshold, spec.reordering == Reordering::Linux)),
+            frto: spec.frto && spec.recovery != Recovery::Sack,
+            frto_armed: false,
+            frto_send_new: false,
+            frto_new_from: None,
             scoreboard: Scoreboard::new(),
             lost_to: 0,
             high_rxt: 0,
@@ -451,16 +479,75 @@ impl Sender {
             self.send_by_scoreboard(self.cc.cwnd(), now, out);
             return;
         }
+        if std::mem::take(&mut self.frto_send_new) {
+            if self.frto_send_new_data(now, out) {
+                return;
+            }
+            // Nothing new could go: the conventional recovery (tcp_xmit_recovery()).
+            self.frto_armed = false;
+        }
         let window = self.window();
         let limit = self.send_limit();
-        while self.snd_nxt < limit {
+        // In Loss, Linux's tcp_packets_in_flight() leaves out what the DUPACKs say the receiver
+        // holds, and counts the new data F-RTO sent beyond the resend.
+        let held = self.loss_held_bytes();
+        loop {
+            self.skip_frto_new_data();
+            if self.snd_nxt >= limit {
+                break;
+            }
             let len = self.mss.min(limit - self.snd_nxt);
-            if self.snd_nxt + len > self.snd_una + window {
+            let beyond = self.frto_new_from.map_or(0, |from| self.snd_max - from);
+            let end = self.snd_nxt + len;
+            if held == 0 && beyond == 0 {
+                if end > self.snd_una + window {
+                    break;
+                }
+            } else if (end - self.snd_una + beyond).saturating_sub(held) > self.cc.cwnd().max(self.mss)
+                || end > self.snd_una + self.peer_window.max(self.mss)
+            {
                 break;
             }
             self.transmit(self.snd_nxt, len, now, out);
             self.snd_nxt += len;
         }
+    }
+
+    /// In Loss without SACK: the bytes the counted DUPACKs say the receiver holds (Linux's
+    /// `sacked_out`), which leave the flight; 0 elsewhere or without the count.
+    fn loss_held_bytes(&self) -> u64 {
+        match self.reno_sacks {
+            Some(sacks) if self.loss_until.is_some() && !self.in_recovery => sacks.sacked() * self.mss,
+            _ => 0,
+        }
+    }
+
+    /// The resend after a timeout reached the new data F-RTO sent: that data is in flight, not
+    /// lost, so the resend goes on beyond it (Linux resends only what it marked lost).
+    fn skip_frto_new_data(&mut self) {
+        if self.frto_new_from.is_some_and(|from| self.snd_nxt >= from) {
+            self.snd_nxt = self.snd_nxt.max(self.snd_max);
+            self.frto_new_from = None;
+        }
+    }
+
+    /// F-RTO step 2b (RFC 5682 §2; `tcp_process_loss()` -> `REXMIT_NEW`): send previously unsent
+    /// data as the window allows, the data outstanding at the timeout left unsent for now. The
+    /// flight is Linux's: what was resent and not acknowledged, plus this new data. Whether
+    /// anything went.
+    fn frto_send_new_data(&mut self, now: Nanos, out: &mut Vec<Packet>) -> bool {
+        let resent = self.snd_nxt.saturating_sub(self.snd_una);
+        let mut sent = false;
+        while let Some(len) = self.new_data_len() {
+            let beyond = self.frto_new_from.map_or(0, |from| self.snd_max - from);
+            if resent + beyond + len > self.cc.cwnd().max(self.mss) {
+                break;
+            }
+            self.frto_new_from.get_or_insert(self.snd_max);
+            self.transmit(self.snd_max, len, now, out);
+            sent = true;
+        }
+        sent
     }
 
     /// The length of the next segment of previously unsent data (at `snd_max`), if the
@@ -686,9 +773,13 @@ impl Sender {
         }
         self.snd_una = ack_seq;
         self.snd_nxt = self.snd_nxt.max(ack_seq);
+        self.skip_frto_new_data();
         self.dupacks = 0;
         self.limited_bytes = 0;
         self.count_reno_sacks_acked(acked_segments);
+        if self.frto_armed && !self.in_recovery {
+            self.frto_on_new_ack(ack_seq);
+        }
         if self.loss_until.is_some_and(|until| ack_seq >= until) {
             self.loss_until = None;
         }
@@ -770,6 +861,13 @@ impl Sender {
             return;
         }
         self.dupacks += 1;
+        if self.frto_armed
+            && !self.in_recovery
+            && self.loss_until.is_some_and(|high_seq| self.snd_max > high_seq)
+        {
+            // F-RTO step 3a: a DUPACK after the new data went out: the loss was real.
+            self.frto_armed = false;
+        }
         let counted = self.count_reno_dupack();
         // The ACK's row comes before the loss reaction it may trigger, as in the kernel.
         self.observe_now(now, TraceEvent::Ack, 0, true, None);
@@ -777,19 +875,22 @@ impl Sender {
             self.inflate_on_duplicate_ack();
             return;
         }
-        let loss_detected = match self.reno_sacks {
+        let linux_threshold = self.reno_sacks.filter(RenoSacks::raises_threshold);
+        let loss_detected = match linux_threshold {
             Some(sacks) => sacks.loss_detected(),
             None => self.dupacks >= self.dupack_threshold,
         };
         if !loss_detected {
             // RFC 3042 §2 (RFC 5681 §3.2 step 1): the first DUPACKs may send new data (with
             // Linux's count, those it counted: a clamped DUPACK frees nothing in flight).
-            if self.limited_transmit && counted {
+            // In Loss, Linux's count already lets the held segments' places out (the send
+            // path's `loss_held_bytes`), which is all limited transmit is to Linux.
+            if self.limited_transmit && counted && self.loss_held_bytes() == 0 {
                 self.limited_transmit_one(now, out);
             }
             return;
         }
-        if self.reno_sacks.is_none() && self.dupacks != self.dupack_threshold {
+        if linux_threshold.is_none() && self.dupacks != self.dupack_threshold {
             return;
         }
         // RFC 5681 §3.2 step 2: the data sent by limited transmit is not part of FlightSize.
@@ -810,6 +911,25 @@ impl Sender {
             self.tahoe_fast_retransmit(bytes_in_flight, now);
         } else {
             self.enter_fast_recovery(bytes_in_flight, now, out);
+        }
+    }
+
+    /// F-RTO on an ACK that advances `snd_una` in Loss (`tcp_process_loss()`, RFC 5682 §2):
+    /// once new data is out only a DUPACK decides (step 3a); before, an ACK that leaves data
+    /// of the timeout unacknowledged moves `high_seq` to `snd_nxt` and lets new data go
+    /// (step 2b), or, with none to send, ends F-RTO. Step 3b, an ACK of never-resent data that
+    /// shows the timeout spurious and undoes its reduction, is not modelled: the sender goes on
+    /// as after a real loss.
+    fn frto_on_new_ack(&mut self, ack_seq: u64) {
+        let Some(high_seq) = self.loss_until else { return };
+        if self.snd_max > high_seq || ack_seq >= high_seq {
+            return;
+        }
+        self.loss_until = Some(self.snd_max);
+        if self.new_data_len().is_some() {
+            self.frto_send_new = true;
+        } else {
+            self.frto_armed = false;
         }
     }
 
@@ -834,6 +954,7 @@ impl Sender {
     /// flight (always, without Linux's count).
     fn count_reno_dupack(&mut self) -> bool {
         let Some(mut sacks) = self.reno_sacks else { return true };
+        let raises = sacks.raises_threshold();
         let before_new_data = self.loss_until.is_some_and(|high_seq| self.snd_max <= high_seq);
         let counted = if self.in_recovery && self.recover_acked() {
             sacks.reset();
@@ -844,7 +965,8 @@ impl Sender {
             sacks.add_dupack(self.packets_out(), self.lost_out())
         };
         self.reno_sacks = Some(sacks);
-        counted
+        // With the fixed threshold the count only paces Loss; limited transmit is RFC 3042's.
+        counted || !raises
     }
 
     pub(in crate::tcp) fn exit_recovery(&mut self, now: Nanos) {
@@ -869,6 +991,13 @@ impl Sender {
         let bytes_in_flight = self.snd_max - self.snd_una;
         let repeated = self.last_timeout_una == Some(self.snd_una);
         self.last_timeout_una = Some(self.snd_una);
+        // tcp_enter_loss(): F-RTO unless a recovery is under way, except after a timeout that
+        // nothing has acknowledged since (RFC 5682 §2.1 step 1 and §2.2, "new_recovery ||
+        // icsk_retransmits").
+        let open = !self.in_recovery && self.loss_until.is_none();
+        self.frto_armed = self.frto && (open || repeated);
+        self.frto_send_new = false;
+        self.frto_new_from = None;
         let held =
             self.timeout_threshold == TimeoutThreshold::NewEpisode && self.within_loss_episode(repeated);
         let (event, trace_event) = if held {
@@ -1034,6 +1163,7 @@ mod tests {
             sack_next_seg: SackNextSeg::Rfc6675,
             recovery_exit: RecoveryExit::AtRecover,
             reordering: Reordering::Fixed,
+            frto: false,
         };
         edit(&mut spec);
         let config = WindowConfig {
@@ -2044,16 +2174,21 @@ mod tests {
             out.clear();
             s.on_ack(&ack(9), t, &mut out);
             assert_eq!(seqs(&out), vec![9, 10]);
-            // DUPACKs for 9: each lets one new segment out until the third, which the loss
-            // episode keeps from starting a recovery; with Linux's count the fourth and fifth
-            // outnumber what is outstanding (9..12, 9 itself lost) and raise the threshold to 4.
+            // DUPACKs for 9, the application having written up to 13: each of the first two
+            // lets one new segment out (limited transmit, or with Linux's count the place the
+            // held segment left), the third none, and the loss episode keeps them from starting
+            // a recovery; with Linux's count the fourth and fifth outnumber what is outstanding
+            // (9..12, 9 itself lost) and raise the threshold to 4.
+            s.data_limit = Some(13 * MSS);
             for k in 0..5 {
                 s.on_ack(&ack(9), t + (1 + k) * MS, &mut out);
             }
+            assert_eq!(s.snd_max(), 13 * MSS, "{rule:?}");
             assert_eq!(s.stats.fast_retransmits, 0, "{rule:?}: no recovery inside the loss episode");
             assert_eq!(s.reordering(), needed, "{rule:?}");
             // Everything acknowledged: the episode ends, then the next hole (at 13) needs
             // `needed` DUPACKs.
+            s.data_limit = None;
             out.clear();
             s.on_ack(&ack(13), t + 100 * MS, &mut out);
             assert_eq!(s.ca_state(), CaState::Open);
@@ -2067,6 +2202,62 @@ mod tests {
             assert_eq!(s.stats.fast_retransmits, 1, "{rule:?}");
             assert_eq!(seqs(&out)[0], 13, "{rule:?}: the hole is resent");
         }
+    }
+
+    #[test]
+    fn with_frto_the_first_partial_ack_after_a_timeout_sends_new_data_and_a_dupack_resumes_the_resend() {
+        for frto in [false, true] {
+            let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| t.frto = frto);
+            let mut out = Vec::new();
+            // A timeout from Open: 0..9 outstanding, 0 resent with a window of one.
+            let deadline = s.timer_deadline().unwrap();
+            s.on_timer(deadline, &mut out);
+            assert_eq!(seqs(&out), vec![0]);
+            assert_eq!(s.frto_armed, frto);
+            // The resend repairs 0..8, 9 is still missing; the window is two.
+            let t = deadline + 100 * MS;
+            out.clear();
+            s.on_ack(&ack(9), t, &mut out);
+            if !frto {
+                assert_eq!(seqs(&out), vec![9, 10], "go-back-N resends 9 first");
+                continue;
+            }
+            // Step 2b: two new segments, 9 waits.
+            assert_eq!(seqs(&out), vec![10, 11]);
+            assert_eq!(s.ca_state(), CaState::Loss);
+            // Step 3a: their DUPACK shows the loss real; it counts one segment held, which lets
+            // the resend of 9 into the window of two.
+            out.clear();
+            s.on_ack(&ack(9), t + 100 * MS, &mut out);
+            assert!(!s.frto_armed);
+            assert_eq!(seqs(&out), vec![9]);
+            // The second DUPACK frees one more: the resend goes on beyond the new data.
+            out.clear();
+            s.on_ack(&ack(9), t + 101 * MS, &mut out);
+            assert_eq!(seqs(&out), vec![12]);
+            // 9's ACK covers 10 and 11 too: the episode ends, nothing is resent twice.
+            out.clear();
+            s.on_ack(&ack(12), t + 200 * MS, &mut out);
+            assert_eq!(s.ca_state(), CaState::Open);
+            assert!(seqs(&out).iter().all(|&seq| seq >= 13), "{:?}", seqs(&out));
+            assert_eq!(s.stats.retransmits, 2, "0 and 9 only");
+        }
+    }
+
+    #[test]
+    fn frto_is_armed_by_a_timeout_from_open_or_a_repeated_one_not_by_one_in_recovery() {
+        let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| t.frto = true);
+        let mut out = Vec::new();
+        for k in 0..3 {
+            s.on_ack(&ack(0), (k + 1) * MS, &mut out);
+        }
+        assert!(s.in_recovery());
+        let deadline = s.timer_deadline().unwrap();
+        s.on_timer(deadline, &mut out);
+        assert!(!s.frto_armed, "a timeout in recovery");
+        let again = s.timer_deadline().unwrap();
+        s.on_timer(again, &mut out);
+        assert!(s.frto_armed, "a second timeout with nothing acknowledged since");
     }
 
     #[test]

@@ -88,6 +88,7 @@ pub fn tcp(line: &Line) -> TcpSpec {
         sack_next_seg: westwood_simulator::model::SackNextSeg::Rfc6675,
         recovery_exit: westwood_simulator::model::RecoveryExit::AtRecover,
         reordering: westwood_simulator::model::Reordering::Fixed,
+        frto: false,
     }
 }
 
