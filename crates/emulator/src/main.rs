@@ -252,10 +252,11 @@ fn cmd_run(mut args: Args) -> Result<i32> {
         );
     }
     println!(
-        "emulator: lateness p50 {:.3} ms p99 {:.3} ms max {:.3} ms; {:?}; CPU {:.1} %",
+        "emulator: lateness p50 {:.3} ms p99 {:.3} ms max {:.3} ms; {:?}; {:?}; CPU {:.1} %",
         report.lateness.quantile_ns(0.5) as f64 / 1e6,
         report.lateness.quantile_ns(0.99) as f64 / 1e6,
         report.lateness.max_ns() as f64 / 1e6,
+        report.stalls,
         report.counters,
         100.0 * report.cpu_seconds / report.wall_seconds.max(1e-9)
     );

@@ -197,6 +197,7 @@ pub fn main(opts: &Options) -> Result<i32> {
             "p99": report.lateness.quantile_ns(0.99) as f64 / 1e9,
             "max": report.lateness.max_ns() as f64 / 1e9,
         },
+        "stalls": report.stalls.to_json(),
         "command_seconds": seconds,
         "command_status": status.and_then(|s| s.code()),
     });

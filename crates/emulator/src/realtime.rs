@@ -9,11 +9,21 @@
 //! core out of the two the testbed's iperf3 processes and kernel TCP need, and the error it
 //! would save — the timer's wake-up latency, tens of microseconds — is far below the
 //! 1-2 ms the selftest allows). Each frame is stamped with CLOCK_MONOTONIC as it is read;
-//! the emulator's clock is that minus the run's epoch.
+//! the emulator's clock is that minus the run's epoch (and minus the stalls, below).
 //!
 //! A packet is sent when the emulator says it has fully arrived; how late that send is
 //! (the wake-up latency plus the work done before it) goes into a histogram, reported by the
 //! selftest and the testbed.
+//!
+//! A stall (the thread woke more than [`STALL_NS`] after the emulator's next event: the machine
+//! or its hypervisor held the CPU) freezes the links rather than bursting: the emulator's clock
+//! is moved back by the time lost, so every packet in the links leaves as much later as the
+//! stall lasted and keeps its spacing, as if the emulated network had stood still. Releasing
+//! them at once instead would hand the endpoints packets microseconds apart on a path that
+//! spaces them by its serialisation time: ACKs so compressed are read by a rate estimator as
+//! hundreds of Mb/s (a 42 ms stall, one in a 60 s run whose p99 lateness was 0.23 ms, took the
+//! kernel's tcpw estimate on the 2 Mb/s fig. 9 path to 16.5 Mb/s and its ssthresh to 224
+//! segments), which no simulated link produces. The stalls are counted and reported.
 
 use std::collections::HashMap;
 use std::io;
@@ -174,6 +184,47 @@ impl Histogram {
     }
 }
 
+/// A wake-up later than this after the emulator's next event is a stall: the links freeze for
+/// its length (see the module notes). The same bound as the testbed's p99 lateness limit: the
+/// wake-up latency of an idle machine is 0.1-0.2 ms, and a packet this late has been sent
+/// closer to the one before it than the fig. 9 path's 1.76 ms data spacing allows.
+pub const STALL_NS: Nanos = 1_000_000;
+
+/// The stalls a run had ([`STALL_NS`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stalls {
+    /// How many.
+    pub count: u64,
+    /// The time the links stood still, in all.
+    pub frozen_ns: Nanos,
+    /// The longest.
+    pub longest_ns: Nanos,
+}
+
+impl Stalls {
+    /// If the thread woke at `now` with the emulator's next event due at `due`, the time the
+    /// links freeze for (and it is counted), else `None`.
+    pub fn on_wake(&mut self, due: Option<Nanos>, now: Nanos) -> Option<Nanos> {
+        let lost = now.saturating_sub(due?);
+        if lost <= STALL_NS {
+            return None;
+        }
+        self.count += 1;
+        self.frozen_ns += lost;
+        self.longest_ns = self.longest_ns.max(lost);
+        Some(lost)
+    }
+
+    /// For the reports: `{"count", "frozen_seconds", "longest_seconds"}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "count": self.count,
+            "frozen_seconds": self.frozen_ns as f64 / 1e9,
+            "longest_seconds": self.longest_ns as f64 / 1e9,
+        })
+    }
+}
+
 /// What a finished run reports.
 pub struct Report {
     /// The links with their final statistics.
@@ -181,13 +232,17 @@ pub struct Report {
     pub routes: Vec<RouteCounters>,
     pub samples: Vec<LinkSample>,
     pub counters: Counters,
-    /// How late each send was relative to its scheduled instant.
+    /// How late each send was relative to its scheduled instant (a stall counts in full for
+    /// the packets it held, though the links froze for it).
     pub lateness: Histogram,
+    /// The stalls, during which the links stood still.
+    pub stalls: Stalls,
     /// CPU time of the emulator thread, and the wall time it ran.
     pub cpu_seconds: f64,
     pub wall_seconds: f64,
     pub events: u64,
-    /// The epoch actually used (CLOCK_MONOTONIC ns).
+    /// The epoch the run started with (CLOCK_MONOTONIC ns): the emulator's time 0. Each stall
+    /// moved the clock back by its length since ([`Stalls::frozen_ns`] in all).
     pub epoch: Nanos,
 }
 
@@ -280,6 +335,9 @@ struct State<'a> {
     routes: Vec<RouteCounters>,
     counters: Counters,
     lateness: Histogram,
+    stalls: Stalls,
+    /// The stall this pass froze the links for: added to the lateness of what it sends.
+    frozen_now: Nanos,
     out: Vec<Outcome<Vec<u8>>>,
     capture: Option<crate::capture::Tap>,
 }
@@ -305,7 +363,7 @@ impl State<'_> {
                         c.frame(port, sys::monotonic_ns(), &payload, westwood_pcap::Direction::Inbound);
                     }
                     let sent = sys::monotonic_ns().saturating_sub(self.epoch);
-                    self.lateness.record(sent.saturating_sub(at));
+                    self.lateness.record(sent.saturating_sub(at) + self.frozen_now);
                 }
                 Outcome::Dropped { route, cause, .. } => {
                     let r = &mut self.routes[route as usize];
@@ -352,6 +410,8 @@ fn run_loop(
         routes: vec![RouteCounters::default(); n_routes],
         counters: Counters::default(),
         lateness: Histogram::default(),
+        stalls: Stalls::default(),
+        frozen_now: 0,
         out: Vec::with_capacity(64),
         capture: config.capture.clone(),
     };
@@ -369,7 +429,7 @@ fn run_loop(
     };
     let mut armed: Option<Nanos> = None;
     while !stop.load(Ordering::Relaxed) {
-        let deadline = [st.emu.next_event(), next_sample].into_iter().flatten().min().map(|t| t + epoch);
+        let deadline = [st.emu.next_event(), next_sample].into_iter().flatten().min().map(|t| t + st.epoch);
         if pwait2 {
             // At most 100 ms, to notice `stop`.
             let now = sys::monotonic_ns();
@@ -386,6 +446,10 @@ fn run_loop(
                 armed = None;
             }
         }
+        // A stall freezes the links: the clock goes back by the time lost (module notes).
+        let now = st.now();
+        st.frozen_now = st.stalls.on_wake(st.emu.next_event(), now).unwrap_or(0);
+        st.epoch += st.frozen_now;
         // Read the ports that have frames (a batch each; epoll is level-triggered, so what is
         // left is read on the next pass), sending what falls due in between.
         for &token in &ready {
@@ -397,7 +461,7 @@ fn run_loop(
                 st.counters.frames_in += 1;
                 let frame = &buf[..n];
                 if let Some(c) = &st.capture {
-                    c.frame(port as u16, t + epoch, frame, westwood_pcap::Direction::Outbound);
+                    c.frame(port as u16, t + st.epoch, frame, westwood_pcap::Direction::Outbound);
                 }
                 let Some(info) = afpacket::parse(frame) else {
                     st.counters.non_ipv4 += 1;
@@ -460,6 +524,7 @@ fn run_loop(
         samples,
         counters: st.counters,
         lateness: st.lateness,
+        stalls: st.stalls,
         cpu_seconds: (sys::thread_cpu_ns() - started_cpu) as f64 / 1e9,
         wall_seconds: (sys::monotonic_ns() - started_wall) as f64 / 1e9,
         events,
@@ -484,5 +549,16 @@ mod tests {
         h.record(5_000_000_000);
         assert_eq!(h.max_ns(), 5_000_000_000);
         assert_eq!(h.quantile_ns(1.0), 5_000_000_000);
+    }
+
+    #[test]
+    fn a_wake_up_more_than_a_millisecond_late_is_a_stall_that_freezes_the_links_for_its_length() {
+        let mut stalls = Stalls::default();
+        assert_eq!(stalls.on_wake(None, 5_000_000), None, "nothing due");
+        assert_eq!(stalls.on_wake(Some(10_000_000), 9_000_000), None, "early");
+        assert_eq!(stalls.on_wake(Some(10_000_000), 10_900_000), None, "ordinary wake-up latency");
+        assert_eq!(stalls.on_wake(Some(10_000_000), 52_000_000), Some(42_000_000));
+        assert_eq!(stalls.on_wake(Some(60_000_000), 63_000_000), Some(3_000_000));
+        assert_eq!(stalls, Stalls { count: 2, frozen_ns: 45_000_000, longest_ns: 42_000_000 });
     }
 }

@@ -1011,6 +1011,7 @@ fn assemble(
             },
             "lateness_limit_seconds": LATENESS_P99_LIMIT_NS as f64 / 1e9,
             "on_time": lateness.quantile_ns(0.99) <= LATENESS_P99_LIMIT_NS,
+            "stalls": report.stalls.to_json(),
         },
         "load_average": load_average(),
         "approximations": plan.approximations,
@@ -1349,10 +1350,13 @@ pub fn main(opts: &Options) -> Result<i32> {
         if !opts.json {
             let e = &tb.summary["testbed"]["emulator"];
             eprintln!(
-                "  emulator: {} frames, lateness p99 {:.3} ms, max {:.3} ms, CPU {:.1} %, emulator-caused drops {}",
+                "  emulator: {} frames, lateness p99 {:.3} ms, max {:.3} ms, {} stalls (links frozen {:.1} ms), \
+                 CPU {:.1} %, emulator-caused drops {}",
                 e["counters"]["frames_in"],
                 e["lateness_seconds"]["p99"].as_f64().unwrap_or(0.0) * 1e3,
                 e["lateness_seconds"]["max"].as_f64().unwrap_or(0.0) * 1e3,
+                e["stalls"]["count"].as_u64().unwrap_or(0),
+                e["stalls"]["frozen_seconds"].as_f64().unwrap_or(0.0) * 1e3,
                 e["cpu_fraction"].as_f64().unwrap_or(0.0) * 100.0,
                 e["counters"]["rx_socket_drops"].as_u64().unwrap_or(0) + e["counters"]["tx_errors"].as_u64().unwrap_or(0),
             );

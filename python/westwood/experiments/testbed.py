@@ -460,8 +460,10 @@ def sides(
 
 def emulator_notes(runs: Sequence[TestbedRun], entries: Mapping[str, Mapping[str, Any]]) -> str:
     """One line on the emulator's own health over the runs: frames it dropped or failed to send,
-    how late it sent, and whether iperf3's byte counts agreed on both ends."""
-    frames = drops = bad_flows = 0
+    how late it sent, how often it stalled (and froze its links), and whether iperf3's byte
+    counts agreed on both ends."""
+    frames = drops = bad_flows = stalls = 0
+    frozen = longest = 0.0
     lateness: List[float] = []
     for run in runs:
         entry = entries.get(run.key)
@@ -476,11 +478,16 @@ def emulator_notes(runs: Sequence[TestbedRun], entries: Mapping[str, Mapping[str
         if p99 is not None:
             lateness.append(float(p99) * 1e3)
         bad_flows += sum(1 for f in tb.get("integrity", []) if not f.get("ok", True))
+        stall = emu.get("stalls", {})
+        stalls += int(stall.get("count", 0))
+        frozen += float(stall.get("frozen_seconds", 0.0))
+        longest = max(longest, float(stall.get("longest_seconds", 0.0)))
     worst = f"{max(lateness):.3f} ms" if lateness else "n/a"
     return (
         f"Emulator over these runs: {frames} frames, {drops} dropped or not sent by the emulator "
-        f"itself, worst send lateness p99 {worst}; flows whose iperf3 byte counts disagree: "
-        f"{bad_flows}."
+        f"itself, worst send lateness p99 {worst}, {stalls} stalls that froze its links "
+        f"({frozen * 1e3:.1f} ms in all, the longest {longest * 1e3:.1f} ms); flows whose iperf3 "
+        f"byte counts disagree: {bad_flows}."
     )
 
 
