@@ -158,12 +158,18 @@ def _as_the_kernel_writes_it(trace):
     return kernel
 
 
+def _shifted(trace, by):
+    shifted = trace.copy()
+    shifted["ack"] = shifted["ack"] + by
+    return shifted
+
+
 def test_window_agreement_pairs_the_kernels_rows_with_the_simulators_row_before():
-    from westwood.ack_trace import window_agreement
+    from westwood.ack_trace import IPERF3_COOKIE_BYTES, window_agreement
 
     trace = westwood.run("wireless", overrides=TRACED, ack_trace=True).ack_trace
     kernel = _as_the_kernel_writes_it(trace)
-    same = window_agreement(kernel, trace)
+    same = window_agreement(kernel, trace, kernel_offset=IPERF3_COOKIE_BYTES)
     acks = int((trace["event"] == "ack").sum())
     assert same["matched"] >= acks - 1 and same["kernel_acks"] >= acks - 1
     assert same["cwnd_share"] == 1.0 and same["ssthresh_share"] == 1.0
@@ -173,11 +179,13 @@ def test_window_agreement_pairs_the_kernels_rows_with_the_simulators_row_before(
     bumped = kernel.copy()
     rows = bumped.index[bumped["event"] == "ack"][::4]
     bumped.loc[rows, "cwnd_bytes"] += 2 * mss
-    off = window_agreement(bumped, trace)
+    off = window_agreement(bumped, trace, kernel_offset=IPERF3_COOKIE_BYTES)
     assert abs(off["cwnd_share"] - 0.75) < 0.01, off
     assert off["ssthresh_share"] == 1.0
     assert off["first_cwnd_disagreement"]["repeat"] >= 0
     # One segment is within the tolerance.
     nudged = kernel.copy()
     nudged.loc[rows, "cwnd_bytes"] += mss
-    assert window_agreement(nudged, trace)["cwnd_share"] == 1.0
+    assert window_agreement(nudged, trace, kernel_offset=IPERF3_COOKIE_BYTES)["cwnd_share"] == 1.0
+    # A simulator trace that sends the cookie too (the testbed's, `tcp.preamble`) needs none.
+    assert window_agreement(kernel, _shifted(trace, IPERF3_COOKIE_BYTES))["cwnd_share"] == 1.0

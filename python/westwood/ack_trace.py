@@ -82,9 +82,9 @@ def read_ack_trace(path: PathLike) -> "pd.DataFrame":
     return frame[list(ACK_TRACE_COLUMNS)]
 
 
-# iperf3 sends a 37-byte cookie before the test's data; the testbed's segment numbering starts
-# after it (crates/emulator/src/segments.rs, IPERF3_COOKIE), so a kernel trace's `ack` is the
-# simulator's plus this.
+# iperf3 sends a 37-byte cookie before the test's data (crates/emulator/src/segments.rs,
+# IPERF3_COOKIE). The testbed's simulator run sends it too (`tcp.preamble`), so both traces count
+# the same bytes; a simulator trace without it (a run from before) is behind the kernel's by this.
 IPERF3_COOKIE_BYTES = 37
 
 # At or above this many segments a threshold is "infinite" (the kernel's 0x7fffffff).
@@ -92,19 +92,21 @@ _INFINITE_SEGMENTS = 0x7FFF_FFFF
 
 
 def window_agreement(
-    kernel: "pd.DataFrame", simulator: "pd.DataFrame", kernel_offset: int = IPERF3_COOKIE_BYTES
+    kernel: "pd.DataFrame", simulator: "pd.DataFrame", kernel_offset: int = 0
 ) -> dict:
     """How often a kernel trace and a simulator trace of the same flow agree on the window.
 
     Each kernel ACK row is placed in the simulator's trace by its cumulative ACK (the kernel's
-    less ``kernel_offset``) and, for repeated ACK numbers, its order among the rows of that
-    number (the n-th DUPACK of a hole after the simulator's n-1-th): the kernel's rows hold the
-    window as the ACK found it (docs/ack-trace.md: taken before the kernel's growth or reduction
-    for that ACK), so the row is compared with the simulator's state at that point, the row
-    just before it there (any event). Two receivers acknowledging different segments (every
-    one, every second one) still compare at the same byte. A pair agrees on cwnd (ssthresh)
-    when the two differ by at most one segment (infinite thresholds are equal). Returns the
-    counts and shares, and the first pair that disagreed on cwnd (``None`` if none did)."""
+    less ``kernel_offset``: 0 for the testbed's simulator run, which sends iperf3's cookie too,
+    ``IPERF3_COOKIE_BYTES`` for a simulator run without it) and, for repeated ACK numbers, its
+    order among the rows of that number (the n-th DUPACK of a hole after the simulator's
+    n-1-th): the kernel's rows hold the window as the ACK found it (docs/ack-trace.md: taken
+    before the kernel's growth or reduction for that ACK), so the row is compared with the
+    simulator's state at that point, the row just before it there (any event). Two receivers
+    acknowledging different segments (every one, every second one) still compare at the same
+    byte. A pair agrees on cwnd (ssthresh) when the two differ by at most one segment (infinite
+    thresholds are equal). Returns the counts and shares, and the first pair that disagreed on
+    cwnd (``None`` if none did)."""
     from bisect import bisect_left
 
     def keyed(frame: "pd.DataFrame", offset: int):

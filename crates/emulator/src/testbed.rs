@@ -279,6 +279,27 @@ pub fn simulator_scenario(
                 overrides.push((format!("tcp.{key}"), values));
             }
         }
+        // iperf3 opens each data connection with its cookie, whose short segment gives the
+        // kernel its smallest RTT sample (TCPW's RTTmin): the simulator's flows send it too.
+        if user_sets(user_overrides, "preamble") {
+            user_keys.push("preamble".to_string());
+        } else {
+            let cookie = u64::from(IPERF3_COOKIE);
+            let mut set = false;
+            for tcp in
+                sim.flows.iter_mut().map(|f| &mut f.tcp).chain(sim.arrivals.iter_mut().map(|a| &mut a.tcp))
+            {
+                if tcp.segment_size > cookie && tcp.preamble != cookie {
+                    tcp.preamble = cookie;
+                    set = true;
+                }
+            }
+            if set {
+                overrides.push(("tcp.preamble".to_string(), format!("{cookie}B")));
+                // Scripted drops count from the first byte after it, as the testbed counts.
+                westwood_simulator::network::loss::drop_list::follow_preambles(&mut sim.links, &sim.flows);
+            }
+        }
     }
     let window_growth = used(sim.flows.iter().map(|f| f.tcp.window_growth.name().to_string()).collect());
     let limited_transmit = used(sim.flows.iter().map(|f| f.tcp.limited_transmit.to_string()).collect());
@@ -1552,6 +1573,7 @@ mod tests {
             ("tcp.recovery_exit", "above_recover"),
             ("tcp.reordering", "linux"),
             ("tcp.frto", "true"),
+            ("tcp.preamble", "37B"),
         ]
         .into_iter()
         .map(|(k, v)| pair(k, v))
@@ -1571,6 +1593,7 @@ mod tests {
             let mut expected = scenario.clone();
             for f in &mut expected.flows {
                 Profile::Linux.apply(&mut f.tcp, &|k| KERNEL_CONFIGURED.contains(&k));
+                f.tcp.preamble = u64::from(IPERF3_COOKIE);
             }
             assert_eq!(sim, expected, "{cc:?}");
             let t = &sim.flows[0].tcp;
@@ -1615,7 +1638,8 @@ mod tests {
                         "tcp.sack_next_seg": "linux",
                         "tcp.recovery_exit": "above_recover",
                         "tcp.reordering": "linux",
-                        "tcp.frto": "true"
+                        "tcp.frto": "true",
+                        "tcp.preamble": "37B"
                     },
                     "user": [],
                     "scenario": ["initial_cwnd", "rto_min", "rto_max"]

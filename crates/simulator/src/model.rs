@@ -146,6 +146,9 @@ pub struct DropListSpec {
     pub flow: usize,
     /// The flow's segment size, bytes (resolved with the index).
     pub segment_size: u64,
+    /// The flow's first byte of bulk data, after its `preamble` (resolved with the index):
+    /// segment `n` starts at `first_byte + n * segment_size`.
+    pub first_byte: u64,
     pub segments: Vec<u64>,
     pub acks: Vec<u64>,
 }
@@ -369,6 +372,12 @@ pub struct TcpSpec {
     /// was real and the resending goes on. Without SACK only (`tcp/sender.rs`). `false`: the
     /// default.
     pub frto: bool,
+    /// Bytes the application writes first, alone, before its bulk data, which it writes only
+    /// once they are acknowledged: iperf3's 37-byte cookie on a test's data connection, whose
+    /// short segment gives the run's smallest RTT sample (the testbed's simulator run sets it).
+    /// Less than one segment; 0 (the default): none. Scripted drops number segments from the
+    /// byte after it.
+    pub preamble: u64,
 }
 
 /// What a loss reduction halves (or, for CUBIC, multiplies by beta): the `FlightSize` the

@@ -341,6 +341,7 @@ mod tests {
             recovery_exit: RecoveryExit::AtRecover,
             reordering: Reordering::Fixed,
             frto: false,
+            preamble: 0,
         }
     }
 

@@ -37,6 +37,7 @@ fn four_segment_window(recovery: Recovery, limited_transmit: bool) -> FlowSummar
         flow_name: "ftp.0".into(),
         flow: 0,
         segment_size: MSS,
+        first_byte: 0,
         segments: vec![1],
         acks: vec![],
     }));

@@ -184,6 +184,7 @@ fn scripted(
         flow_name: "ftp.0".into(),
         flow: 0,
         segment_size: MSS,
+        first_byte: 0,
         segments: drops.to_vec(),
         acks: vec![],
     }));

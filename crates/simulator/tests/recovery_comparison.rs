@@ -51,6 +51,7 @@ fn fall_floyd(recovery: Recovery, drops: usize) -> Scenario {
             flow_name: "ftp.0".into(),
             flow: 0,
             segment_size: MSS,
+            first_byte: 0,
             segments: DROPS[..drops].to_vec(),
             acks: vec![],
         })
@@ -181,6 +182,7 @@ fn cubic_refills_a_long_fat_pipe_faster_than_reno_after_a_loss() {
             flow_name: "ftp.0".into(),
             flow: 0,
             segment_size: MSS,
+            first_byte: 0,
             segments: vec![10_000],
             acks: vec![],
         }));

@@ -305,6 +305,8 @@ fn bad_values_name_the_file_and_the_field() {
             &["unknown fast-retransmit timer rule \"stop\"", "\"running\" or \"restart\""],
         ),
         ("recovery_exit_growth = \"yes\"", "", "tcp.recovery_exit_growth", &["expected true or false"]),
+        ("preamble = \"400B\"", "", "tcp.preamble", &["less than a segment", "\"37B\""]),
+        ("frto = 1", "", "tcp.frto", &["expected true or false"]),
         ("repeat_fast_retransmit = 0", "", "tcp.repeat_fast_retransmit", &["expected true or false"]),
         ("quick_acks = -1", "", "tcp.quick_acks", &["negative"]),
         (

@@ -51,6 +51,7 @@ const SENDER_KEYS: &[&str] = &[
     "recovery_exit",
     "reordering",
     "frto",
+    "preamble",
 ];
 
 /// Every key of `[tcp]` and of a flow: the sender's, then each registered control's parameter
@@ -317,6 +318,22 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => fields::boolean(v, &f)?,
         None => false,
     };
+    let preamble = match get("preamble") {
+        Some((v, f)) => {
+            let n = fields::size(v, &f)?;
+            if n >= segment_size {
+                return Err(FieldError::new(
+                    f,
+                    format!(
+                        "a preamble is one short segment ({n} bytes given, segment_size = \
+                         {segment_size} bytes): make it less than a segment, like iperf3's \"37B\""
+                    ),
+                ));
+            }
+            n
+        }
+        None => 0,
+    };
     let profile = match get("profile") {
         Some((v, f)) => congestion::profile(v, &f)?,
         None => Profile::default(),
@@ -351,6 +368,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         recovery_exit,
         reordering,
         frto,
+        preamble,
     };
     // The profile fills in the keys set nowhere (a key set in any layer, or fixed by the
     // control's reference, wins over it).

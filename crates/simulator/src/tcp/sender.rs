@@ -160,6 +160,10 @@ pub struct Sender {
     pub(in crate::tcp) snd_max: u64,
     /// The application has handed TCP data up to here (`None`: unlimited).
     pub(in crate::tcp) data_limit: Option<u64>,
+    /// The end of the flow's `preamble` while the application waits for its acknowledgment
+    /// before writing its bulk data (iperf3's cookie); `None` once it is acknowledged, or
+    /// without one.
+    pub(in crate::tcp) preamble_end: Option<u64>,
     /// The socket buffer the application writes into (`send_buffer`).
     pub(in crate::tcp) send_buffer: SendBuffer,
     /// What the control's loss reduction is computed from (`reduction_base`).
@@ -274,6 +278,7 @@ impl Sender {
             snd_nxt: 0,
             snd_max: 0,
             data_limit: None,
+            preamble_end: (spec.preamble > 0).then_some(spec.preamble),
             send_buffer: SendBuffer::new(spec.send_buffer, spec.segment_size, spec.receiver_window),
             window_use: WindowUse::new(spec.cwnd_validation),
             reduction_base: spec.reduction_base,
@@ -457,7 +462,8 @@ impl Sender {
     /// stopped writing, within the send buffer.
     pub(in crate::tcp) fn send_limit(&self) -> u64 {
         let buffered = self.send_buffer.data_end(self.snd_una, self.mss);
-        self.data_limit.unwrap_or(u64::MAX).min(buffered)
+        let written = self.preamble_end.or(self.data_limit).unwrap_or(u64::MAX);
+        written.min(self.data_limit.unwrap_or(u64::MAX)).min(buffered)
     }
 
     /// The application stops writing: what was already sent is all there is to deliver.
@@ -774,6 +780,10 @@ impl Sender {
         self.snd_una = ack_seq;
         self.snd_nxt = self.snd_nxt.max(ack_seq);
         self.skip_frto_new_data();
+        if self.preamble_end.is_some_and(|end| ack_seq >= end) {
+            // The preamble is acknowledged: the application writes its bulk data.
+            self.preamble_end = None;
+        }
         self.dupacks = 0;
         self.limited_bytes = 0;
         self.count_reno_sacks_acked(acked_segments);
@@ -1164,6 +1174,7 @@ mod tests {
             recovery_exit: RecoveryExit::AtRecover,
             reordering: Reordering::Fixed,
             frto: false,
+            preamble: 0,
         };
         edit(&mut spec);
         let config = WindowConfig {
@@ -2242,6 +2253,23 @@ mod tests {
             assert!(seqs(&out).iter().all(|&seq| seq >= 13), "{:?}", seqs(&out));
             assert_eq!(s.stats.retransmits, 2, "0 and 9 only");
         }
+    }
+
+    #[test]
+    fn a_preamble_goes_alone_and_the_bulk_data_follows_its_acknowledgment() {
+        let mut s = sender_spec(Recovery::NewReno, 4, |t| t.preamble = 37);
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        assert_eq!(out.iter().map(|p| (p.seq, p.len)).collect::<Vec<_>>(), vec![(0, 37)]);
+        // Its ACK gives an RTT sample of its own; then full segments from byte 37.
+        out.clear();
+        let mut a = ack(0);
+        a.ack = 37;
+        s.on_ack(&a, 90 * MS, &mut out);
+        assert_eq!(s.min_rtt(), Some(90 * MS));
+        let sent: Vec<(u64, u32)> = out.iter().map(|p| (p.seq, p.len)).collect();
+        assert_eq!(sent[0], (37, 1000));
+        assert!(sent.len() >= 4 && sent.iter().all(|&(_, len)| len == 1000), "{sent:?}");
     }
 
     #[test]

@@ -89,6 +89,7 @@ pub fn tcp(line: &Line) -> TcpSpec {
         recovery_exit: westwood_simulator::model::RecoveryExit::AtRecover,
         reordering: westwood_simulator::model::Reordering::Fixed,
         frto: false,
+        preamble: 0,
     }
 }
 

@@ -19,7 +19,9 @@
 //!
 //! The flow is named as the scenario names it (with `count`, `"ftp.0"`, `"ftp.1"`, ...), and
 //! resolved once the flows are known. The testbed numbers kernel TCP's segments the same way,
-//! from the first byte of the application's data (`crates/emulator/src/segments.rs`).
+//! from the first byte of the application's data after iperf3's cookie
+//! (`crates/emulator/src/segments.rs`); a flow with a `preamble` (the testbed's simulator run
+//! sets iperf3's) is numbered from the byte after it.
 
 use toml::Value;
 
@@ -53,6 +55,7 @@ fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
         flow_name,
         flow: usize::MAX,
         segment_size: 0,
+        first_byte: 0,
         segments,
         acks,
     })))
@@ -92,6 +95,26 @@ pub(crate) fn resolve(links: &mut [LinkSpec], flows: &[FlowSpec]) -> Res<()> {
     Ok(())
 }
 
+/// Number every resolved drop list's segments from the byte after its flow's `preamble`, as it
+/// is now: for a caller that changed a preamble after loading (the testbed's simulator run sets
+/// iperf3's cookie).
+pub fn follow_preambles(links: &mut [LinkSpec], flows: &[FlowSpec]) {
+    fn follow(spec: &mut ErrorSpec, flows: &[FlowSpec]) {
+        match spec {
+            ErrorSpec::Any(parts) => parts.iter_mut().for_each(|p| follow(p, flows)),
+            ErrorSpec::DropList(list) => {
+                if let Some(flow) = flows.get(list.flow) {
+                    list.first_byte = flow.tcp.preamble;
+                }
+            }
+            _ => {}
+        }
+    }
+    for spec in links.iter_mut().filter_map(|l| l.errors.as_mut()) {
+        follow(spec, flows);
+    }
+}
+
 fn resolve_spec(spec: &mut ErrorSpec, field: &str, flows: &[FlowSpec]) -> Res<()> {
     match spec {
         ErrorSpec::Any(parts) => parts.iter_mut().try_for_each(|p| resolve_spec(p, field, flows)),
@@ -109,6 +132,7 @@ fn resolve_spec(spec: &mut ErrorSpec, field: &str, flows: &[FlowSpec]) -> Res<()
             };
             list.flow = index;
             list.segment_size = flows[index].tcp.segment_size;
+            list.first_byte = flows[index].tcp.preamble;
             Ok(())
         }
         _ => Ok(()),
@@ -129,8 +153,12 @@ impl DropList {
         // A number whose byte offset is past u64 names a segment no run reaches: saturate, and
         // the entry never matches (as for any segment beyond the run's end).
         let sorted = |numbers: &[u64], offset: u64| {
-            let mut v: Vec<u64> =
-                numbers.iter().map(|&n| n.saturating_add(offset).saturating_mul(spec.segment_size)).collect();
+            let mut v: Vec<u64> = numbers
+                .iter()
+                .map(|&n| {
+                    n.saturating_add(offset).saturating_mul(spec.segment_size).saturating_add(spec.first_byte)
+                })
+                .collect();
             v.sort_unstable();
             v.dedup();
             v
@@ -176,7 +204,7 @@ mod tests {
     use super::*;
     use crate::network::SackBlocks;
 
-    fn data(flow: u32, seq: u64) -> Packet {
+    pub(super) fn data(flow: u32, seq: u64) -> Packet {
         Packet {
             kind: PacketKind::Data,
             flow,
@@ -198,6 +226,7 @@ mod tests {
             flow_name: "f".into(),
             flow: 1,
             segment_size: 1000,
+            first_byte: 0,
             segments: vec![14, 3],
             acks: vec![],
         };
@@ -224,6 +253,7 @@ mod tests {
             flow_name: "f".into(),
             flow: 1,
             segment_size: 400,
+            first_byte: 0,
             segments: vec![u64::MAX / 2, 3],
             acks: vec![i64::MAX as u64],
         };
@@ -240,6 +270,7 @@ mod tests {
             flow_name: "f".into(),
             flow: 1,
             segment_size: 1000,
+            first_byte: 0,
             segments: vec![],
             acks: vec![5, 6, 9],
         };
@@ -297,11 +328,41 @@ segment_size = "500B"
             flow_name: "ftp".into(),
             flow: ftp,
             segment_size: 500,
+            first_byte: 0,
             segments: vec![14, 26, 28],
             acks: vec![],
         };
         assert_eq!(s.links[0].errors, Some(ErrorSpec::DropList(expected)));
         assert_eq!(s.links[1].errors, None);
+    }
+
+    #[test]
+    fn segments_are_numbered_from_the_byte_after_the_flows_preamble() {
+        let text =
+            BASE.replace("ERRORS", r#"{ model = "drop-list", flow = "ftp", segments = [2], acks = [4] }"#);
+        let mut s = load_str(
+            &text.replace("segment_size = \"500B\"", "segment_size = \"500B\"\npreamble = \"37B\""),
+            "t.toml",
+            &[],
+        )
+        .unwrap();
+        let first_byte = |s: &crate::model::Scenario| match &s.links[0].errors {
+            Some(ErrorSpec::DropList(d)) => d.first_byte,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(first_byte(&s), 37);
+        let Some(ErrorSpec::DropList(spec)) = &s.links[0].errors else { unreachable!() };
+        let mut list = super::DropList::new(spec);
+        let ftp = spec.flow as u32;
+        let segment = |seq| crate::network::Packet { seq, ..super::tests::data(ftp, 0) };
+        assert!(!list.drops(&segment(1000)), "without the preamble segment 2 would start here");
+        assert!(list.drops(&segment(1037)));
+        // A preamble set after loading (the testbed's simulator run): follow it.
+        for f in &mut s.flows {
+            f.tcp.preamble = 0;
+        }
+        super::follow_preambles(&mut s.links, &s.flows);
+        assert_eq!(first_byte(&s), 0);
     }
 
     #[test]
