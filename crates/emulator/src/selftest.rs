@@ -156,8 +156,14 @@ pub struct CaseResult {
     pub name: String,
     pub rate_bps: u64,
     pub offered_bps: u64,
+    /// Delivered bits over the time the links ran: from the first datagram received to the
+    /// last, less the time stalls froze them (`realtime.rs`: a stall stops the links rather
+    /// than bunching their packets).
     pub achieved_bps: f64,
     pub achieved_over_rate: f64,
+    /// The emulator's stalls in the case, and the time they froze the links.
+    pub stalls: u64,
+    pub frozen_ms: f64,
     pub sent: u64,
     pub received: u64,
     /// The generator's own send failures (never reached the emulator).
@@ -463,8 +469,9 @@ pub fn run_case(case: &Case, fifo: Option<i32>) -> Result<CaseResult> {
         .max(report.counters.rx_socket_drops + report.counters.tx_errors);
     let (first, last) =
         (received.iter().map(|r| r.1).min().unwrap_or(0), received.iter().map(|r| r.1).max().unwrap_or(0));
-    let achieved = if rcvd > 1 && last > first {
-        (rcvd - 1) as f64 * f64::from(case.packet) * 8.0 * 1e9 / (last - first) as f64
+    let running = (last - first).saturating_sub(report.stalls.frozen_ns);
+    let achieved = if rcvd > 1 && running > 0 {
+        (rcvd - 1) as f64 * f64::from(case.packet) * 8.0 * 1e9 / running as f64
     } else {
         0.0
     };
@@ -486,6 +493,8 @@ pub fn run_case(case: &Case, fifo: Option<i32>) -> Result<CaseResult> {
         offered_bps: case.offered_bps,
         achieved_bps: achieved,
         achieved_over_rate: achieved / case.rate_bps as f64,
+        stalls: report.stalls.count,
+        frozen_ms: ms(report.stalls.frozen_ns),
         sent,
         received: rcvd,
         generator_errors,
@@ -533,6 +542,7 @@ pub fn format_table(results: &[CaseResult]) -> String {
         "emulator drops",
         "loss measured (expected, 95% range)",
         "delay err p50/p99/max ms",
+        "stalls (frozen ms)",
         "emu CPU",
     ];
     let rows: Vec<Vec<String>> = results
@@ -564,6 +574,7 @@ pub fn format_table(results: &[CaseResult]) -> String {
                     "{:.3} / {:.3} / {:.3}",
                     r.delay_error_p50_ms, r.delay_error_p99_ms, r.delay_error_max_ms
                 ),
+                format!("{} ({:.1})", r.stalls, r.frozen_ms),
                 format!("{:.1} %", r.emulator_cpu_fraction * 100.0),
             ]
         })

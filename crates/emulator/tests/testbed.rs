@@ -369,8 +369,9 @@ fn the_emulator_keeps_rate_and_loss_between_namespaces() {
         extra_loss_sd: 0.0,
     };
     let r = selftest::run_case(&case, Some(westwood_emulator::realtime::DEFAULT_FIFO_PRIORITY)).unwrap();
-    // Saturated: the link sends at its rate (the rate limiter works in virtual time, so late
-    // wake-ups do not lower it).
+    // Saturated: the link sends at its rate while the emulator runs (the rate limiter works in
+    // virtual time, so late wake-ups do not lower it; a stall freezes the link, and the
+    // achieved rate leaves the frozen time out).
     assert!((r.achieved_over_rate - 1.0).abs() < 0.02, "{r:?}");
     assert!(r.model_drops_overflow > 0, "offered 120 %: the queue overflows: {r:?}");
     assert_eq!(r.emulator_drops, 0, "{r:?}");
@@ -609,7 +610,10 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.cwnd_validation": "linux",
                 "tcp.reduction_base": "cwnd",
                 "tcp.sack_next_seg": "linux",
-                "tcp.recovery_exit": "above_recover"
+                "tcp.recovery_exit": "above_recover",
+                "tcp.reordering": "linux",
+                "tcp.frto": "true",
+                "tcp.preamble": "37B"
             },
             "user": [],
             "scenario": ["initial_cwnd", "rto_min", "rto_max"]
@@ -642,7 +646,10 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.cwnd_validation": "linux",
                 "tcp.reduction_base": "cwnd",
                 "tcp.sack_next_seg": "linux",
-                "tcp.recovery_exit": "above_recover"
+                "tcp.recovery_exit": "above_recover",
+                "tcp.reordering": "linux",
+                "tcp.frto": "true",
+                "tcp.preamble": "37B"
             },
             "user": ["window_growth", "limited_transmit", "recovery"],
             "scenario": ["initial_cwnd", "rto_min", "rto_max"]
