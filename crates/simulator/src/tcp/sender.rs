@@ -792,6 +792,9 @@ impl Sender {
         }
         if self.loss_until.is_some_and(|until| ack_seq >= until) {
             self.loss_until = None;
+            // F-RTO belongs to the Loss episode it was armed in (the next RTO decides again):
+            // a later go-back-N, Tahoe's, must not take it for one.
+            self.frto_armed = false;
         }
         let recovered = self.recover_acked();
         if self.recovery_style == Recovery::Sack {
@@ -2270,6 +2273,19 @@ mod tests {
         let sent: Vec<(u64, u32)> = out.iter().map(|p| (p.seq, p.len)).collect();
         assert_eq!(sent[0], (37, 1000));
         assert!(sent.len() >= 4 && sent.iter().all(|&(_, len)| len == 1000), "{sent:?}");
+    }
+
+    #[test]
+    fn frto_ends_with_its_loss_episode() {
+        let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| t.frto = true);
+        let mut out = Vec::new();
+        let deadline = s.timer_deadline().unwrap();
+        s.on_timer(deadline, &mut out);
+        assert!(s.frto_armed);
+        // The resend of 0 repairs everything: the episode ends at once, and F-RTO with it.
+        s.on_ack(&ack(10), deadline + 100 * MS, &mut out);
+        assert_eq!(s.ca_state(), CaState::Open);
+        assert!(!s.frto_armed);
     }
 
     #[test]
