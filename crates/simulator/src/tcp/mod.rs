@@ -12,6 +12,8 @@ pub mod rtt;
 pub mod sack;
 pub mod send_buffer;
 pub mod sender;
+#[cfg(test)]
+mod sender_tests;
 pub mod window_use;
 
 pub use observation::AckObservation;
