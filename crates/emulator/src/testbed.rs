@@ -256,8 +256,7 @@ pub fn simulator_scenario(
         user_keys.push("profile".to_string());
     } else {
         let keep = |key: &str| user_sets(user_overrides, key) || KERNEL_CONFIGURED.contains(&key);
-        for tcp in sim.flows.iter_mut().map(|f| &mut f.tcp).chain(sim.arrivals.iter_mut().map(|a| &mut a.tcp))
-        {
+        for tcp in tcp_specs_mut(&mut sim) {
             Profile::Linux.apply(tcp, &keep);
         }
         let specs = |s: &Scenario| -> Vec<TcpSpec> {
@@ -286,9 +285,7 @@ pub fn simulator_scenario(
         } else {
             let cookie = u64::from(IPERF3_COOKIE);
             let mut set = false;
-            for tcp in
-                sim.flows.iter_mut().map(|f| &mut f.tcp).chain(sim.arrivals.iter_mut().map(|a| &mut a.tcp))
-            {
+            for tcp in tcp_specs_mut(&mut sim) {
                 if tcp.segment_size > cookie && tcp.preamble != cookie {
                     tcp.preamble = cookie;
                     set = true;
@@ -314,6 +311,11 @@ pub fn simulator_scenario(
         limited_transmit,
     };
     (sim, setup)
+}
+
+/// The TCP settings of every flow of `scenario`, those of its arrivals tables included.
+fn tcp_specs_mut(scenario: &mut Scenario) -> impl Iterator<Item = &mut TcpSpec> {
+    scenario.flows.iter_mut().map(|f| &mut f.tcp).chain(scenario.arrivals.iter_mut().map(|a| &mut a.tcp))
 }
 
 /// Distinct values, sorted, joined by commas.

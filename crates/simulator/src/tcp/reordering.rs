@@ -11,8 +11,9 @@
 //! `net.ipv4.tcp_max_reordering` = 300. The excess DUPACKs come, on a lossy path, from
 //! go-back-N: after a timeout every segment outstanding is resent, the receiver answers each
 //! one it already holds with a DUPACK, and once new data is out beyond the timeout's `high_seq`
-//! those DUPACKs are counted (`tcp_process_loss()`). The threshold then stays raised for the rest
-//! of the connection (nothing lowers it for a non-SACK connection: `tcp_enter_loss()`'s reset
+//! those DUPACKs are counted (`tcp_process_loss()`). The threshold then stays the flight of the
+//! last clamp for the rest of the connection (a later clamp sets it again, higher or lower;
+//! nothing resets it to `tcp_reordering` for a non-SACK connection: `tcp_enter_loss()`'s reset
 //! reads `sacked_out` after `tcp_timeout_mark_lost()` has zeroed it), so later losses wait for
 //! tens of DUPACKs, and a window too small to produce them ends in a timeout.
 //!

@@ -462,8 +462,8 @@ impl Sender {
     /// stopped writing, within the send buffer.
     pub(in crate::tcp) fn send_limit(&self) -> u64 {
         let buffered = self.send_buffer.data_end(self.snd_una, self.mss);
-        let written = self.preamble_end.or(self.data_limit).unwrap_or(u64::MAX);
-        written.min(self.data_limit.unwrap_or(u64::MAX)).min(buffered)
+        let written = self.preamble_end.unwrap_or(u64::MAX).min(self.data_limit.unwrap_or(u64::MAX));
+        written.min(buffered)
     }
 
     /// The application stops writing: what was already sent is all there is to deliver.
@@ -471,10 +471,19 @@ impl Sender {
         self.data_limit = Some(self.snd_max);
     }
 
-    /// Usable window: cwnd plus recovery inflation, never below one segment.
-    pub(in crate::tcp) fn window(&self) -> u64 {
+    /// The usable congestion window: cwnd plus recovery inflation, never below one segment.
+    fn congestion_window(&self) -> u64 {
         let inflated = self.cc.cwnd() as i64 + self.inflation;
-        (inflated.max(self.mss as i64) as u64).min(self.peer_window.max(self.mss))
+        inflated.max(self.mss as i64) as u64
+    }
+
+    /// What the resend of `snd_nxt..end` would leave in flight as Linux counts it in Loss
+    /// (`tcp_packets_in_flight()`): resent and not acknowledged, plus the new data F-RTO sent
+    /// beyond the resend, less what the counted DUPACKs say the receiver holds. Elsewhere (no
+    /// such data, no count) the plain `end - snd_una`.
+    fn flight_to(&self, end: u64) -> u64 {
+        let beyond = self.frto_new_from.map_or(0, |from| self.snd_max - from);
+        (end.saturating_sub(self.snd_una) + beyond).saturating_sub(self.loss_held_bytes())
     }
 
     pub(in crate::tcp) fn send_available(&mut self, now: Nanos, out: &mut Vec<Packet>) {
@@ -492,26 +501,17 @@ impl Sender {
             // Nothing new could go: the conventional recovery (tcp_xmit_recovery()).
             self.frto_armed = false;
         }
-        let window = self.window();
+        let congestion_window = self.congestion_window();
+        let receiver_window = self.peer_window.max(self.mss);
         let limit = self.send_limit();
-        // In Loss, Linux's tcp_packets_in_flight() leaves out what the DUPACKs say the receiver
-        // holds, and counts the new data F-RTO sent beyond the resend.
-        let held = self.loss_held_bytes();
         loop {
             self.skip_frto_new_data();
             if self.snd_nxt >= limit {
                 break;
             }
             let len = self.mss.min(limit - self.snd_nxt);
-            let beyond = self.frto_new_from.map_or(0, |from| self.snd_max - from);
             let end = self.snd_nxt + len;
-            if held == 0 && beyond == 0 {
-                if end > self.snd_una + window {
-                    break;
-                }
-            } else if (end - self.snd_una + beyond).saturating_sub(held) > self.cc.cwnd().max(self.mss)
-                || end > self.snd_una + self.peer_window.max(self.mss)
-            {
+            if self.flight_to(end) > congestion_window || end > self.snd_una + receiver_window {
                 break;
             }
             self.transmit(self.snd_nxt, len, now, out);
@@ -542,11 +542,9 @@ impl Sender {
     /// flight is Linux's: what was resent and not acknowledged, plus this new data. Whether
     /// anything went.
     fn frto_send_new_data(&mut self, now: Nanos, out: &mut Vec<Packet>) -> bool {
-        let resent = self.snd_nxt.saturating_sub(self.snd_una);
         let mut sent = false;
         while let Some(len) = self.new_data_len() {
-            let beyond = self.frto_new_from.map_or(0, |from| self.snd_max - from);
-            if resent + beyond + len > self.cc.cwnd().max(self.mss) {
+            if self.flight_to(self.snd_nxt) + len > self.congestion_window() {
                 break;
             }
             self.frto_new_from.get_or_insert(self.snd_max);

@@ -84,44 +84,15 @@ fn numbers(v: &Value, f: &str, expected: &str) -> Res<Vec<u64>> {
         .collect()
 }
 
-/// Resolve the flow of every drop list to its index and segment size.
+/// Resolve the flow of every drop list to its index, segment size and first byte.
 pub(crate) fn resolve(links: &mut [LinkSpec], flows: &[FlowSpec]) -> Res<()> {
     for link in links {
         let field = format!("links.{}.errors", link.name.strip_suffix(".reverse").unwrap_or(&link.name));
-        if let Some(spec) = link.errors.as_mut() {
-            resolve_spec(spec, &field, flows)?;
-        }
-    }
-    Ok(())
-}
-
-/// Number every resolved drop list's segments from the byte after its flow's `preamble`, as it
-/// is now: for a caller that changed a preamble after loading (the testbed's simulator run sets
-/// iperf3's cookie).
-pub fn follow_preambles(links: &mut [LinkSpec], flows: &[FlowSpec]) {
-    fn follow(spec: &mut ErrorSpec, flows: &[FlowSpec]) {
-        match spec {
-            ErrorSpec::Any(parts) => parts.iter_mut().for_each(|p| follow(p, flows)),
-            ErrorSpec::DropList(list) => {
-                if let Some(flow) = flows.get(list.flow) {
-                    list.first_byte = flow.tcp.preamble;
-                }
-            }
-            _ => {}
-        }
-    }
-    for spec in links.iter_mut().filter_map(|l| l.errors.as_mut()) {
-        follow(spec, flows);
-    }
-}
-
-fn resolve_spec(spec: &mut ErrorSpec, field: &str, flows: &[FlowSpec]) -> Res<()> {
-    match spec {
-        ErrorSpec::Any(parts) => parts.iter_mut().try_for_each(|p| resolve_spec(p, field, flows)),
-        ErrorSpec::DropList(list) => {
+        let Some(spec) = link.errors.as_mut() else { continue };
+        for_each_drop_list(spec, &mut |list| {
             let Some(index) = flows.iter().position(|f| f.name == list.flow_name) else {
                 return Err(FieldError::new(
-                    fields::join(field, "flow"),
+                    fields::join(&field, "flow"),
                     format!(
                         "no TCP flow named {}; the flows are: {} (UDP sources have no segments to \
                          number)",
@@ -134,7 +105,33 @@ fn resolve_spec(spec: &mut ErrorSpec, field: &str, flows: &[FlowSpec]) -> Res<()
             list.segment_size = flows[index].tcp.segment_size;
             list.first_byte = flows[index].tcp.preamble;
             Ok(())
-        }
+        })?;
+    }
+    Ok(())
+}
+
+/// Number every resolved drop list's segments from the byte after its flow's `preamble`, as it
+/// is now: for a caller that changed a preamble after loading (the testbed's simulator run sets
+/// iperf3's cookie).
+pub fn follow_preambles(links: &mut [LinkSpec], flows: &[FlowSpec]) {
+    for spec in links.iter_mut().filter_map(|l| l.errors.as_mut()) {
+        let Ok(()) = for_each_drop_list(spec, &mut |list| -> Result<(), std::convert::Infallible> {
+            if let Some(flow) = flows.get(list.flow) {
+                list.first_byte = flow.tcp.preamble;
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Call `f` on every drop list of `spec` (itself, or the parts of an `any` combination).
+fn for_each_drop_list<E>(
+    spec: &mut ErrorSpec,
+    f: &mut impl FnMut(&mut DropListSpec) -> Result<(), E>,
+) -> Result<(), E> {
+    match spec {
+        ErrorSpec::Any(parts) => parts.iter_mut().try_for_each(|p| for_each_drop_list(p, f)),
+        ErrorSpec::DropList(list) => f(list),
         _ => Ok(()),
     }
 }
