@@ -6,6 +6,9 @@ sections of `westwood reproduce` can be tested without root and without minutes 
 DIR/simulator/summary.json (westwood 2.2 Mb/s, anything else 1 Mb/s). `FAKE_MODE=missing` exits
 2 (a missing prerequisite), `FAKE_MODE=no_tcpw` exits 2 for runs with a westwood flow only (a
 kernel that refuses tcpw), `FAKE_MODE=fail` exits 1. Each call is appended to `$FAKE_LOG`.
+With `--ack-trace` it writes DIR/acks.csv and DIR/simulator/acks.csv: flow f0 growing its window,
+one fast recovery, back to Open; the kernel's trace holds two segments more than the simulator's
+during the recovery when `FAKE_ACKS=differ` (the same trace otherwise).
 """
 
 from __future__ import annotations
@@ -55,6 +58,24 @@ def summary(testbed):
 os.makedirs(os.path.join(out, "simulator"))
 json.dump(summary(True), open(os.path.join(out, "summary.json"), "w"))
 json.dump(summary(False), open(os.path.join(out, "simulator", "summary.json"), "w"))
+def trace(extra):
+    rows = ["time_ns,flow,cc,event,ack,acked_bytes,dupack,sacked_bytes,credited_bytes,rtt_us,"
+            "bwe_bps,rtt_min_us,cwnd_bytes,ssthresh_bytes,mss,ca_state,in_flight_bytes"]
+    unset = 2147483647 * 1000
+    def row(i, event, ack, acked, dup, cwnd, ss, state):
+        rows.append(f"{i * 10_000_000},f0,{ccs[0]},{event},{ack},{acked},{dup},0,,,,,"
+                    f"{cwnd},{ss},1000,{state},{cwnd}")
+    for i in range(1, 11):
+        row(i, "ack", i * 1000, 1000, 0, (i + 2) * 1000, unset, "open")
+    row(11, "recovery", 10000, 0, 0, 6000, 6000, "recovery")
+    for i in range(12, 15):
+        row(i, "ack", 10000, 0, 1, 6000 + extra, 6000, "recovery")
+    row(15, "ack", 14000, 4000, 0, 6000, 6000, "open")
+    return "\n".join(rows) + "\n"
+if "--ack-trace" in args:
+    differ = 1000 * 2 if os.environ.get("FAKE_ACKS") == "differ" else 0
+    open(os.path.join(out, "acks.csv"), "w").write(trace(differ))
+    open(os.path.join(out, "simulator", "acks.csv"), "w").write(trace(0))
 print("cc flow testbed simulator")
 """
 

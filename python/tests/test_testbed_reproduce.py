@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -307,3 +308,36 @@ def test_the_extra_simulator_seeds_use_what_the_testbed_recorded():
     assert tbx.simulator_overrides(entry) is None
     del entry[tbx.TESTBED]["testbed"]["simulator_overrides"]
     assert tbx.simulator_overrides(entry) is None
+
+
+def test_runs_with_per_ack_traces_are_compared_ack_by_ack(tmp_path, fake_emu, monkeypatch):
+    from westwood.papers.testbed_linux import CWND_AGREEMENT, _agreement_claim
+
+    monkeypatch.setenv("FAKE_ACKS", "differ")  # the kernel's recovery window 2 segments larger
+    experiment = tiny_experiment(
+        id="tb_acks",
+        x=Axis("loss", (1,), "Packet error rate", unit="%"),
+        series=(Series("Reno", {"cc": "reno"}),),
+        metric=CWND_AGREEMENT,
+        claims=(_agreement_claim("Reno"),),
+        ack_trace=True,
+        alignment_report=True,
+    )
+    out = tmp_path / "results"
+    reproduce([experiment], out, progress_stream=open("/dev/null", "w"))
+    (call,) = _calls(fake_emu)
+    assert call.endswith("--ack-trace")
+    entry = json.loads((out / "index.json").read_text())["tb_acks"]
+    # 13 kernel rows have a simulator row before them; the 3 DUPACKs of the recovery disagree.
+    assert entry["table"]["rows"][0][1:] == [f"{10 / 13:.3f}", "–"]
+    (claim,) = entry["claims"]
+    assert math.isclose(claim["value"], 10 / 13)
+    md = (out / "tb_acks.md").read_text()
+    assert "## ACK by ACK" in md
+    assert "| Reno, loss 1% | 13 of 14 | 76.9% | 100.0% | 1 / 1 | 0 / 0 | 1 / 1 |" in md
+    assert "ACK 10000 (1st repeat)" in md and "kernel cwnd 8, ssthresh 6 (recovery)" in md
+    assert (out / "tb_acks-acks-1.png").stat().st_size > 0
+    # Traces are part of what a run is: the same point without them is another run.
+    plain = tiny_experiment(x=experiment.x, series=experiment.series).plan(False, 1, (), "b")
+    traced = experiment.plan(False, 1, (), "b")
+    assert plain[0].key != traced[0].key and "--ack-trace" not in plain[0].argv(Path("e"), out)

@@ -91,6 +91,15 @@ IPERF3_COOKIE_BYTES = 37
 _INFINITE_SEGMENTS = 0x7FFF_FFFF
 
 
+def _number_or_none(value) -> "float | None":
+    """A float of an optional column's field (``None`` for NaN / <NA>)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if number != number else number
+
+
 def window_agreement(
     kernel: "pd.DataFrame", simulator: "pd.DataFrame", kernel_offset: int = 0
 ) -> dict:
@@ -106,7 +115,9 @@ def window_agreement(
     acknowledging different segments (every one, every second one) still compare at the same
     byte. A pair agrees on cwnd (ssthresh) when the two differ by at most one segment (infinite
     thresholds are equal). Returns the counts and shares, and the first pair that disagreed on
-    cwnd (``None`` if none did)."""
+    cwnd (``None`` if none did) with what both rows hold: time since each trace's first row,
+    cwnd and ssthresh in segments (``inf`` for an unset threshold), congestion state, BWE (None
+    for a control without one)."""
     from bisect import bisect_left
 
     def keyed(frame: "pd.DataFrame", offset: int):
@@ -130,6 +141,8 @@ def window_agreement(
 
     kernel_keys, kernel_rows = keyed(kernel, kernel_offset)
     sim_keys, sim_rows = keyed(simulator, 0)
+    kernel_start = int(kernel_rows[0].time_ns) if kernel_rows else 0
+    simulator_start = int(sim_rows[0].time_ns) if sim_rows else 0
     kernel_acks = [(k, r) for k, r in zip(kernel_keys, kernel_rows) if r.event == "ack"]
     matched = cwnd_ok = ssthresh_ok = both_ok = 0
     first_disagreement = None
@@ -153,8 +166,16 @@ def window_agreement(
             first_disagreement = {
                 "ack": key[0],
                 "repeat": key[1],
+                "kernel_time_s": (int(row.time_ns) - kernel_start) / 1e9,
+                "simulator_time_s": (int(before.time_ns) - simulator_start) / 1e9,
                 "kernel_cwnd_segments": int(row.cwnd_bytes) // mss,
                 "simulator_cwnd_segments": int(before.cwnd_bytes) // mss,
+                "kernel_ssthresh_segments": k_ss,
+                "simulator_ssthresh_segments": s_ss,
+                "kernel_state": str(row.ca_state),
+                "simulator_state": str(before.ca_state),
+                "kernel_bwe_bps": _number_or_none(row.bwe_bps),
+                "simulator_bwe_bps": _number_or_none(before.bwe_bps),
             }
 
     def share(n: int) -> float:

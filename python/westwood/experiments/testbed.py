@@ -66,7 +66,16 @@ from ..runs.store import (
     read_entry,
     scenario_digest,
 )
-from .base import Axis, Metric, Series, merge_overrides
+from .alignment import (
+    Alignment,
+    CaseRow,
+    NoTraces,
+    align,
+    alignment_table,
+    plot_alignment,
+    read_traces,
+)
+from .base import Axis, Metric, Series, format_number, merge_overrides
 from .sweep import Experiment, SweepResults, write_sweep
 
 # A run the binary said this machine cannot do (exit status 2): not stored, reported with why.
@@ -113,6 +122,8 @@ class TestbedRun:
     x: float
     series: str
     binary_sha256: str
+    # Per-ACK traces on both sides (``--ack-trace``): acks.csv and simulator/acks.csv.
+    ack_trace: bool = False
 
     @cached_property
     def key(self) -> str:
@@ -124,6 +135,8 @@ class TestbedRun:
             "scenario": self.scenario_sha256,
             "binary": self.binary_sha256,
         }
+        if self.ack_trace:  # only then, so the keys of runs without traces stay as they were
+            asked["ack_trace"] = True
         payload = json.dumps(asked, separators=(",", ":"), sort_keys=True)
         return "tb-" + hashlib.sha256(payload.encode("utf-8")).hexdigest()[:21]
 
@@ -140,6 +153,8 @@ class TestbedRun:
         for key, value in self.overrides:
             args += ["--set", f"{key}={value}"]
         args += ["--duration", str(self.seconds), "--seed", str(self.seed), "--out", os.fspath(out)]
+        if self.ack_trace:
+            args.append("--ack-trace")
         return args
 
     def describe(self) -> str:
@@ -190,6 +205,13 @@ class TestbedExperiment:
     # instead of the experiment id), so two views of the same runs — goodput in one, the
     # retransmissions in the other — cost one set of real-time runs. "": the experiment's own.
     run_group: str = ""
+    # Runs write per-ACK traces on both sides (``--ack-trace``; part of a run's key, so every
+    # view of a run group sets it alike), and the testbed's summary of each run gains
+    # ``alignment``: the two traces compared (``alignment.align``), which a metric can read.
+    ack_trace: bool = False
+    # The page also shows the comparison case by case (a table, a figure of both windows per
+    # run): one view of a run group, not all of them.
+    alignment_report: bool = False
 
     kind: ClassVar[str] = "testbed"
     record: ClassVar[bool] = False
@@ -252,6 +274,7 @@ class TestbedExperiment:
                 x=x,
                 series=series.label,
                 binary_sha256=binary_sha256,
+                ack_trace=self.ack_trace,
             )
             for x, series in self.points(quick)
             for seed in range(1, seeds + 1)
@@ -436,9 +459,11 @@ def sides(
     runs: Sequence[TestbedRun],
     entries: Mapping[str, Mapping[str, Any]],
     extra_simulator: Sequence[Tuple[_Side, Mapping[str, Any]]] = (),
+    alignments: Optional[Mapping[str, Alignment]] = None,
 ) -> Tuple[List[_Side], Dict[str, Mapping[str, Any]]]:
     """Each finished run as two rows (testbed, simulator) for ``report.experiment_rows``, and
-    the simulator-only rows of ``extra_simulator`` (``simulator_runs``)."""
+    the simulator-only rows of ``extra_simulator`` (``simulator_runs``). A run's comparison of
+    traces (``alignments``, by run key) goes into its testbed row's summary as ``alignment``."""
     specs: List[_Side] = []
     summaries: Dict[str, Mapping[str, Any]] = {}
     for side, summary in extra_simulator:
@@ -448,8 +473,11 @@ def sides(
         entry = entries.get(run.key)
         if not entry or entry.get("status") != STATUS_OK:
             continue
+        testbed = scenario_view(entry[TESTBED])
+        if alignments and run.key in alignments:
+            testbed["alignment"] = alignments[run.key].as_dict()
         for side, suffix, summary in (
-            (TESTBED, "", scenario_view(entry[TESTBED])),
+            (TESTBED, "", testbed),
             (SIMULATOR, SIMULATOR_SUFFIX, entry[SIMULATOR]),
         ):
             key = f"{run.key}:{side}"
@@ -579,7 +607,10 @@ def write_report(
     extra_simulator: Sequence[Tuple[_Side, Mapping[str, Any]]] = (),
 ) -> Tuple[List[Path], Dict[str, Any]]:
     sweep = experiment.as_sweep(quick)
-    specs, summaries = sides(runs, entries, extra_simulator)
+    alignments, not_aligned = (
+        run_alignments(runs, entries, out) if experiment.ack_trace else ({}, [])
+    )
+    specs, summaries = sides(runs, entries, extra_simulator, alignments)
     skipped = skipped_points(runs, entries)
     paths, entry = write_sweep(sweep, specs, summaries, out, quick, seeds, command, skipped)
     md_path = out / f"{experiment.id}.md"
@@ -587,6 +618,11 @@ def write_report(
     status = {r.key: (entries.get(r.key) or {}).get("status") for r in unique}
     failed = [r for r in unique if status[r.key] not in (STATUS_OK, STATUS_SKIPPED)]
     notes = [emulator_notes(runs, entries)]
+    if not_aligned:
+        notes.append(
+            f"{len(not_aligned)} run(s) without a pair of per-ACK traces to compare: "
+            + "; ".join(not_aligned)
+        )
     passed_over = [r for r in unique if status[r.key] == STATUS_SKIPPED]
     if passed_over:
         notes.append(
@@ -602,8 +638,80 @@ def write_report(
         )
     page = md_path.read_text(encoding="utf-8")
     page += "\n" + "\n\n".join(notes) + f"\n\nPer-run files: `{STORE}/<key>/` (docs/testbed.md)\n"
+    if experiment.alignment_report and alignments:
+        section, figures = alignment_section(experiment, runs, entries, alignments, out)
+        page += section
+        paths += figures
     write_text_atomic(md_path, page)
     return paths, {**entry, "notes": notes}
+
+
+def run_alignments(
+    runs: Sequence[TestbedRun], entries: Mapping[str, Mapping[str, Any]], out: Path
+) -> Tuple[Dict[str, Alignment], List[str]]:
+    """The comparison of both traces of every finished run (by key), and why a run has none."""
+    found: Dict[str, Alignment] = {}
+    missing: List[str] = []
+    for run in {r.key: r for r in runs}.values():
+        entry = entries.get(run.key) or {}
+        if entry.get("status") != STATUS_OK:
+            continue
+        try:
+            found[run.key] = align(out / entry["files"])
+        except (NoTraces, OSError, ValueError) as err:
+            missing.append(f"{run.describe()}: {err}")
+    return found, missing
+
+
+def alignment_section(
+    experiment: TestbedExperiment,
+    runs: Sequence[TestbedRun],
+    entries: Mapping[str, Mapping[str, Any]],
+    alignments: Mapping[str, Alignment],
+    out: Path,
+) -> Tuple[str, List[Path]]:
+    """The page's case-by-case comparison of the two traces: a table, and a figure of both
+    windows per run (``EXPERIMENT-acks-N``)."""
+    rows: List[CaseRow] = []
+    figures: List[Path] = []
+    links: List[str] = []
+    ordered = sorted(
+        (r for r in {r.key: r for r in runs}.values() if r.key in alignments),
+        key=lambda r: ([s.label for s in experiment.series].index(r.series), r.x, r.seed),
+    )
+    for n, run in enumerate(ordered, 1):
+        entry = entries[run.key]
+        case = f"{run.series}, {experiment.x.parameter} {format_number(run.x)}{experiment.x.unit}"
+        if experiment.seeds > 1:
+            case += f", seed {run.seed}"
+        tb, sim = entry[TESTBED]["flows"][0], entry[SIMULATOR]["flows"][0]
+        rows.append(
+            CaseRow(
+                case=case,
+                alignment=alignments[run.key],
+                retransmits=(float(tb["retransmits"]), float(sim["retransmits"])),
+                goodput_bps=(float(tb["goodput_bps"]), float(sim["goodput_bps"])),
+            )
+        )
+        stem = f"{experiment.id}-acks-{n}"
+        _, kernel, simulator = read_traces(out / entry["files"], alignments[run.key].flow)
+        figures += plot_alignment(kernel, simulator, f"{experiment.id}: {case}", out / stem)
+        links.append(f"[{case}]({stem}.png)")
+    section = f"""
+## ACK by ACK
+
+Each run's two per-ACK traces (docs/ack-trace.md: the kernel's `acks.csv`, the simulator's
+`simulator/acks.csv`) compared at the same cumulative ACK: a kernel row agrees when its cwnd
+(ssthresh) is within one segment of the simulator's state at that point
+(`westwood.ack_trace.window_agreement`). Loss episodes end at the ACK that brought the sender
+back to Open or Disorder; times count from each trace's first row. The last column is what
+both traces hold where they first disagree on cwnd.
+
+{alignment_table(rows)}
+
+Both windows over each other (kernel solid, simulator dashed): {", ".join(links)}.
+"""
+    return section, figures
 
 
 def skipped_points(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Mapping, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Mapping, Optional, Sequence, Tuple
 
 from ..files import make_directory, write_bytes_atomic, writing
 from ..stats import MeanCI
@@ -135,6 +135,42 @@ def plot_trace(
         if steps:
             axes[-1].set_xlim(steps[0].start, steps[-1].end)
         axes[0].set_title(f"{experiment.title}\n({experiment.paper})", fontsize=10)
+        return _save_both(fig, out_stem)
+
+
+def plot_window_overlay(
+    sides: Mapping[str, Tuple[Sequence[float], Sequence[float], Sequence[float]]],
+    zoom_at: Optional[float],
+    title: str,
+    out_stem: Path,
+) -> List[Path]:
+    """Two senders' windows over each other: per side (the first solid, the others dashed)
+    (seconds, cwnd, ssthresh) in segments, NaN where ssthresh is unset. A second panel zooms on
+    ``zoom_at`` (0.3 s before to 1.2 s after), e.g. the first loss reaction. Writes
+    ``out_stem``.png and .svg."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context({"svg.hashsalt": title, "font.size": 9}):
+        panels = 1 if zoom_at is None else 2
+        fig = Figure(figsize=(7.0, 1.4 + 2.3 * panels), layout="constrained")
+        axes = fig.subplots(panels, 1, squeeze=False)[:, 0]
+        for ax in axes:
+            for i, (name, (times, cwnd, ssthresh)) in enumerate(sides.items()):
+                style = "-" if i == 0 else "--"
+                ax.plot(times, cwnd, style, color="C0", linewidth=1.0, label=f"{name} cwnd")
+                ax.plot(times, ssthresh, style, color="C3", linewidth=0.8, label=f"{name} ssthresh")
+            ax.set_ylabel("Segments")
+            ax.set_ylim(bottom=0)
+            ax.grid(True, linestyle=":", linewidth=0.6)
+        if zoom_at is not None:
+            axes[1].set_xlim(max(zoom_at - 0.3, 0.0), zoom_at + 1.2)
+            axes[1].set_title("around the first loss reaction", fontsize=9)
+        axes[0].legend(fontsize=7, ncol=2, loc="lower right")
+        axes[-1].set_xlabel("Time since the trace's first row (s)")
+        axes[0].set_title(title, fontsize=10)
         return _save_both(fig, out_stem)
 
 
