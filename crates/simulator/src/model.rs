@@ -6,7 +6,7 @@
 
 use westwood_algorithms::registry::{self, CcEntry, ParamValues};
 use westwood_algorithms::westwood::AckedCountRule;
-use westwood_algorithms::WindowGrowth;
+use westwood_algorithms::{WindowConfig, WindowGrowth};
 
 use crate::tcp::Recovery;
 
@@ -358,6 +358,8 @@ pub struct TcpSpec {
     pub send_buffer: SendBufferRule,
     /// Whether the window grows only while the sender uses all of it ([`CwndValidation`]).
     pub cwnd_validation: CwndValidation,
+    /// The window a PRR recovery holds ([`PrrWindow`]).
+    pub prr_window: PrrWindow,
     /// What the control's loss reduction is computed from ([`ReductionBase`]).
     pub reduction_base: ReductionBase,
     /// SACK recovery: which RFC 6675 `NextSeg` rules choose what to send ([`SackNextSeg`]).
@@ -378,6 +380,49 @@ pub struct TcpSpec {
     /// Less than one segment; 0 (the default): none. Scripted drops number segments from the
     /// byte after it.
     pub preamble: u64,
+}
+
+impl TcpSpec {
+    /// One flow of `cc` with `segment_size`-byte segments and everything else at the value a
+    /// scenario's `[tcp]` without further keys gives it (the `paper` profile's), a 40-byte
+    /// header, a 1 MB receiver window, RFC 5681's initial window and no initial threshold.
+    /// Code that builds a flow without a scenario (tests, mostly) starts here and sets what it
+    /// is about.
+    pub fn defaults(cc: CcSpec, recovery: Recovery, segment_size: u64) -> TcpSpec {
+        TcpSpec {
+            cc_name: cc.name().to_string(),
+            cc,
+            recovery,
+            segment_size,
+            header_size: 40,
+            receiver_window: 1_000_000,
+            initial_cwnd: WindowConfig::rfc5681_initial_window(segment_size),
+            initial_ssthresh: u64::MAX / 4,
+            dupack_threshold: 3,
+            rto: RtoSpec::default(),
+            delayed_ack: DelayedAckSpec::default(),
+            window_growth: WindowGrowth::default(),
+            limited_transmit: false,
+            partial_ack_timer: PartialAckTimer::default(),
+            timeout_threshold: TimeoutThreshold::default(),
+            recovery_pacing: RecoveryPacing::default(),
+            fast_recovery_inflation: Inflation::default(),
+            recovery_exit_growth: false,
+            fast_retransmit_timer: FastRetransmitTimer::default(),
+            repeat_fast_retransmit: true,
+            acked_count: None,
+            overhead: 0,
+            send_buffer: SendBufferRule::default(),
+            cwnd_validation: CwndValidation::default(),
+            prr_window: PrrWindow::default(),
+            reduction_base: ReductionBase::default(),
+            sack_next_seg: SackNextSeg::default(),
+            recovery_exit: RecoveryExit::default(),
+            reordering: Reordering::default(),
+            frto: false,
+            preamble: 0,
+        }
+    }
 }
 
 /// What a loss reduction halves (or, for CUBIC, multiplies by beta): the `FlightSize` the
@@ -525,6 +570,37 @@ impl CwndValidation {
     /// The rule named `name` (case-insensitive).
     pub fn from_name(name: &str) -> Option<CwndValidation> {
         CwndValidation::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// The congestion window during a PRR recovery (`recovery_pacing = "prr"`,
+/// `tcp/recovery/prr.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PrrWindow {
+    /// The control's window after its reduction (the new `ssthresh`) stands: RFC 6937 paces
+    /// what is sent by `sndcnt` and leaves the window to the end of recovery. The default.
+    #[default]
+    Ssthresh,
+    /// Linux's `tcp_cwnd_reduction()`: after every ACK that delivered data, `snd_cwnd` = the
+    /// packets in flight + `sndcnt`, so the window itself shrinks and grows with PRR; what
+    /// reads the window (the send buffer's growth, cwnd validation, the per-ACK trace) sees it.
+    Linux,
+}
+
+impl PrrWindow {
+    pub const ALL: [PrrWindow; 2] = [PrrWindow::Ssthresh, PrrWindow::Linux];
+
+    /// The name scenarios use: `"ssthresh"` or `"linux"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrrWindow::Ssthresh => "ssthresh",
+            PrrWindow::Linux => "linux",
+        }
+    }
+
+    /// The rule named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<PrrWindow> {
+        PrrWindow::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
     }
 }
 

@@ -29,6 +29,7 @@
 //! | `clock_granularity` | `1ms` | `10ms` | = `rto_min` |
 //! | `send_buffer` | `unlimited` | `unlimited` | `linux` |
 //! | `cwnd_validation` | `none` | `none` | `linux` |
+//! | `prr_window` | `ssthresh` | `ssthresh` | `linux` |
 //! | `reduction_base` | `flight_size` | `flight_size` | `cwnd` |
 //! | `sack_next_seg` | `rfc6675` | `rfc6675` | `linux` |
 //! | `recovery_exit` | `at_recover` | `at_recover` | `above_recover` |
@@ -62,7 +63,8 @@
 //!   6298 with G = `rto_min`; `tcp_sndbuf_expand()` autotunes the send buffer to about two
 //!   windows, which bounds what a long recovery sends beyond its hole (`tcp/send_buffer.rs`);
 //!   `tcp_is_cwnd_limited()` lets the control grow the window only while the sender uses it
-//!   all (`tcp/window_use.rs`); `tcp_reno_ssthresh()` and CUBIC halve (or scale) `snd_cwnd`,
+//!   all (`tcp/window_use.rs`); `tcp_cwnd_reduction()` sets `snd_cwnd` to the packets in flight
+//!   plus PRR's `sndcnt` on every ACK of a recovery (`prr_window`); `tcp_reno_ssthresh()` and CUBIC halve (or scale) `snd_cwnd`,
 //!   not the FlightSize; `tcp_xmit_retransmit_queue()` resends only what is marked lost (no
 //!   RFC 6675 rule (3) or rescue retransmission); `tcp_try_undo_recovery()` holds a non-SACK
 //!   connection in Recovery until an ACK beyond `high_seq` (`recovery_exit`);
@@ -76,7 +78,7 @@ use westwood_algorithms::{WindowConfig, WindowGrowth};
 use crate::tcp::Recovery;
 
 use crate::model::{
-    CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryExit, RecoveryPacing,
+    CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow, RecoveryExit, RecoveryPacing,
     ReductionBase, Reordering, SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
 };
 use crate::scenario::units::format_duration;
@@ -101,7 +103,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 25] = [
+    pub const KEYS: [&'static str; 26] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -122,6 +124,7 @@ impl Profile {
         "clock_granularity",
         "send_buffer",
         "cwnd_validation",
+        "prr_window",
         "reduction_base",
         "sack_next_seg",
         "recovery_exit",
@@ -185,6 +188,7 @@ impl Profile {
             "clock_granularity" => format_duration(tcp.rto.granularity),
             "send_buffer" => tcp.send_buffer.name().to_string(),
             "cwnd_validation" => tcp.cwnd_validation.name().to_string(),
+            "prr_window" => tcp.prr_window.name().to_string(),
             "reduction_base" => tcp.reduction_base.name().to_string(),
             "sack_next_seg" => tcp.sack_next_seg.name().to_string(),
             "recovery_exit" => tcp.recovery_exit.name().to_string(),
@@ -283,6 +287,9 @@ impl Profile {
             "cwnd_validation" => {
                 tcp.cwnd_validation = if self == Linux { CwndValidation::Linux } else { CwndValidation::None }
             }
+            "prr_window" => {
+                tcp.prr_window = if self == Linux { PrrWindow::Linux } else { PrrWindow::Ssthresh }
+            }
             "reduction_base" => {
                 tcp.reduction_base =
                     if self == Linux { ReductionBase::Cwnd } else { ReductionBase::FlightSize }
@@ -308,41 +315,10 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CcSpec, DelayedAckSpec, FastRetransmitTimer, Inflation, RtoSpec};
+    use crate::model::{CcSpec, FastRetransmitTimer, RtoSpec};
 
     fn defaults(recovery: Recovery) -> TcpSpec {
-        TcpSpec {
-            cc_name: "reno".into(),
-            cc: CcSpec::named("reno"),
-            recovery,
-            segment_size: 400,
-            header_size: 40,
-            receiver_window: 1_000_000,
-            initial_cwnd: WindowConfig::rfc5681_initial_window(400),
-            initial_ssthresh: u64::MAX / 4,
-            dupack_threshold: 3,
-            rto: RtoSpec::default(),
-            delayed_ack: DelayedAckSpec::default(),
-            window_growth: WindowGrowth::default(),
-            limited_transmit: false,
-            partial_ack_timer: PartialAckTimer::default(),
-            timeout_threshold: TimeoutThreshold::default(),
-            recovery_pacing: RecoveryPacing::default(),
-            fast_recovery_inflation: Inflation::default(),
-            recovery_exit_growth: false,
-            fast_retransmit_timer: FastRetransmitTimer::default(),
-            repeat_fast_retransmit: true,
-            acked_count: None,
-            overhead: 0,
-            send_buffer: SendBufferRule::Unlimited,
-            cwnd_validation: CwndValidation::None,
-            reduction_base: ReductionBase::FlightSize,
-            sack_next_seg: SackNextSeg::Rfc6675,
-            recovery_exit: RecoveryExit::AtRecover,
-            reordering: Reordering::Fixed,
-            frto: false,
-            preamble: 0,
-        }
+        TcpSpec::defaults(CcSpec::named("reno"), recovery, 400)
     }
 
     #[test]
@@ -445,6 +421,7 @@ mod tests {
                 "200ms",
                 "120s",
                 "200ms",
+                "linux",
                 "linux",
                 "linux",
                 "cwnd",

@@ -1148,7 +1148,7 @@ impl<'a, 's> Simulation<'a, 's> {
                 sink.flow_sample(&FlowSample {
                     time_seconds: t,
                     flow: &spec.name,
-                    cwnd_bytes: f.sender.cwnd(),
+                    cwnd_bytes: f.sender.window(),
                     ssthresh_bytes: f.sender.ssthresh(),
                     srtt_seconds: f.sender.srtt().map_or(f64::NAN, seconds),
                     bwe_bps: f.sender.bandwidth_estimate_bps().unwrap_or(f64::NAN),

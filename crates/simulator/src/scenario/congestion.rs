@@ -28,8 +28,8 @@ use westwood_algorithms::WindowGrowth;
 use super::fields::{self, describe, Section};
 use super::{echo, FieldError, Res};
 use crate::model::{
-    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryExit, RecoveryPacing,
-    ReductionBase, Reordering, SackNextSeg, SendBufferRule, TimeoutThreshold,
+    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow, RecoveryExit,
+    RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule, TimeoutThreshold,
 };
 use crate::profile::Profile;
 use crate::tcp::Recovery;
@@ -302,6 +302,12 @@ const CWND_VALIDATION_EXPECTED: &str = "\"none\" or \"linux\"";
 
 pub(crate) fn cwnd_validation(v: &Value, field: &str) -> Res<CwndValidation> {
     named_rule(v, field, "cwnd validation", CWND_VALIDATION_EXPECTED, CwndValidation::from_name)
+}
+
+const PRR_WINDOW_EXPECTED: &str = "\"ssthresh\" or \"linux\"";
+
+pub(crate) fn prr_window(v: &Value, field: &str) -> Res<PrrWindow> {
+    named_rule(v, field, "PRR window", PRR_WINDOW_EXPECTED, PrrWindow::from_name)
 }
 
 const REDUCTION_BASE_EXPECTED: &str = "\"flight_size\" or \"cwnd\"";

@@ -9,7 +9,7 @@ use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{FieldError, Res};
 use crate::model::{
-    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, RecoveryExit,
+    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow, RecoveryExit,
     RecoveryPacing, ReductionBase, Reordering, RtoSpec, SackNextSeg, SendBufferRule, TcpSpec,
     TimeoutThreshold,
 };
@@ -46,6 +46,7 @@ const SENDER_KEYS: &[&str] = &[
     "overhead",
     "send_buffer",
     "cwnd_validation",
+    "prr_window",
     "reduction_base",
     "sack_next_seg",
     "recovery_exit",
@@ -298,6 +299,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::cwnd_validation(v, &f)?,
         None => CwndValidation::default(),
     };
+    let prr_window = match get("prr_window") {
+        Some((v, f)) => congestion::prr_window(v, &f)?,
+        None => PrrWindow::default(),
+    };
     let reduction_base = match get("reduction_base") {
         Some((v, f)) => congestion::reduction_base(v, &f)?,
         None => ReductionBase::default(),
@@ -363,6 +368,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         overhead,
         send_buffer,
         cwnd_validation,
+        prr_window,
         reduction_base,
         sack_next_seg,
         recovery_exit,

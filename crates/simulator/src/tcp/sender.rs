@@ -112,8 +112,8 @@ use super::send_buffer::SendBuffer;
 use super::window_use::WindowUse;
 use super::Recovery;
 use crate::model::{
-    FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryExit, RecoveryPacing, ReductionBase,
-    Reordering, SackNextSeg, TcpSpec, TimeoutThreshold,
+    FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, PrrWindow, RecoveryExit, RecoveryPacing,
+    ReductionBase, Reordering, SackNextSeg, TcpSpec, TimeoutThreshold,
 };
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
@@ -220,6 +220,12 @@ pub struct Sender {
     /// PRR without SACK: bytes the DUPACKs said the receiver holds above the hole (one segment
     /// each, Linux's `sacked_out` for a connection without SACK).
     pub(in crate::tcp) dup_credit: u64,
+    /// Which window a PRR recovery holds (`prr_window`).
+    pub(in crate::tcp) prr_window: PrrWindow,
+    /// With `prr_window = "linux"`, in a PRR recovery once an ACK delivered data: Linux's
+    /// `snd_cwnd` (`tcp_cwnd_reduction()`), bytes; what reads the window uses it instead of
+    /// the control's (`Sender::window`).
+    pub(in crate::tcp) reduction_cwnd: Option<u64>,
     /// Without SACK, with `reordering = "linux"` or F-RTO: Linux's DUPACK count and the
     /// threshold it may raise (`tcp/reordering.rs`); `None`: the threshold is `dupack_threshold`
     /// and DUPACKs free nothing in Loss.
@@ -281,6 +287,8 @@ impl Sender {
             preamble_end: (spec.preamble > 0).then_some(spec.preamble),
             send_buffer: SendBuffer::new(spec.send_buffer, spec.segment_size, spec.receiver_window),
             window_use: WindowUse::new(spec.cwnd_validation),
+            prr_window: spec.prr_window,
+            reduction_cwnd: None,
             reduction_base: spec.reduction_base,
             sack_next_seg: spec.sack_next_seg,
             recovery_exit: spec.recovery_exit,
@@ -386,7 +394,7 @@ impl Sender {
             rtt_ns,
             bwe_bps: self.cc.bandwidth_estimate_bps(),
             rtt_min_ns: self.rtt.min_rtt(),
-            cwnd_bytes: self.cc.cwnd(),
+            cwnd_bytes: self.window(),
             ssthresh_bytes: self.cc.ssthresh(),
             ca_state: self.ca_state(),
             in_flight_bytes: self.in_flight(),
@@ -433,7 +441,14 @@ impl Sender {
     /// The control's window in whole segments, as Linux's `snd_cwnd` counts it (a byte-counted
     /// window of 5.3 segments lets 5 out), at least one.
     fn cwnd_segments(&self) -> u64 {
-        (self.cc.cwnd() / self.mss).max(1)
+        (self.window() / self.mss).max(1)
+    }
+
+    /// The congestion window as Linux's `snd_cwnd` holds it: PRR's during a reduction with
+    /// `prr_window = "linux"`, else the control's. Sending uses the control's (PRR paces a
+    /// recovery by `sndcnt` itself); the send buffer, cwnd validation and the trace read this.
+    pub fn window(&self) -> u64 {
+        self.reduction_cwnd.unwrap_or_else(|| self.cc.cwnd())
     }
 
     /// The DUPACKs that start fast recovery now (Linux's `tp->reordering`).
@@ -695,7 +710,7 @@ impl Sender {
         if self.snd_una > una_before {
             // Linux's tcp_data_snd_check(): after the ACK's sending, tcp_check_space() sees the
             // space the ACK freed.
-            let cwnd = self.cc.cwnd() / self.mss;
+            let cwnd = self.window() / self.mss;
             let in_flight = self.prr_pipe() / self.mss;
             self.send_buffer.on_space_freed(in_flight, cwnd, self.reordering());
         }
@@ -982,6 +997,7 @@ impl Sender {
 
     pub(in crate::tcp) fn exit_recovery(&mut self, now: Nanos) {
         self.in_recovery = false;
+        self.reduction_cwnd = None;
         self.inflation = 0;
         self.rexmit_pending = false;
         self.dup_credit = 0;
@@ -1020,6 +1036,7 @@ impl Sender {
         self.cc.on_congestion(event);
         self.rtt.back_off();
         self.in_recovery = false;
+        self.reduction_cwnd = None;
         self.inflation = 0;
         self.rexmit_pending = false;
         self.dup_credit = 0;

@@ -4,8 +4,8 @@
 use super::sender::*;
 use super::Recovery;
 use crate::model::{
-    CcSpec, CwndValidation, DelayedAckSpec, RecoveryExit, ReductionBase, Reordering, RtoSpec, SackNextSeg,
-    SendBufferRule, NANOS_PER_SECOND,
+    CcSpec, CwndValidation, PrrWindow, RecoveryExit, ReductionBase, Reordering, SackNextSeg, SendBufferRule,
+    NANOS_PER_SECOND,
 };
 use crate::model::{
     FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold,
@@ -33,36 +33,10 @@ fn sender_with(recovery: Recovery, initial_segments: u64, limited_transmit: bool
 /// `edit`.
 fn sender_spec(recovery: Recovery, initial_segments: u64, edit: impl FnOnce(&mut TcpSpec)) -> Sender {
     let mut spec = TcpSpec {
-        cc_name: "reno".into(),
-        cc: CcSpec::named("reno"),
-        recovery,
-        segment_size: MSS,
-        header_size: 40,
         receiver_window: 1 << 30,
         initial_cwnd: initial_segments * MSS,
         initial_ssthresh: 1 << 40,
-        dupack_threshold: 3,
-        rto: RtoSpec::default(),
-        delayed_ack: DelayedAckSpec::default(),
-        window_growth: Default::default(),
-        limited_transmit: false,
-        partial_ack_timer: PartialAckTimer::First,
-        timeout_threshold: TimeoutThreshold::Always,
-        recovery_pacing: RecoveryPacing::Inflation,
-        fast_recovery_inflation: Inflation::Standard,
-        recovery_exit_growth: false,
-        fast_retransmit_timer: FastRetransmitTimer::Running,
-        repeat_fast_retransmit: true,
-        acked_count: None,
-        overhead: 0,
-        send_buffer: SendBufferRule::Unlimited,
-        cwnd_validation: CwndValidation::None,
-        reduction_base: ReductionBase::FlightSize,
-        sack_next_seg: SackNextSeg::Rfc6675,
-        recovery_exit: RecoveryExit::AtRecover,
-        reordering: Reordering::Fixed,
-        frto: false,
-        preamble: 0,
+        ..TcpSpec::defaults(CcSpec::named("reno"), recovery, MSS)
     };
     edit(&mut spec);
     let config = WindowConfig {
@@ -1013,6 +987,48 @@ fn prr_without_sack_counts_duplicate_acks_as_delivered_and_resends_the_hole_when
     assert!(!s.in_recovery());
     assert_eq!(s.cwnd(), s.ssthresh());
     assert_eq!(s.stats.timeouts, 0);
+}
+
+#[test]
+fn with_the_linux_prr_window_the_window_is_what_is_in_flight_once_prr_has_sent() {
+    // The NewReno recovery above (2 and 5 lost). Linux's tcp_cwnd_reduction() sets snd_cwnd =
+    // packets in flight + sndcnt on every ACK that delivered something, and then sends
+    // sndcnt: with data to send, the flight after each such ACK is the window.
+    for rule in [PrrWindow::Linux, PrrWindow::Ssthresh] {
+        let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
+            t.recovery_pacing = RecoveryPacing::Prr;
+            t.prr_window = rule;
+        });
+        s.observe();
+        let mut out = Vec::new();
+        s.on_ack(&ack(2), 100 * MS, &mut out);
+        let mut windows = Vec::new();
+        for k in 0..9 {
+            s.on_ack(&ack(2), (101 + k) * MS, &mut out);
+            if s.in_recovery() {
+                windows.push(s.window() / MSS);
+                match rule {
+                    PrrWindow::Linux => assert_eq!(s.window(), s.prr_pipe(), "DUPACK {}", k + 1),
+                    PrrWindow::Ssthresh => assert_eq!(s.window(), s.cwnd()),
+                }
+            }
+        }
+        s.on_ack(&ack(5), 200 * MS, &mut out);
+        assert!(s.in_recovery());
+        if rule == PrrWindow::Linux {
+            // The third DUPACK: 11 out, 3 held, the hole lost: 7 in flight, and the fast
+            // retransmission.
+            assert_eq!(windows[0], 8);
+            assert_eq!(s.window(), s.prr_pipe(), "the partial ACK");
+        }
+        // The trace and the flow's series show the same window.
+        let last = s.take_observations().last().unwrap();
+        assert_eq!(last.cwnd_bytes, s.window());
+        // The end of recovery: the control's window again.
+        s.on_ack(&ack(16), 300 * MS, &mut out);
+        assert!(!s.in_recovery());
+        assert_eq!((s.window(), s.cwnd()), (s.ssthresh(), s.ssthresh()));
+    }
 }
 
 #[test]

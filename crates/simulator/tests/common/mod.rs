@@ -2,7 +2,7 @@
 //! depend on the TOML front end.
 #![allow(dead_code)]
 
-use westwood_algorithms::{WindowConfig, WindowGrowth};
+use westwood_algorithms::WindowGrowth;
 
 use westwood_simulator::model::*;
 use westwood_simulator::tcp::Recovery;
@@ -61,35 +61,11 @@ impl Default for Line {
 pub fn tcp(line: &Line) -> TcpSpec {
     TcpSpec {
         cc_name: line.cc_name.to_string(),
-        cc: line.cc.clone(),
-        recovery: line.recovery,
-        segment_size: line.segment_size,
-        header_size: 40,
         receiver_window: line.receiver_window,
-        initial_cwnd: WindowConfig::rfc5681_initial_window(line.segment_size),
-        initial_ssthresh: u64::MAX / 4,
-        dupack_threshold: 3,
-        rto: RtoSpec::default(),
         delayed_ack: DelayedAckSpec { enabled: line.delayed_ack, ..DelayedAckSpec::default() },
         window_growth: line.window_growth,
         limited_transmit: line.limited_transmit,
-        partial_ack_timer: PartialAckTimer::default(),
-        timeout_threshold: TimeoutThreshold::default(),
-        recovery_pacing: RecoveryPacing::default(),
-        fast_recovery_inflation: Inflation::Standard,
-        recovery_exit_growth: false,
-        fast_retransmit_timer: FastRetransmitTimer::Running,
-        repeat_fast_retransmit: true,
-        acked_count: None,
-        overhead: 0,
-        send_buffer: westwood_simulator::model::SendBufferRule::Unlimited,
-        cwnd_validation: westwood_simulator::model::CwndValidation::None,
-        reduction_base: westwood_simulator::model::ReductionBase::FlightSize,
-        sack_next_seg: westwood_simulator::model::SackNextSeg::Rfc6675,
-        recovery_exit: westwood_simulator::model::RecoveryExit::AtRecover,
-        reordering: westwood_simulator::model::Reordering::Fixed,
-        frto: false,
-        preamble: 0,
+        ..TcpSpec::defaults(line.cc.clone(), line.recovery, line.segment_size)
     }
 }
 

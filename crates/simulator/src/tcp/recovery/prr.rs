@@ -6,7 +6,7 @@
 
 use super::super::sender::Sender;
 use super::Recovery;
-use crate::model::Nanos;
+use crate::model::{Nanos, PrrWindow};
 use crate::network::Packet;
 
 impl Sender {
@@ -58,6 +58,13 @@ impl Sender {
             // The fast retransmission goes out whatever PRR says (as Linux forces it).
             sndcnt = sndcnt.max(self.pending_hole().1 as i64);
         }
+        if delivered > 0 && self.prr_window == PrrWindow::Linux {
+            // tcp_cwnd_reduction(): snd_cwnd = tcp_packets_in_flight() + sndcnt, in packets,
+            // on every ACK that delivered something (it returns early on the others).
+            let in_flight = pipe.div_ceil(self.mss) as i64;
+            let allowed = sndcnt.div_euclid(self.mss as i64);
+            self.reduction_cwnd = Some((in_flight + allowed).max(1) as u64 * self.mss);
+        }
         if sndcnt <= 0 {
             return;
         }
@@ -96,6 +103,7 @@ impl Sender {
     pub(in crate::tcp) fn start_prr(&mut self, flight_size: u64) {
         self.prr_delivered = 0;
         self.prr_out = 0;
+        self.reduction_cwnd = None;
         self.recover_fs = flight_size;
         self.rexmit_pending = false;
     }
