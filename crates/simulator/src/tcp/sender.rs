@@ -740,6 +740,14 @@ impl Sender {
             self.dup_credit = self.dup_credit.saturating_sub(acked - first);
             delivered
         } else if flight_before > 0 {
+            if self.in_recovery && self.recover_acked() {
+                // Held at `recover` (`recovery_exit = "above_recover"`): tcp_fastretrans_alert()
+                // resets a non-SACK sender's `sacked_out` (tcp_reset_reno_sack()) and returns
+                // through tcp_try_undo_recovery() before counting the DUPACK, so it delivers
+                // nothing: PRR sends nothing and the hole above `recover` waits for the RTO.
+                self.dup_credit = 0;
+                return 0;
+            }
             let cap = (self.snd_max - self.snd_una).saturating_sub(self.mss);
             let credit = self.mss.min(cap.saturating_sub(self.dup_credit));
             self.dup_credit += credit;
@@ -825,6 +833,12 @@ impl Sender {
             && self.recovery_style == Recovery::NewReno
             && self.recovery_exit == RecoveryExit::AboveRecover
             && self.recover == Some(ack_seq);
+        if held {
+            // tcp_fastretrans_alert() once snd_una reaches high_seq: tcp_reset_reno_sack()
+            // before PRR counts the flight, so the segments the receiver holds above a new
+            // hole count as in flight (and in Linux's PRR window).
+            self.dup_credit = 0;
+        }
         let full_ack = self.in_recovery
             && !held
             && match self.recovery_style {

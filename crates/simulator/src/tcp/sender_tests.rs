@@ -1234,6 +1234,45 @@ fn linux_holds_newreno_recovery_until_an_ack_beyond_recover() {
 }
 
 #[test]
+fn held_at_recover_linux_ignores_dupacks_until_the_timeout() {
+    // As above, but the first segment sent in recovery (14) is lost too: the ACK of exactly
+    // recover holds the sender in Recovery, and the DUPACKs the segments above 14 bring find
+    // tcp_fastretrans_alert() resetting sacked_out and returning before counting them: no
+    // delivery, no PRR sending, no fast retransmit; the RTO repairs the hole. Linux's traces
+    // show it (docs/testbed.md): DUPACK rows in Recovery with sacked_out 0, window and
+    // flight unchanged, then the RTO.
+    let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
+        t.recovery_pacing = RecoveryPacing::Prr;
+        t.recovery_exit_growth = true;
+        t.recovery_exit = RecoveryExit::AboveRecover;
+        t.window_growth = WindowGrowth::Linux;
+        t.prr_window = PrrWindow::Linux;
+    });
+    let mut out = Vec::new();
+    s.on_ack(&ack(2), 100 * MS, &mut out);
+    for _ in 0..10 {
+        s.on_ack(&ack(2), 101 * MS, &mut out);
+    }
+    s.on_ack(&ack(14), 200 * MS, &mut out);
+    assert!(s.in_recovery());
+    assert_eq!(s.dup_credit, 0, "the held ACK resets Linux's sacked_out");
+    let (window, snd_max) = (s.window(), s.snd_max());
+    for k in 0..8 {
+        out.clear();
+        s.on_ack(&ack(14), (201 + k) * MS, &mut out);
+        assert!(out.is_empty(), "DUPACK {k} while held sent {:?}", seqs(&out));
+        assert!(s.in_recovery());
+        assert_eq!((s.dup_credit, s.window(), s.snd_max()), (0, window, snd_max));
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    // The retransmission timer resends the hole.
+    let deadline = s.timer_deadline().unwrap();
+    out.clear();
+    s.on_timer(deadline, &mut out);
+    assert_eq!((s.stats.timeouts, seqs(&out).first().copied()), (1, Some(14)));
+}
+
+#[test]
 fn a_linux_send_buffer_stops_new_data_two_windows_beyond_a_stuck_hole() {
     // NewReno with PRR, as the linux profile: 10 segments out, segment 0 lost. The buffer
     // is 2 x max(TCP_INIT_CWND, cwnd) = 20 segments from the start (tcp_init_buffer_space).
