@@ -14,7 +14,12 @@ from westwood.stats import mean_ci
 
 
 def test_goodput_and_retransmission_views_share_one_set_of_runs():
-    for a, b in ((tl.RANDOM, tl.RANDOM_RETRANSMITS), (tl.DROPS, tl.DROPS_RETRANSMITS)):
+    for a, b in (
+        (tl.RANDOM, tl.RANDOM_RETRANSMITS),
+        (tl.DROPS, tl.DROPS_RETRANSMITS),
+        (tl.DROPS, tl.DROPS_ACKS),
+        (tl.REXMIT_ACKS, tl.REXMIT_RETRANSMITS),
+    ):
         for quick in (False, True):
             keys_a = [r.key for r in a.plan(quick, a.seeds, [], "bin")]
             keys_b = [r.key for r in b.plan(quick, b.seeds, [], "bin")]
@@ -43,6 +48,21 @@ def test_the_drop_axis_drops_n_segments_of_one_window_and_nothing_else():
         assert sum(link["drops_overflow"] for link in summary["links"]) == 0
         assert summary["flows"][0]["retransmits"] == n
         assert summary["flows"][0]["timeouts"] == 0
+
+
+def test_the_lost_retransmission_axis_also_drops_the_first_segments_retransmission():
+    for n in (1, 2):
+        overrides = dict(tl.REXMIT_ACKS.run_overrides(n, tl.DROPS_SERIES[0]))
+        assert (overrides["d1"], overrides["r1"]) == ("2000", "2000")
+        # Without SACK only a timeout repairs the lost retransmission: one, and each dropped
+        # segment resent (with one drop: by fast retransmit, then 2000 after the timeout).
+        summary = simulate("linux_drops", overrides={**overrides, "tcp.profile": "linux"}).summary
+        links = {link["name"]: link for link in summary["links"]}
+        assert links["wireless"]["drops_error"] == n + 1
+        flow = summary["flows"][0]
+        assert flow["timeouts"] == 1
+        assert flow["retransmits"] == 2 if n == 1 else flow["retransmits"] >= n + 1, flow
+    assert "retransmission too" in summary["parameters"]["lost_retransmission"]
 
 
 def _results(experiment, xs, testbed, simulator, quick=False):

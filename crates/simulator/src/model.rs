@@ -151,6 +151,8 @@ pub struct DropListSpec {
     pub first_byte: u64,
     pub segments: Vec<u64>,
     pub acks: Vec<u64>,
+    /// Segments whose second crossing of the link (their first retransmission) is dropped.
+    pub retransmissions: Vec<u64>,
 }
 
 /// Gilbert-Elliott channel: sojourns in Good and Bad are exponential with the given means; in

@@ -40,6 +40,7 @@ fn four_segment_window(recovery: Recovery, limited_transmit: bool) -> FlowSummar
         first_byte: 0,
         segments: vec![1],
         acks: vec![],
+        retransmissions: vec![],
     }));
     simulate(&scenario).flows[0].clone()
 }

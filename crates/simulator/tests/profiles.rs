@@ -189,6 +189,7 @@ fn scripted(
         first_byte: 0,
         segments: drops.to_vec(),
         acks: vec![],
+        retransmissions: vec![],
     }));
     scenario
 }

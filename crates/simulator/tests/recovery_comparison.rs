@@ -54,6 +54,7 @@ fn fall_floyd(recovery: Recovery, drops: usize) -> Scenario {
             first_byte: 0,
             segments: DROPS[..drops].to_vec(),
             acks: vec![],
+            retransmissions: vec![],
         })
     });
     scenario.sample_interval = MS;
@@ -185,6 +186,7 @@ fn cubic_refills_a_long_fat_pipe_faster_than_reno_after_a_loss() {
             first_byte: 0,
             segments: vec![10_000],
             acks: vec![],
+            retransmissions: vec![],
         }));
         let options = RunOptions { record_series: true, check_invariants: true };
         let result = run(&scenario, options).unwrap_or_else(|e| panic!("{cc_name}: {e}"));

@@ -1,11 +1,13 @@
-//! Scripted drops: a link loses the first transmission of chosen data segments of one flow, and
-//! chosen ACKs of it.
+//! Scripted drops: a link loses the first transmission of chosen data segments of one flow, the
+//! first retransmission of chosen ones, and chosen ACKs of it.
 //!
 //! A deterministic loss pattern for experiments and tests in the style of Fall & Floyd (1996,
 //! "Simulation-based comparisons of Tahoe, Reno and SACK TCP"), where one, two, three or four
 //! packets are dropped from one window. Segment `n` of a flow is the data segment whose first
 //! byte is `n * segment_size` (the first segment is 0). Only its first crossing of the link is
-//! dropped: the retransmission gets through. `acks = [n, ...]` drops, for each `n`, the first
+//! dropped: the retransmission gets through, unless `retransmissions` lists the segment too, which
+//! drops its second crossing of the link (the first retransmission, whether or not the first
+//! transmission was dropped; later ones pass). `acks = [n, ...]` drops, for each `n`, the first
 //! ACK of the flow that acknowledges segment `n` (cumulative acknowledgment number at least
 //! `(n + 1) * segment_size`); one ACK that covers several listed segments is dropped once, for
 //! all of them; DUPACKs acknowledge nothing new and always pass. Drops are counted as channel
@@ -31,8 +33,11 @@ use crate::network::packet::{Packet, PacketKind};
 use crate::scenario::fields::{self, describe, Section};
 use crate::scenario::{echo, echo_list, FieldError, Res};
 
-pub(crate) const ENTRY: ModelEntry =
-    ModelEntry { names: &["drop-list", "drop_list"], keys: &["flow", "segments", "acks"], parse };
+pub(crate) const ENTRY: ModelEntry = ModelEntry {
+    names: &["drop-list", "drop_list"],
+    keys: &["flow", "segments", "acks", "retransmissions"],
+    parse,
+};
 
 /// Parse a `drop-list` table (its keys already checked). The flow is resolved later, by
 /// [`resolve`].
@@ -48,7 +53,11 @@ fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
         Some((v, f)) => numbers(v, &f, SEGMENTS)?,
         None => Vec::new(),
     };
-    if section.get("segments").is_none() && section.get("acks").is_none() {
+    let retransmissions = match section.get("retransmissions") {
+        Some((v, f)) => numbers(v, &f, SEGMENTS)?,
+        None => Vec::new(),
+    };
+    if ["segments", "acks", "retransmissions"].iter().all(|k| section.get(k).is_none()) {
         section.required("segments", SEGMENTS)?;
     }
     Ok(Some(ErrorSpec::DropList(DropListSpec {
@@ -58,6 +67,7 @@ fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
         first_byte: 0,
         segments,
         acks,
+        retransmissions,
     })))
 }
 
@@ -143,6 +153,9 @@ pub struct DropList {
     pending: Vec<u64>,
     /// Acknowledgment numbers that cover the segments whose first ACK is still to drop, sorted.
     pending_acks: Vec<u64>,
+    /// Sequence numbers of the segments whose first retransmission is still to drop, sorted,
+    /// each with whether its first transmission has crossed the link.
+    pending_retransmissions: Vec<(u64, bool)>,
 }
 
 impl DropList {
@@ -164,6 +177,10 @@ impl DropList {
             flow: spec.flow as u32,
             pending: sorted(&spec.segments, 0),
             pending_acks: sorted(&spec.acks, 1),
+            pending_retransmissions: sorted(&spec.retransmissions, 0)
+                .into_iter()
+                .map(|s| (s, false))
+                .collect(),
         }
     }
 
@@ -173,13 +190,23 @@ impl DropList {
             return false;
         }
         match packet.kind {
-            PacketKind::Data => match self.pending.binary_search(&packet.seq) {
-                Ok(i) => {
+            PacketKind::Data => {
+                let mut dropped = false;
+                if let Ok(i) = self.pending.binary_search(&packet.seq) {
                     self.pending.remove(i);
-                    true
+                    dropped = true;
                 }
-                Err(_) => false,
-            },
+                if let Ok(i) = self.pending_retransmissions.binary_search_by_key(&packet.seq, |&(seq, _)| seq)
+                {
+                    if self.pending_retransmissions[i].1 {
+                        self.pending_retransmissions.remove(i);
+                        dropped = true;
+                    } else {
+                        self.pending_retransmissions[i].1 = true;
+                    }
+                }
+                dropped
+            }
             PacketKind::Ack => {
                 // Every listed segment this ACK covers for the first time.
                 let covered = self.pending_acks.partition_point(|&end| end <= packet.ack);
@@ -190,9 +217,10 @@ impl DropList {
         }
     }
 
-    /// Segments and ACKs not dropped yet (never sent, or never acknowledged).
+    /// Segments, retransmissions and ACKs not dropped yet (never sent, never resent, or never
+    /// acknowledged).
     pub fn pending(&self) -> usize {
-        self.pending.len() + self.pending_acks.len()
+        self.pending.len() + self.pending_acks.len() + self.pending_retransmissions.len()
     }
 }
 
@@ -218,6 +246,32 @@ mod tests {
     }
 
     #[test]
+    fn drops_the_first_retransmission_of_each_segment_listed_in_retransmissions() {
+        // Segment 3: both its first transmission and its first retransmission; segment 5: only
+        // its first retransmission (its first transmission passes). Later crossings pass.
+        let spec = DropListSpec {
+            flow_name: "f".into(),
+            flow: 1,
+            segment_size: 1000,
+            first_byte: 0,
+            segments: vec![3],
+            acks: vec![],
+            retransmissions: vec![5, 3],
+        };
+        let mut list = DropList::new(&spec);
+        assert_eq!(list.pending(), 3);
+        assert!(!list.drops(&data(0, 3000)), "another flow's segment is no crossing of this one");
+        assert!(list.drops(&data(1, 3000)), "3: first transmission");
+        assert!(!list.drops(&data(1, 5000)), "5: first transmission passes");
+        assert!(list.drops(&data(1, 3000)), "3: first retransmission");
+        assert!(!list.drops(&data(1, 3000)), "3: second retransmission passes");
+        assert!(list.drops(&data(1, 5000)), "5: first retransmission");
+        assert!(!list.drops(&data(1, 5000)));
+        assert!(!list.drops(&data(1, 4000)), "4 is not listed");
+        assert_eq!(list.pending(), 0);
+    }
+
+    #[test]
     fn drops_the_first_transmission_of_each_listed_segment_of_one_flow() {
         let spec = DropListSpec {
             flow_name: "f".into(),
@@ -226,6 +280,7 @@ mod tests {
             first_byte: 0,
             segments: vec![14, 3],
             acks: vec![],
+            retransmissions: vec![],
         };
         let mut list = DropList::new(&spec);
         assert!(!list.drops(&data(0, 3000)), "another flow");
@@ -253,6 +308,7 @@ mod tests {
             first_byte: 0,
             segments: vec![u64::MAX / 2, 3],
             acks: vec![i64::MAX as u64],
+            retransmissions: vec![],
         };
         let mut list = DropList::new(&spec);
         assert!(list.drops(&data(1, 1200)));
@@ -270,6 +326,7 @@ mod tests {
             first_byte: 0,
             segments: vec![],
             acks: vec![5, 6, 9],
+            retransmissions: vec![],
         };
         let mut list = DropList::new(&spec);
         assert!(!list.drops(&ack(1, 5_000)), "covers segments 0-4 only");
@@ -328,6 +385,7 @@ segment_size = "500B"
             first_byte: 0,
             segments: vec![14, 26, 28],
             acks: vec![],
+            retransmissions: vec![],
         };
         assert_eq!(s.links[0].errors, Some(ErrorSpec::DropList(expected)));
         assert_eq!(s.links[1].errors, None);
@@ -373,11 +431,23 @@ segment_size = "500B"
             (r#"{ model = "drop-list", flow = "ftp", segments = [4, 2, 4] }"#, "links.l.errors.segments[2]"),
             (r#"{ model = "drop-list", flow = "ftp", acks = [1, 1] }"#, "links.l.errors.acks[1]"),
             (r#"{ model = "drop-list", flow = "ftp", acks = [-1] }"#, "links.l.errors.acks[0]"),
+            (
+                r#"{ model = "drop-list", flow = "ftp", retransmissions = [3, 3] }"#,
+                "links.l.errors.retransmissions[1]",
+            ),
+            (
+                r#"{ model = "drop-list", flow = "ftp", retransmissions = "3" }"#,
+                "links.l.errors.retransmissions",
+            ),
             (r#"{ model = "drop-list", flow = "ftp" }"#, "links.l.errors.segments"),
         ];
         for (errors, field) in cases {
             let e = with(errors).unwrap_err();
             assert_eq!(e.field, field, "{errors}: {e}");
         }
+        // `retransmissions` alone is a list.
+        let s = with(r#"{ model = "drop-list", flow = "ftp", retransmissions = [7] }"#).unwrap();
+        let Some(ErrorSpec::DropList(spec)) = &s.links[0].errors else { unreachable!() };
+        assert_eq!((spec.segments.len(), spec.retransmissions.as_slice()), (0, &[7][..]));
     }
 }
