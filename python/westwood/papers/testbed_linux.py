@@ -271,24 +271,17 @@ REXMIT_DESCRIPTION = (
     "sooner (RACK, RFC 8985, not modelled by the simulator)."
 )
 
-REXMIT_ACKS = TestbedExperiment(
+# The views of testbed_linux_drops on runs of their own (another run group, another axis).
+REXMIT_ACKS = dataclasses.replace(
+    DROPS_ACKS,
     id="testbed_linux_lost_retransmission",
     title="Testbed vs. simulator (linux profile): a lost retransmission, ACK by ACK",
     paper="(no paper figure: a dropped retransmission, kernel against simulator)",
-    scenario="linux_drops",
     x=REXMIT_AXIS,
-    series=DROPS_SERIES,
-    metric=CWND_AGREEMENT,
-    seconds=10,
-    quick_seconds=10,
-    seeds=1,
     run_group="testbed_linux_lost_retransmission",
-    ack_trace=True,
-    alignment_report=True,
     description=f"{REXMIT_DESCRIPTION} The share of the kernel's ACK rows whose cwnd is within "
     "one segment of the simulator's at the same cumulative ACK (one value per run, on the "
     "testbed's line).",
-    claims=tuple(_agreement_claim(s.label) for s in DROPS_SERIES),
 )
 
 REXMIT_RETRANSMITS = dataclasses.replace(
