@@ -461,6 +461,14 @@ impl Sender {
         self.recover.is_none_or(|high_seq| self.snd_una >= high_seq)
     }
 
+    /// Still in recovery with `recover` acknowledged: the hold of `recovery_exit =
+    /// "above_recover"` (the only way a recovery outlives its recovery point), where Linux's
+    /// tcp_fastretrans_alert() resets a non-SACK sender's DUPACK count on every ACK and returns
+    /// before counting one.
+    fn held_at_recover(&self) -> bool {
+        self.in_recovery && self.recover_acked()
+    }
+
     /// Segments sent and not acknowledged (Linux's `packets_out`).
     fn packets_out(&self) -> u64 {
         (self.snd_max - self.snd_una).div_ceil(self.mss)
@@ -740,7 +748,7 @@ impl Sender {
             self.dup_credit = self.dup_credit.saturating_sub(acked - first);
             delivered
         } else if flight_before > 0 {
-            if self.in_recovery && self.recover_acked() {
+            if self.held_at_recover() {
                 // Held at `recover` (`recovery_exit = "above_recover"`): tcp_fastretrans_alert()
                 // resets a non-SACK sender's `sacked_out` (tcp_reset_reno_sack()) and returns
                 // through tcp_try_undo_recovery() before counting the DUPACK, so it delivers
@@ -996,7 +1004,7 @@ impl Sender {
         let Some(mut sacks) = self.reno_sacks else { return true };
         let raises = sacks.raises_threshold();
         let before_new_data = self.loss_until.is_some_and(|high_seq| self.snd_max <= high_seq);
-        let counted = if self.in_recovery && self.recover_acked() {
+        let counted = if self.held_at_recover() {
             sacks.reset();
             false
         } else if !self.in_recovery && before_new_data {

@@ -1190,27 +1190,33 @@ fn frto_is_armed_by_a_timeout_from_open_or_a_repeated_one_not_by_one_in_recovery
     assert!(s.frto_armed, "a second timeout with nothing acknowledged since");
 }
 
+/// NewReno with PRR, exit growth and Linux's growth, as the linux profile, the defaults edited
+/// by `edit`, in fast recovery for segment 2: 10 out, ACK 2 (two segments, slow start) sends
+/// 10..13, so recover is 14; DUPACKs come from 3.., 10 of them.
+fn newreno_recovery_for_segment_2(edit: impl FnOnce(&mut TcpSpec)) -> Sender {
+    let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
+        t.recovery_pacing = RecoveryPacing::Prr;
+        t.recovery_exit_growth = true;
+        t.window_growth = WindowGrowth::Linux;
+        edit(t);
+    });
+    let mut out = Vec::new();
+    s.on_ack(&ack(2), 100 * MS, &mut out);
+    for _ in 0..10 {
+        s.on_ack(&ack(2), 101 * MS, &mut out);
+    }
+    assert!(s.in_recovery());
+    assert_eq!(s.recover, Some(14 * MSS));
+    s
+}
+
 #[test]
 fn linux_holds_newreno_recovery_until_an_ack_beyond_recover() {
-    // NewReno with PRR, exit growth and Linux's growth, as the linux profile: 10 out, ACK 2
-    // (two segments, slow start) sends 10..13, so recover will be 14; segment 2 is lost,
-    // DUPACKs come from 3.., then the retransmission of 2 brings the cumulative ACK of
-    // exactly `recover`.
+    // Segment 2 lost; the retransmission of 2 brings the cumulative ACK of exactly `recover`.
     for (exit, ends_at_recover) in [(RecoveryExit::AtRecover, true), (RecoveryExit::AboveRecover, false)] {
-        let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
-            t.recovery_pacing = RecoveryPacing::Prr;
-            t.recovery_exit_growth = true;
-            t.recovery_exit = exit;
-            t.window_growth = WindowGrowth::Linux;
-        });
-        let mut out = Vec::new();
-        s.on_ack(&ack(2), 100 * MS, &mut out);
-        for _ in 0..10 {
-            s.on_ack(&ack(2), 101 * MS, &mut out);
-        }
-        assert_eq!(s.recover, Some(14 * MSS));
+        let mut s = newreno_recovery_for_segment_2(|t| t.recovery_exit = exit);
         let ssthresh = s.ssthresh();
-        out.clear();
+        let mut out = Vec::new();
         s.on_ack(&ack(14), 200 * MS, &mut out);
         assert_eq!(s.in_recovery(), !ends_at_recover, "{exit:?}");
         if ends_at_recover {
@@ -1241,18 +1247,11 @@ fn held_at_recover_linux_ignores_dupacks_until_the_timeout() {
     // delivery, no PRR sending, no fast retransmit; the RTO repairs the hole. Linux's traces
     // show it (docs/testbed.md): DUPACK rows in Recovery with sacked_out 0, window and
     // flight unchanged, then the RTO.
-    let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
-        t.recovery_pacing = RecoveryPacing::Prr;
-        t.recovery_exit_growth = true;
+    let mut s = newreno_recovery_for_segment_2(|t| {
         t.recovery_exit = RecoveryExit::AboveRecover;
-        t.window_growth = WindowGrowth::Linux;
         t.prr_window = PrrWindow::Linux;
     });
     let mut out = Vec::new();
-    s.on_ack(&ack(2), 100 * MS, &mut out);
-    for _ in 0..10 {
-        s.on_ack(&ack(2), 101 * MS, &mut out);
-    }
     s.on_ack(&ack(14), 200 * MS, &mut out);
     assert!(s.in_recovery());
     assert_eq!(s.dup_credit, 0, "the held ACK resets Linux's sacked_out");
