@@ -37,6 +37,7 @@ def test_one_recovery_and_its_end_read_alike_in_either_convention(drops_trace):
     recovery_at = drops_trace.index[drops_trace["event"] == "recovery"][0]
     start = drops_trace["time_ns"].iloc[0]
     began = (drops_trace["time_ns"].iloc[recovery_at] - start) / 1e9
+    assert simulator.episode_starts == (began,)
     assert began < simulator.episode_ends[0] < began + 1.0, "ends within a second of starting"
     # The ACK that ended it is the same one when the rows carry the state before them.
     kernel = alignment.loss_reactions(_as_kernel_rows(drops_trace), state_after_row=False)
@@ -79,7 +80,7 @@ def test_the_first_disagreement_says_what_both_traces_hold(tmp_path, drops_trace
     table = alignment.alignment_table([row]).splitlines()
     assert len(table) == 3 and table[2].startswith("| Reno, drops 2 | ")
     assert f"{result.cwnd_share:.1%}" in table[2]
-    figures = alignment.plot_alignment(kernel, drops_trace, "test", tmp_path / "fig")
+    figures = alignment.plot_alignment(result, "test", tmp_path / "fig")
     assert [f.suffix for f in figures] == [".png", ".svg"]
     assert all(f.stat().st_size > 0 for f in figures)
 

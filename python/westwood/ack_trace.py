@@ -88,7 +88,7 @@ def read_ack_trace(path: PathLike) -> "pd.DataFrame":
 IPERF3_COOKIE_BYTES = 37
 
 # At or above this many segments a threshold is "infinite" (the kernel's 0x7fffffff).
-_INFINITE_SEGMENTS = 0x7FFF_FFFF
+INFINITE_SEGMENTS = 0x7FFF_FFFF
 
 
 def _number_or_none(value) -> "float | None":
@@ -137,7 +137,7 @@ def window_agreement(
 
     def threshold(value: int, mss: int) -> float:
         segments = value / mss
-        return float("inf") if segments >= _INFINITE_SEGMENTS else segments
+        return float("inf") if segments >= INFINITE_SEGMENTS else segments
 
     kernel_keys, kernel_rows = keyed(kernel, kernel_offset)
     sim_keys, sim_rows = keyed(simulator, 0)

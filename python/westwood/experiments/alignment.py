@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..ack_trace import read_ack_trace, window_agreement
+from ..ack_trace import INFINITE_SEGMENTS, read_ack_trace, window_agreement
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,7 +42,8 @@ class LossReactions:
 
     recoveries: int  # `recovery` rows: fast retransmits (or CWR)
     timeouts: int  # `timeout` and `timeout_held` rows: RTOs
-    episode_ends: Tuple[float, ...]  # seconds since the trace's first row, one per episode
+    episode_starts: Tuple[float, ...]  # seconds since the trace's first row, one per episode
+    episode_ends: Tuple[float, ...]  # likewise
     episodes_open_at_end: int  # episodes the trace ends inside
 
 
@@ -55,10 +56,13 @@ def loss_reactions(frame: "pd.DataFrame", state_after_row: bool) -> LossReaction
     states = list(frame["ca_state"])
     times = list(frame["time_ns"])
     start = times[0] if times else 0
+    starts: List[float] = []
     ends: List[float] = []
     in_episode = False
     for i, (event, state) in enumerate(zip(events, states)):
         if event in _LOSS_EVENTS:
+            if not in_episode:
+                starts.append((times[i] - start) / 1e9)
             in_episode = True
             continue
         if in_episode and event == "ack" and state in _CALM_STATES:
@@ -69,9 +73,15 @@ def loss_reactions(frame: "pd.DataFrame", state_after_row: bool) -> LossReaction
     return LossReactions(
         recoveries=sum(1 for e in events if e == "recovery"),
         timeouts=sum(1 for e in events if e in _TIMEOUT_EVENTS),
+        episode_starts=tuple(starts),
         episode_ends=tuple(ends),
         episodes_open_at_end=int(in_episode),
     )
+
+
+# One side's window over time, as the figure draws it: seconds since the trace's first row,
+# cwnd and ssthresh in segments (NaN where ssthresh is unset).
+Windows = Tuple[List[float], List[float], List[float]]
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,10 @@ class Alignment:
     agreement: Mapping[str, Any]  # ack_trace.window_agreement's result
     kernel: LossReactions
     simulator: LossReactions
+    # Both windows, for the figure (``plot_alignment``): kept so it need not read the traces
+    # again; not part of ``as_dict``.
+    kernel_windows: Windows
+    simulator_windows: Windows
 
     @property
     def cwnd_share(self) -> float:
@@ -143,6 +157,8 @@ def align(run_dir: Path, flow: Optional[str] = None) -> Alignment:
         agreement=window_agreement(kernel, simulator),
         kernel=loss_reactions(kernel, state_after_row=False),
         simulator=loss_reactions(simulator, state_after_row=True),
+        kernel_windows=_window_series(kernel),
+        simulator_windows=_window_series(simulator),
     )
 
 
@@ -237,36 +253,28 @@ def alignment_table(rows: Sequence[CaseRow]) -> str:
 # --- the figure --------------------------------------------------------------------------------
 
 
-def _window_series(frame: "pd.DataFrame") -> Tuple[List[float], List[float], List[float]]:
+def _window_series(frame: "pd.DataFrame") -> Windows:
     """Seconds since the first row, cwnd and ssthresh in segments (NaN for an unset one)."""
     start = int(frame["time_ns"].iloc[0])
     mss = frame["mss"].astype(float)
     times = [(int(t) - start) / 1e9 for t in frame["time_ns"]]
     cwnd = list(frame["cwnd_bytes"].astype(float) / mss)
     ssthresh = [
-        s if s < 0x7FFF_FFFF else math.nan for s in frame["ssthresh_bytes"].astype(float) / mss
+        s if s < INFINITE_SEGMENTS else math.nan
+        for s in frame["ssthresh_bytes"].astype(float) / mss
     ]
     return times, cwnd, ssthresh
 
 
-def _first_loss_time(frame: "pd.DataFrame") -> Optional[float]:
-    hits = frame.index[frame["event"].isin(_LOSS_EVENTS)]
-    if len(hits) == 0:
-        return None
-    return (int(frame["time_ns"].iloc[hits[0]]) - int(frame["time_ns"].iloc[0])) / 1e9
-
-
-def plot_alignment(
-    kernel: "pd.DataFrame", simulator: "pd.DataFrame", title: str, out_stem: Path
-) -> List[Path]:
+def plot_alignment(alignment: Alignment, title: str, out_stem: Path) -> List[Path]:
     """Both windows over each other (``report.plots.plot_window_overlay``): the whole run and a
     zoom on the first loss reaction of either side. Writes ``out_stem``.png and .svg."""
     from ..report.plots import plot_window_overlay
 
-    losses = [t for t in (_first_loss_time(kernel), _first_loss_time(simulator)) if t is not None]
+    starts = alignment.kernel.episode_starts[:1] + alignment.simulator.episode_starts[:1]
     return plot_window_overlay(
-        {"kernel": _window_series(kernel), "simulator": _window_series(simulator)},
-        min(losses) if losses else None,
+        {"kernel": alignment.kernel_windows, "simulator": alignment.simulator_windows},
+        min(starts) if starts else None,
         title,
         out_stem,
     )

@@ -73,7 +73,6 @@ from .alignment import (
     align,
     alignment_table,
     plot_alignment,
-    read_traces,
 )
 from .base import Axis, Metric, Series, format_number, merge_overrides
 from .sweep import Experiment, SweepResults, write_sweep
@@ -614,7 +613,7 @@ def write_report(
     skipped = skipped_points(runs, entries)
     paths, entry = write_sweep(sweep, specs, summaries, out, quick, seeds, command, skipped)
     md_path = out / f"{experiment.id}.md"
-    unique = {r.key: r for r in runs}.values()  # series of one mix share their runs
+    unique = unique_runs(runs)
     status = {r.key: (entries.get(r.key) or {}).get("status") for r in unique}
     failed = [r for r in unique if status[r.key] not in (STATUS_OK, STATUS_SKIPPED)]
     notes = [emulator_notes(runs, entries)]
@@ -646,13 +645,18 @@ def write_report(
     return paths, {**entry, "notes": notes}
 
 
+def unique_runs(runs: Sequence[TestbedRun]) -> List[TestbedRun]:
+    """``runs`` without repeats, in order: the series of one mix share their runs."""
+    return list({r.key: r for r in runs}.values())
+
+
 def run_alignments(
     runs: Sequence[TestbedRun], entries: Mapping[str, Mapping[str, Any]], out: Path
 ) -> Tuple[Dict[str, Alignment], List[str]]:
     """The comparison of both traces of every finished run (by key), and why a run has none."""
     found: Dict[str, Alignment] = {}
     missing: List[str] = []
-    for run in {r.key: r for r in runs}.values():
+    for run in unique_runs(runs):
         entry = entries.get(run.key) or {}
         if entry.get("status") != STATUS_OK:
             continue
@@ -676,7 +680,7 @@ def alignment_section(
     figures: List[Path] = []
     links: List[str] = []
     ordered = sorted(
-        (r for r in {r.key: r for r in runs}.values() if r.key in alignments),
+        (r for r in unique_runs(runs) if r.key in alignments),
         key=lambda r: ([s.label for s in experiment.series].index(r.series), r.x, r.seed),
     )
     for n, run in enumerate(ordered, 1):
@@ -694,8 +698,7 @@ def alignment_section(
             )
         )
         stem = f"{experiment.id}-acks-{n}"
-        _, kernel, simulator = read_traces(out / entry["files"], alignments[run.key].flow)
-        figures += plot_alignment(kernel, simulator, f"{experiment.id}: {case}", out / stem)
+        figures += plot_alignment(alignments[run.key], f"{experiment.id}: {case}", out / stem)
         links.append(f"[{case}]({stem}.png)")
     section = f"""
 ## ACK by ACK
