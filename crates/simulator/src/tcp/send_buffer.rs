@@ -10,11 +10,16 @@
 //!   max(TCP_INIT_CWND, snd_cwnd, reordering + 1)` and `per_mss` is the memory one MSS-sized
 //!   segment costs when "each frame consumes one skb" (the function's own worst case), capped
 //!   at `net.ipv4.tcp_wmem[2]`. It runs when the connection is established
-//!   (`tcp_init_buffer_space()`) and then from `tcp_new_space()` when an ACK freed buffer space
-//!   (`SOCK_QUEUE_SHRUNK`: acknowledged data left the retransmission queue) while the
-//!   application waits for room (`SOCK_NOSPACE`: a bulk writer always does), after the ACK's
-//!   sending (`tcp_data_snd_check()`), and only if `tcp_should_expand_sndbuf()`: the flight is
-//!   below `snd_cwnd` (a sender that filled its window does not need more buffer).
+//!   (`tcp_init_buffer_space()`) and then from `tcp_check_space()` -> `tcp_new_space()` while
+//!   the application waits for room (`SOCK_NOSPACE`: a bulk writer always does), and only if
+//!   `tcp_should_expand_sndbuf()`: the flight (`tcp_packets_in_flight()`) is below `snd_cwnd`
+//!   (a sender that filled its window does not need more buffer). `tcp_check_space()` runs at
+//!   two places in 6.x: after every incoming ACK has been acted on and its sending done
+//!   (`tcp_data_snd_check()`, whether or not the ACK freed space: the `SOCK_QUEUE_SHRUNK`
+//!   condition is gone since "tcp: remove SOCK_QUEUE_SHRUNK"), and after every segment of new
+//!   data sent (`tcp_event_new_data_sent()`, since "tcp: fix potential xmit stalls caused by
+//!   TCP_NOTSENT_LOWAT", 5.18). The second is what keeps the buffer at twice the window in slow
+//!   start: after the first of the two segments an ACK lets out, the flight is one below cwnd.
 //! * The buffer never shrinks, and holds both the unacknowledged and the not yet sent data
 //!   (`sk_wmem_queued` against `sk_sndbuf`, `sk_stream_memory_free()`): in a long recovery,
 //!   with `snd_una` stuck at a hole, the sender runs out of data about two windows beyond it.
@@ -88,10 +93,16 @@ impl SendBuffer {
         self.expand(cwnd_segments, reordering);
     }
 
-    /// An ACK freed buffer space (it acknowledged new data) and the sender has sent what it
-    /// could: `tcp_new_space()`, which expands the buffer only if the flight is below the
-    /// window (`tcp_should_expand_sndbuf()`).
-    pub fn on_space_freed(&mut self, in_flight_segments: u64, cwnd_segments: u64, reordering: u64) {
+    /// Whether the buffer follows the kernel's autotuning (the sender then calls
+    /// [`SendBuffer::check_space`] at the kernel's places).
+    pub fn autotunes(&self) -> bool {
+        self.rule == SendBufferRule::Linux
+    }
+
+    /// `tcp_check_space()` -> `tcp_new_space()`, after an ACK was acted on or a segment of new
+    /// data went out: expand the buffer if the flight is below the window
+    /// (`tcp_should_expand_sndbuf()`).
+    pub fn check_space(&mut self, in_flight_segments: u64, cwnd_segments: u64, reordering: u64) {
         if in_flight_segments < cwnd_segments {
             self.expand(cwnd_segments, reordering);
         }
@@ -128,16 +139,16 @@ mod tests {
         assert_eq!(b.segments(), Some(20));
         assert_eq!(b.data_end(800, 400), 800 + 20 * 400);
         // A window-limited sender does not expand its buffer ...
-        b.on_space_freed(30, 30, 3);
+        b.check_space(30, 30, 3);
         assert_eq!(b.segments(), Some(20));
         // ... one limited by the buffer does, to twice its window,
-        b.on_space_freed(20, 42, 3);
+        b.check_space(20, 42, 3);
         assert_eq!(b.segments(), Some(84));
         // and the buffer never shrinks.
-        b.on_space_freed(2, 5, 3);
+        b.check_space(2, 5, 3);
         assert_eq!(b.segments(), Some(84));
         // reordering + 1 counts too.
-        b.on_space_freed(0, 1, 60);
+        b.check_space(0, 1, 60);
         assert_eq!(b.segments(), Some(122));
     }
 
@@ -147,7 +158,7 @@ mod tests {
         assert_eq!(linux_per_mss(400), 1280);
         assert_eq!(linux_per_mss(1460), 2304);
         let mut b = SendBuffer::new(SendBufferRule::Linux, 400, 1 << 20);
-        b.on_space_freed(0, 5000, 3);
+        b.check_space(0, 5000, 3);
         assert_eq!(b.segments(), Some((4 << 20) / 1280));
         // A 2 MB window raises tcp_wmem[2] to 8 MB, as the testbed configures it.
         assert_eq!(linux_wmem_max(2_000_000), 8_000_000);

@@ -489,6 +489,18 @@ impl Sender {
         written.min(buffered)
     }
 
+    /// Linux's `tcp_check_space()` for a bulk writer (always waiting for room): the send buffer
+    /// grows to twice the window if the flight (`tcp_packets_in_flight()`, here PRR's pipe) is
+    /// below it (`send_buffer.rs`).
+    fn check_send_space(&mut self) {
+        if !self.send_buffer.autotunes() {
+            return;
+        }
+        let cwnd = self.window() / self.mss;
+        let in_flight = self.prr_pipe() / self.mss;
+        self.send_buffer.check_space(in_flight, cwnd, self.reordering());
+    }
+
     /// The application stops writing: what was already sent is all there is to deliver.
     pub fn stop(&mut self) {
         self.data_limit = Some(self.snd_max);
@@ -622,6 +634,8 @@ impl Sender {
         } else {
             self.outstanding.push_back(SentSegment { start: seq, end, sent_at: now, retransmitted: false });
             self.snd_max = end;
+            // Linux's tcp_event_new_data_sent(), with this segment counted in flight.
+            self.check_send_space();
         }
         self.stats.segments_sent += 1;
         self.sent_since_window_use += 1;
@@ -715,13 +729,8 @@ impl Sender {
         if !sent_by_prr {
             self.send_available(now, out);
         }
-        if self.snd_una > una_before {
-            // Linux's tcp_data_snd_check(): after the ACK's sending, tcp_check_space() sees the
-            // space the ACK freed.
-            let cwnd = self.window() / self.mss;
-            let in_flight = self.prr_pipe() / self.mss;
-            self.send_buffer.on_space_freed(in_flight, cwnd, self.reordering());
-        }
+        // Linux's tcp_data_snd_check(): after the ACK's sending, on every ACK.
+        self.check_send_space();
         self.record_window_use();
     }
 

@@ -1291,8 +1291,8 @@ fn a_linux_send_buffer_stops_new_data_two_windows_beyond_a_stuck_hole() {
             highest = highest.max(s.snd_max() / MSS);
         }
         match expect_end {
-            // Nothing beyond snd_una + 20 segments, and the buffer did not grow: no ACK
-            // freed space.
+            // Nothing beyond snd_una + 20 segments, and the buffer did not grow: PRR's window
+            // (flight + sndcnt) stayed within half of it.
             Some(end) => {
                 assert_eq!(highest, end);
                 assert_eq!(s.send_buffer.segments(), Some(20));
@@ -1316,11 +1316,11 @@ fn a_linux_send_buffer_grows_to_twice_the_window_when_it_held_the_sender_back() 
         // ... and never beyond what the buffer holds.
         let buffer = s.send_buffer.segments().unwrap();
         assert!(s.snd_max() / MSS <= n + buffer, "ack {n}: {} > {n} + {buffer}", s.snd_max() / MSS);
-        // The buffer is at least twice the window whenever the sender is not window-limited.
-        let in_flight = (s.snd_max() - s.snd_una()) / MSS;
-        if in_flight < s.cwnd() / MSS {
-            assert!(buffer >= 2 * (s.cwnd() / MSS), "ack {n}: buffer {buffer}, cwnd {}", s.cwnd() / MSS);
-        }
+        // Twice the window after every ACK, as `ss -m` showed the kernel's sk_sndbuf in slow
+        // start (tcp_event_new_data_sent(): after the first of the ACK's two segments the
+        // flight is one below cwnd); expanding only when the buffer held the sender back
+        // leaves it anywhere between one and two windows.
+        assert_eq!(buffer, 2 * (s.cwnd() / MSS).max(10), "ack {n}");
     }
     assert!(s.send_buffer.segments().unwrap() >= 80, "{:?}", s.send_buffer.segments());
 }
