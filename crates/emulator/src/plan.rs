@@ -396,8 +396,8 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
         ));
         note(
             "receiver_window: the kernel's receiver advertises at most the scenario's window (route \
-              `window`), but its receive-buffer autotuning (net.ipv4.tcp_rmem, capped at twice the window) \
-              opens the window gradually where the simulator's is fixed"
+              `window`); its receive-buffer autotuning (net.ipv4.tcp_rmem, capped at twice the window) \
+              opens the window gradually, as the simulator's receive_window = \"linux\" does"
                 .to_string(),
         );
         let rto_max_ms = (tcp.rto.max / 1_000_000).clamp(1000, 120_000);

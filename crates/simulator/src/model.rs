@@ -362,6 +362,8 @@ pub struct TcpSpec {
     pub cwnd_validation: CwndValidation,
     /// The window a PRR recovery holds ([`PrrWindow`]).
     pub prr_window: PrrWindow,
+    /// How the receiver's advertised window opens ([`ReceiveWindowRule`]).
+    pub receive_window: ReceiveWindowRule,
     /// What the control's loss reduction is computed from ([`ReductionBase`]).
     pub reduction_base: ReductionBase,
     /// SACK recovery: which RFC 6675 `NextSeg` rules choose what to send ([`SackNextSeg`]).
@@ -417,6 +419,7 @@ impl TcpSpec {
             send_buffer: SendBufferRule::default(),
             cwnd_validation: CwndValidation::default(),
             prr_window: PrrWindow::default(),
+            receive_window: ReceiveWindowRule::default(),
             reduction_base: ReductionBase::default(),
             sack_next_seg: SackNextSeg::default(),
             recovery_exit: RecoveryExit::default(),
@@ -603,6 +606,35 @@ impl PrrWindow {
     /// The rule named `name` (case-insensitive).
     pub fn from_name(name: &str) -> Option<PrrWindow> {
         PrrWindow::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// The window the receiver advertises (`tcp/receive_window.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ReceiveWindowRule {
+    /// Every ACK offers the configured `receiver_window` (ns-2's sinks). The default.
+    #[default]
+    Fixed,
+    /// Linux's receiver: 64 KiB at first, then two segments more for every segment that arrives
+    /// in order once the receive buffer is autotuned (`tcp_grow_window()`,
+    /// `tcp_rcv_space_adjust()`), up to a quarter of `tcp_rmem[2]` or the configured window.
+    Linux,
+}
+
+impl ReceiveWindowRule {
+    pub const ALL: [ReceiveWindowRule; 2] = [ReceiveWindowRule::Fixed, ReceiveWindowRule::Linux];
+
+    /// The name scenarios use: `"fixed"` or `"linux"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReceiveWindowRule::Fixed => "fixed",
+            ReceiveWindowRule::Linux => "linux",
+        }
+    }
+
+    /// The rule named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<ReceiveWindowRule> {
+        ReceiveWindowRule::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
     }
 }
 

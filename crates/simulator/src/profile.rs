@@ -30,6 +30,7 @@
 //! | `send_buffer` | `unlimited` | `unlimited` | `linux` |
 //! | `cwnd_validation` | `none` | `none` | `linux` |
 //! | `prr_window` | `ssthresh` | `ssthresh` | `linux` |
+//! | `receive_window` | `fixed` | `fixed` | `linux` |
 //! | `reduction_base` | `flight_size` | `flight_size` | `cwnd` |
 //! | `sack_next_seg` | `rfc6675` | `rfc6675` | `linux` |
 //! | `recovery_exit` | `at_recover` | `at_recover` | `above_recover` |
@@ -62,6 +63,8 @@
 //!   the variance term at least `tcp_rto_min`, so the RTO is `srtt + max(rto_min, 4·mdev)`: RFC
 //!   6298 with G = `rto_min`; `tcp_sndbuf_expand()` autotunes the send buffer to about two
 //!   windows, which bounds what a long recovery sends beyond its hole (`tcp/send_buffer.rs`);
+//!   the receiver offers 64 KiB until its buffer is autotuned and then two segments more per
+//!   segment that arrives in order (`tcp_grow_window()`; `tcp/receive_window.rs`);
 //!   `tcp_is_cwnd_limited()` lets the control grow the window only while the sender uses it
 //!   all (`tcp/window_use.rs`); `tcp_cwnd_reduction()` sets `snd_cwnd` to the packets in flight
 //!   plus PRR's `sndcnt` on every ACK of a recovery (`prr_window`); `tcp_reno_ssthresh()` and CUBIC halve (or scale) `snd_cwnd`,
@@ -78,8 +81,9 @@ use westwood_algorithms::{WindowConfig, WindowGrowth};
 use crate::tcp::Recovery;
 
 use crate::model::{
-    CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow, RecoveryExit, RecoveryPacing,
-    ReductionBase, Reordering, SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
+    CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow, ReceiveWindowRule,
+    RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule, TcpSpec,
+    TimeoutThreshold, NANOS_PER_SECOND,
 };
 use crate::scenario::units::format_duration;
 
@@ -103,7 +107,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 26] = [
+    pub const KEYS: [&'static str; 27] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -125,6 +129,7 @@ impl Profile {
         "send_buffer",
         "cwnd_validation",
         "prr_window",
+        "receive_window",
         "reduction_base",
         "sack_next_seg",
         "recovery_exit",
@@ -189,6 +194,7 @@ impl Profile {
             "send_buffer" => tcp.send_buffer.name().to_string(),
             "cwnd_validation" => tcp.cwnd_validation.name().to_string(),
             "prr_window" => tcp.prr_window.name().to_string(),
+            "receive_window" => tcp.receive_window.name().to_string(),
             "reduction_base" => tcp.reduction_base.name().to_string(),
             "sack_next_seg" => tcp.sack_next_seg.name().to_string(),
             "recovery_exit" => tcp.recovery_exit.name().to_string(),
@@ -289,6 +295,10 @@ impl Profile {
             }
             "prr_window" => {
                 tcp.prr_window = if self == Linux { PrrWindow::Linux } else { PrrWindow::Ssthresh }
+            }
+            "receive_window" => {
+                tcp.receive_window =
+                    if self == Linux { ReceiveWindowRule::Linux } else { ReceiveWindowRule::Fixed }
             }
             "reduction_base" => {
                 tcp.reduction_base =
@@ -421,6 +431,7 @@ mod tests {
                 "200ms",
                 "120s",
                 "200ms",
+                "linux",
                 "linux",
                 "linux",
                 "linux",

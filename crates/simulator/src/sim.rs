@@ -14,6 +14,7 @@ use crate::results::{FlowSummary, LinkSummary, RunOptions, RunResult, SourceSumm
 use crate::scenario::ScenarioError;
 use crate::series::{FlowSample, LinkSample, SeriesMemory, SeriesSink};
 use crate::stall::StallClock;
+use crate::tcp::receive_window::ReceiveWindow;
 use crate::tcp::Recovery;
 use crate::tcp::{Receiver, Sender};
 use crate::traffic::Arrivals;
@@ -248,7 +249,7 @@ impl Flow {
                 dst,
                 src,
                 tcp.header_size as u32,
-                tcp.receiver_window,
+                ReceiveWindow::new(tcp.receive_window, tcp.receiver_window, tcp.segment_size),
                 tcp.delayed_ack,
             )
             .with_sack(tcp.recovery == Recovery::Sack),

@@ -8,7 +8,7 @@ use westwood_simulator::model::{DelayedAckSpec, MultipathMode, MultipathSpec, Pa
 use westwood_simulator::network::{Multipath, Packet, PacketKind, SackBlocks};
 use westwood_simulator::results::Summary;
 use westwood_simulator::scenario::load_file;
-use westwood_simulator::tcp::Receiver;
+use westwood_simulator::tcp::{ReceiveWindow, Receiver};
 use westwood_simulator::{run, RunOptions};
 
 const MS: u64 = 1_000_000;
@@ -74,8 +74,14 @@ fn round_robin_reorders_segments_into_duplicate_acks_as_table_1_walks_through() 
     assert_eq!(order, vec![12, 14, 16, 18, 13, 15, 17, 19]);
 
     // The receiver has everything up to 12 and acknowledges every segment (as in Table I).
-    let mut rx =
-        Receiver::new(0, dst, src, 40, 1_000_000, DelayedAckSpec { enabled: false, ..Default::default() });
+    let mut rx = Receiver::new(
+        0,
+        dst,
+        src,
+        40,
+        ReceiveWindow::fixed(1_000_000),
+        DelayedAckSpec { enabled: false, ..Default::default() },
+    );
     let mut out = Vec::new();
     for i in 0..12 {
         let p = Packet { seq: i * mss, ..arrivals[0].1 };

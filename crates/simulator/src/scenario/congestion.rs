@@ -28,8 +28,8 @@ use westwood_algorithms::WindowGrowth;
 use super::fields::{self, describe, Section};
 use super::{echo, FieldError, Res};
 use crate::model::{
-    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow, RecoveryExit,
-    RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule, TimeoutThreshold,
+    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow, ReceiveWindowRule,
+    RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule, TimeoutThreshold,
 };
 use crate::profile::Profile;
 use crate::tcp::Recovery;
@@ -308,6 +308,12 @@ const PRR_WINDOW_EXPECTED: &str = "\"ssthresh\" or \"linux\"";
 
 pub(crate) fn prr_window(v: &Value, field: &str) -> Res<PrrWindow> {
     named_rule(v, field, "PRR window", PRR_WINDOW_EXPECTED, PrrWindow::from_name)
+}
+
+const RECEIVE_WINDOW_EXPECTED: &str = "\"fixed\" or \"linux\"";
+
+pub(crate) fn receive_window(v: &Value, field: &str) -> Res<ReceiveWindowRule> {
+    named_rule(v, field, "receive window", RECEIVE_WINDOW_EXPECTED, ReceiveWindowRule::from_name)
 }
 
 const REDUCTION_BASE_EXPECTED: &str = "\"flight_size\" or \"cwnd\"";

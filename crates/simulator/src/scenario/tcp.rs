@@ -9,9 +9,9 @@ use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{FieldError, Res};
 use crate::model::{
-    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow, RecoveryExit,
-    RecoveryPacing, ReductionBase, Reordering, RtoSpec, SackNextSeg, SendBufferRule, TcpSpec,
-    TimeoutThreshold,
+    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow,
+    ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, RtoSpec, SackNextSeg,
+    SendBufferRule, TcpSpec, TimeoutThreshold,
 };
 use crate::profile::Profile;
 
@@ -47,6 +47,7 @@ const SENDER_KEYS: &[&str] = &[
     "send_buffer",
     "cwnd_validation",
     "prr_window",
+    "receive_window",
     "reduction_base",
     "sack_next_seg",
     "recovery_exit",
@@ -303,6 +304,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::prr_window(v, &f)?,
         None => PrrWindow::default(),
     };
+    let receive_window = match get("receive_window") {
+        Some((v, f)) => congestion::receive_window(v, &f)?,
+        None => ReceiveWindowRule::default(),
+    };
     let reduction_base = match get("reduction_base") {
         Some((v, f)) => congestion::reduction_base(v, &f)?,
         None => ReductionBase::default(),
@@ -369,6 +374,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         send_buffer,
         cwnd_validation,
         prr_window,
+        receive_window,
         reduction_base,
         sack_next_seg,
         recovery_exit,

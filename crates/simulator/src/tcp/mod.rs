@@ -5,6 +5,7 @@
 //! and expose the deadline of their single timer, which the simulator schedules.
 
 pub mod observation;
+pub mod receive_window;
 pub mod receiver;
 pub mod recovery;
 pub mod reordering;
@@ -17,6 +18,7 @@ mod sender_tests;
 pub mod window_use;
 
 pub use observation::AckObservation;
+pub use receive_window::ReceiveWindow;
 pub use receiver::Receiver;
 pub use recovery::Recovery;
 pub use rtt::RttEstimator;

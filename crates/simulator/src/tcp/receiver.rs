@@ -4,8 +4,9 @@
 //! full-sized segment and within 200 ms of the first unacknowledged one; an immediate ACK for an
 //! out-of-order segment (the DUPACK the sender counts), for a duplicate, and for a segment that
 //! fills all or part of a gap. Out-of-order data waits in a reassembly buffer; the application
-//! reads in-order data as soon as it arrives, so the advertised window stays at its configured
-//! size (a simplification: real stacks shrink it by the bytes held out of order).
+//! reads in-order data as soon as it arrives. The advertised window is the configured size, or
+//! opens as Linux's does (`receive_window.rs`); the bytes held out of order never reduce it (a
+//! simplification: real stacks count them against the receive buffer).
 //!
 //! Quick ACKs (`DelayedAckSpec::quick_acks` = N > 0, Linux's quick-ACK mode): the first N ACKs
 //! the receiver sends go out at once for every in-order segment, and a duplicate segment (a
@@ -24,6 +25,7 @@
 //! never purged (no reneging) and no D-SACK (RFC 2883) is sent. An ACK's size stays `header_size`:
 //! the option's bytes (up to 28 with padding) are not counted.
 
+use super::receive_window::ReceiveWindow;
 use crate::model::{DelayedAckSpec, Nanos};
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::BTreeMap;
@@ -35,7 +37,7 @@ pub struct Receiver {
     node: u32,
     peer: u32,
     header_size: u32,
-    window: u64,
+    window: ReceiveWindow,
     delayed_ack: DelayedAckSpec,
     /// Next in-order byte expected (the cumulative ACK number).
     rcv_nxt: u64,
@@ -68,7 +70,7 @@ impl Receiver {
         node: u32,
         peer: u32,
         header_size: u32,
-        window: u64,
+        window: ReceiveWindow,
         delayed_ack: DelayedAckSpec,
     ) -> Self {
         Receiver {
@@ -136,6 +138,7 @@ impl Receiver {
         }
         if start > self.rcv_nxt {
             self.hold(start, end);
+            self.window.on_data(end - start, false, self.rcv_nxt, self.sack);
             self.send_ack(now, out);
             return None;
         }
@@ -149,6 +152,7 @@ impl Receiver {
             self.rcv_nxt = self.rcv_nxt.max(e);
             self.reassembly.remove(&s);
         }
+        self.window.on_data(end - start, true, self.rcv_nxt, self.sack);
         if filled_gap && self.sack {
             let rcv_nxt = self.rcv_nxt;
             self.sack_order.retain(|&(s, _)| s > rcv_nxt);
@@ -192,7 +196,7 @@ impl Receiver {
             seq: 0,
             len: 0,
             ack: self.rcv_nxt,
-            window: self.window,
+            window: self.window.advertised(),
             size: self.header_size,
             sack,
             path: 0,
@@ -217,7 +221,7 @@ mod tests {
     fn receiver(delayed: bool) -> Receiver {
         let spec =
             DelayedAckSpec { enabled: delayed, timeout: 200_000_000, every_segments: 2, quick_acks: 0 };
-        Receiver::new(0, 1, 0, 40, 65_535, spec)
+        Receiver::new(0, 1, 0, 40, ReceiveWindow::fixed(65_535), spec)
     }
 
     fn segment(index: u64) -> Packet {
@@ -281,7 +285,7 @@ mod tests {
     #[test]
     fn quick_acks_acknowledge_every_segment_at_the_start_and_after_a_duplicate() {
         let spec = DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2, quick_acks: 3 };
-        let mut rx = Receiver::new(0, 1, 0, 40, 65_535, spec);
+        let mut rx = Receiver::new(0, 1, 0, 40, ReceiveWindow::fixed(65_535), spec);
         let mut out = Vec::new();
         for i in 0..6 {
             rx.on_data(&segment(i), 0, &mut out);
@@ -325,7 +329,7 @@ mod sack_tests {
 
     fn receiver() -> Receiver {
         let spec = DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2, quick_acks: 0 };
-        Receiver::new(0, 1, 0, 40, 1 << 20, spec).with_sack(true)
+        Receiver::new(0, 1, 0, 40, ReceiveWindow::fixed(1 << 20), spec).with_sack(true)
     }
 
     fn segment(index: u64) -> Packet {
@@ -385,7 +389,7 @@ mod sack_tests {
     #[test]
     fn without_sack_no_blocks_are_sent() {
         let spec = DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2, quick_acks: 0 };
-        let mut rx = Receiver::new(0, 1, 0, 40, 1 << 20, spec);
+        let mut rx = Receiver::new(0, 1, 0, 40, ReceiveWindow::fixed(1 << 20), spec);
         assert_eq!(blocks_after(&mut rx, &[0, 2, 3]), (1, vec![]));
     }
 }

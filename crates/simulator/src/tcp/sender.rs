@@ -105,6 +105,7 @@
 //! sends only previously unsent data).
 
 use super::observation::AckObservation;
+use super::receive_window::ReceiveWindow;
 use super::reordering::RenoSacks;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
@@ -295,7 +296,9 @@ impl Sender {
             grows_by_delivered: spec.window_growth == WindowGrowth::Linux,
             sent_since_window_use: 0,
             started: false,
-            peer_window: spec.receiver_window,
+            // The window the receiver's SYN-ACK offered.
+            peer_window: ReceiveWindow::new(spec.receive_window, spec.receiver_window, spec.segment_size)
+                .advertised(),
             dupacks: 0,
             limited_transmit: spec.limited_transmit,
             limited_bytes: 0,
