@@ -327,6 +327,30 @@ fn with_a_cwnd_reduction_base_reno_halves_its_window_not_a_smaller_flight() {
 }
 
 #[test]
+fn with_a_cwnd_reduction_base_prr_scales_by_the_window_before_the_loss() {
+    // The same window-limited sender: RFC 6937's RecoverFS is the FlightSize (10 segments),
+    // Linux's tcp_init_cwnd_reduction() keeps prior_cwnd = snd_cwnd (20), the divisor of
+    // tcp_cwnd_reduction()'s proportional step.
+    for (base, expect) in [(ReductionBase::FlightSize, 10), (ReductionBase::Cwnd, 20)] {
+        let mut s = sender_spec(Recovery::NewReno, 20, |t| {
+            t.initial_ssthresh = 10 * MSS;
+            t.receiver_window = 10 * MSS;
+            t.reduction_base = base;
+            t.recovery_pacing = RecoveryPacing::Prr;
+        });
+        let mut out = Vec::new();
+        let narrow = |n: u64| Packet { window: 10 * MSS, ..ack(n) };
+        s.start(0, &mut out);
+        s.on_ack(&narrow(1), MS, &mut out);
+        for i in 0..3 {
+            s.on_ack(&narrow(1), (2 + i) * MS, &mut out);
+        }
+        assert!(s.in_recovery());
+        assert_eq!(s.recover_fs / MSS, expect, "{base:?}");
+    }
+}
+
+#[test]
 fn sack_rule_3_resends_unsacked_data_below_the_highest_sack_when_nothing_else_can_go() {
     // 0..10 outstanding, no more data; 0 and 8 lost.
     let (mut s, _) = started(Recovery::Sack, 10);

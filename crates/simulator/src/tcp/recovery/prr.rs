@@ -98,8 +98,15 @@ impl Sender {
     }
 
     /// RFC 6937 §3, at the start of recovery (before the fast retransmission): `RecoverFS` is
-    /// the FlightSize the control's reduction was computed from (limited transmit's segments
-    /// left out, RFC 5681 §3.2 step 2; Linux uses the cwnd before the reduction).
+    /// what the control's reduction was computed from (`Sender::reduction_flight`): the
+    /// FlightSize (limited transmit's segments left out, RFC 5681 §3.2 step 2), or with
+    /// `reduction_base = "cwnd"` the window before the reduction, Linux's `prior_cwnd`
+    /// (`tcp_init_cwnd_reduction()`). The two differ when the flight is not the window: a
+    /// sender the receiver's window held back, or a non-SACK sender whose DUPACK count was
+    /// reset at the end of the last recovery (`tcp_reset_reno_sack()`) with data still held
+    /// above the next hole. Kernel tcpw then enters recovery with a window below its new
+    /// ssthresh (BWE·RTTmin) and sends `ssthresh / prior_cwnd` segments per delivered one (the
+    /// testbed's traces: 1.3-1.4 per DUPACK at prior_cwnd 25, ssthresh 35).
     pub(in crate::tcp) fn start_prr(&mut self, flight_size: u64) {
         self.prr_delivered = 0;
         self.prr_out = 0;

@@ -30,7 +30,7 @@ impl Sender {
             Inflation::Standard if self.inflates() => i64::from(self.dupack_threshold) * self.mss as i64,
             _ => 0,
         };
-        self.start_prr(bytes_in_flight);
+        self.start_prr(reported);
         self.observe_now(now, TraceEvent::Recovery, 0, false, None);
         if self.recovery_pacing == RecoveryPacing::Prr {
             // Sent by PRR at the end of this ACK, counted in prr_out like anything it sends.

@@ -126,7 +126,7 @@ impl Sender {
         self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight: reported });
         self.in_recovery = true;
         self.inflation = 0;
-        self.start_prr(bytes_in_flight);
+        self.start_prr(reported);
         self.observe_now(now, TraceEvent::Recovery, 0, false, None);
         // (4.3) Retransmit the segment at HighACK + 1; HighRxt and RescueRxt are its end.
         let (start, end) =
