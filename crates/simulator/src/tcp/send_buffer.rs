@@ -23,6 +23,15 @@
 //! * The buffer never shrinks, and holds both the unacknowledged and the not yet sent data
 //!   (`sk_wmem_queued` against `sk_sndbuf`, `sk_stream_memory_free()`): in a long recovery,
 //!   with `snd_una` stuck at a hole, the sender runs out of data about two windows beyond it.
+//! * The writer is woken only when a third of the buffer is free: `tcp_new_space()` ends in
+//!   `sk_stream_write_space()`, which wakes a writer waiting for room (a blocked `write()`, or
+//!   `poll()` for `POLLOUT`, as iperf3 does) only if `sk_stream_wspace() >=
+//!   sk_stream_min_wspace()`, free space at least half the queued data. The writer then fills
+//!   the buffer, and `tcp_sendmsg()` pushes what the window allows (`tcp_push()`). Between
+//!   wake-ups the sender sends only what was written: `ss -m` every 20 ms on the testbed
+//!   (tcpw, 3 % loss, four 60 s runs) found the queued memory between 0.69 and 1.0 of
+//!   `sk_sndbuf` in 90 % of the samples, the saw-tooth this rule draws (deciles 0.72, 0.76,
+//!   0.80 ... 1.00); a writer that refilled at once would hold it at 1.0.
 //!
 //! We count the buffer in segments of one `per_mss` each (`2 · nr_segs` of them), the cost the
 //! kernel sizes it for; the kernel measures real skb memory, which with 400-byte segments sent
@@ -66,20 +75,21 @@ pub struct SendBuffer {
     segments: u64,
     /// Linux: `tcp_wmem[2] / per_mss`, the most autotuning reaches.
     max_segments: u64,
+    /// Linux: where the data the application has written so far ends (a sequence number).
+    written_end: u64,
 }
 
 impl SendBuffer {
     pub fn new(rule: SendBufferRule, mss: u64, receiver_window: u64) -> SendBuffer {
         let max_segments = (linux_wmem_max(receiver_window) / linux_per_mss(mss.max(1))).max(1);
-        SendBuffer { rule, segments: 0, max_segments }
+        SendBuffer { rule, segments: 0, max_segments, written_end: 0 }
     }
 
-    /// The end of the data the application has handed TCP: `snd_una` plus the buffer, in whole
-    /// segments (`u64::MAX`: unlimited).
-    pub fn data_end(&self, snd_una: u64, mss: u64) -> u64 {
+    /// The end of the data the application has handed TCP (`u64::MAX`: unlimited).
+    pub fn data_end(&self, snd_una: u64) -> u64 {
         match self.rule {
             SendBufferRule::Unlimited => u64::MAX,
-            SendBufferRule::Linux => snd_una.saturating_add(self.segments.saturating_mul(mss)),
+            SendBufferRule::Linux => self.written_end.max(snd_una),
         }
     }
 
@@ -88,9 +98,11 @@ impl SendBuffer {
         (self.rule == SendBufferRule::Linux).then_some(self.segments)
     }
 
-    /// The connection is established (`tcp_init_buffer_space()`), with this window.
-    pub fn on_connected(&mut self, cwnd_segments: u64, reordering: u64) {
+    /// The connection is established (`tcp_init_buffer_space()`), with this window; the
+    /// writer fills the buffer.
+    pub fn on_connected(&mut self, cwnd_segments: u64, reordering: u64, snd_una: u64, mss: u64) {
         self.expand(cwnd_segments, reordering);
+        self.written_end = snd_una + self.segments * mss;
     }
 
     /// Whether the buffer follows the kernel's autotuning (the sender then calls
@@ -101,11 +113,31 @@ impl SendBuffer {
 
     /// `tcp_check_space()` -> `tcp_new_space()`, after an ACK was acted on or a segment of new
     /// data went out: expand the buffer if the flight is below the window
-    /// (`tcp_should_expand_sndbuf()`).
-    pub fn check_space(&mut self, in_flight_segments: u64, cwnd_segments: u64, reordering: u64) {
+    /// (`tcp_should_expand_sndbuf()`), then wake the writer if a third of the buffer is free
+    /// (`sk_stream_write_space()`). Whether the writer wrote (the sender then pushes).
+    pub fn check_space(
+        &mut self,
+        in_flight_segments: u64,
+        cwnd_segments: u64,
+        reordering: u64,
+        snd_una: u64,
+        mss: u64,
+    ) -> bool {
         if in_flight_segments < cwnd_segments {
             self.expand(cwnd_segments, reordering);
         }
+        if self.rule == SendBufferRule::Unlimited {
+            return false;
+        }
+        // sk_stream_wspace() >= sk_stream_min_wspace(): free >= queued / 2.
+        let queued = self.written_end.saturating_sub(snd_una).div_ceil(mss);
+        let free = self.segments.saturating_sub(queued);
+        let end = snd_una + self.segments * mss;
+        if 2 * free >= queued && end > self.written_end {
+            self.written_end = end;
+            return true;
+        }
+        false
     }
 
     /// `tcp_sndbuf_expand()`.
@@ -125,31 +157,54 @@ mod tests {
     #[test]
     fn unlimited_never_limits() {
         let mut b = SendBuffer::new(SendBufferRule::Unlimited, 400, 1 << 20);
-        b.on_connected(10, 3);
-        assert_eq!(b.data_end(4000, 400), u64::MAX);
+        b.on_connected(10, 3, 0, 400);
+        assert_eq!(b.data_end(4000), u64::MAX);
         assert_eq!(b.segments(), None);
     }
 
     #[test]
     fn linux_starts_at_twenty_segments_and_grows_to_twice_the_window_only_when_not_window_limited() {
         let mut b = SendBuffer::new(SendBufferRule::Linux, 400, 1 << 20);
-        assert_eq!(b.data_end(0, 400), 0, "no data before the connection starts");
-        // tcp_init_buffer_space: max(TCP_INIT_CWND, 4) = 10 segments, twice.
-        b.on_connected(4, 3);
+        assert_eq!(b.data_end(0), 0, "no data before the connection starts");
+        // tcp_init_buffer_space: max(TCP_INIT_CWND, 4) = 10 segments, twice, all written.
+        b.on_connected(4, 3, 0, 400);
         assert_eq!(b.segments(), Some(20));
-        assert_eq!(b.data_end(800, 400), 800 + 20 * 400);
+        assert_eq!(b.data_end(0), 20 * 400);
         // A window-limited sender does not expand its buffer ...
-        b.check_space(30, 30, 3);
+        b.check_space(30, 30, 3, 0, 400);
         assert_eq!(b.segments(), Some(20));
         // ... one limited by the buffer does, to twice its window,
-        b.check_space(20, 42, 3);
+        b.check_space(20, 42, 3, 0, 400);
         assert_eq!(b.segments(), Some(84));
         // and the buffer never shrinks.
-        b.check_space(2, 5, 3);
+        b.check_space(2, 5, 3, 0, 400);
         assert_eq!(b.segments(), Some(84));
         // reordering + 1 counts too.
-        b.check_space(0, 1, 60);
+        b.check_space(0, 1, 60, 0, 400);
         assert_eq!(b.segments(), Some(122));
+    }
+
+    #[test]
+    fn linux_wakes_the_writer_only_when_a_third_of_the_buffer_is_free() {
+        let mut b = SendBuffer::new(SendBufferRule::Linux, 400, 1 << 20);
+        b.on_connected(10, 3, 0, 400);
+        assert_eq!(b.data_end(0), 20 * 400);
+        // 6 of the 20 segments acknowledged: 14 queued, 6 free (< 7): no write.
+        assert!(!b.check_space(10, 10, 3, 6 * 400, 400));
+        assert_eq!(b.data_end(6 * 400), 20 * 400);
+        // 7 acknowledged: 13 queued, 7 free (>= 6.5): the writer fills the buffer again.
+        assert!(b.check_space(10, 10, 3, 7 * 400, 400));
+        assert_eq!(b.data_end(7 * 400), 27 * 400);
+        // A buffer that grows wakes it too: 13 queued of 20, then 30 (2 x 15).
+        let mut b = SendBuffer::new(SendBufferRule::Linux, 400, 1 << 20);
+        b.on_connected(10, 3, 0, 400);
+        assert!(!b.check_space(14, 14, 3, 0, 400));
+        assert!(b.check_space(14, 15, 3, 0, 400));
+        assert_eq!(b.data_end(0), 30 * 400);
+        // Unlimited: always data, nothing to wake.
+        let mut u = SendBuffer::new(SendBufferRule::Unlimited, 400, 1 << 20);
+        assert!(!u.check_space(0, 10, 3, 0, 400));
+        assert_eq!(u.data_end(0), u64::MAX);
     }
 
     #[test]
@@ -158,7 +213,7 @@ mod tests {
         assert_eq!(linux_per_mss(400), 1280);
         assert_eq!(linux_per_mss(1460), 2304);
         let mut b = SendBuffer::new(SendBufferRule::Linux, 400, 1 << 20);
-        b.check_space(0, 5000, 3);
+        b.check_space(0, 5000, 3, 0, 400);
         assert_eq!(b.segments(), Some((4 << 20) / 1280));
         // A 2 MB window raises tcp_wmem[2] to 8 MB, as the testbed configures it.
         assert_eq!(linux_wmem_max(2_000_000), 8_000_000);

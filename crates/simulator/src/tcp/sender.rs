@@ -410,7 +410,7 @@ impl Sender {
     /// The application starts writing (bulk: as fast as TCP takes it).
     pub fn start(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         self.started = true;
-        self.send_buffer.on_connected(self.cc.cwnd() / self.mss, self.reordering());
+        self.send_buffer.on_connected(self.cc.cwnd() / self.mss, self.reordering(), self.snd_una, self.mss);
         self.send_available(now, out);
         self.record_window_use();
     }
@@ -487,21 +487,22 @@ impl Sender {
     /// The end of the data the sender may send: what the application handed TCP, until it
     /// stopped writing, within the send buffer.
     pub(in crate::tcp) fn send_limit(&self) -> u64 {
-        let buffered = self.send_buffer.data_end(self.snd_una, self.mss);
+        let buffered = self.send_buffer.data_end(self.snd_una);
         let written = self.preamble_end.unwrap_or(u64::MAX).min(self.data_limit.unwrap_or(u64::MAX));
         written.min(buffered)
     }
 
     /// Linux's `tcp_check_space()` for a bulk writer (always waiting for room): the send buffer
     /// grows to twice the window if the flight (`tcp_packets_in_flight()`, here PRR's pipe) is
-    /// below it (`send_buffer.rs`).
-    fn check_send_space(&mut self) {
+    /// below it, and the writer fills it once a third is free (`send_buffer.rs`). Whether it
+    /// wrote.
+    fn check_send_space(&mut self) -> bool {
         if !self.send_buffer.autotunes() {
-            return;
+            return false;
         }
         let cwnd = self.window() / self.mss;
         let in_flight = self.prr_pipe() / self.mss;
-        self.send_buffer.check_space(in_flight, cwnd, self.reordering());
+        self.send_buffer.check_space(in_flight, cwnd, self.reordering(), self.snd_una, self.mss)
     }
 
     /// The application stops writing: what was already sent is all there is to deliver.
@@ -541,9 +542,10 @@ impl Sender {
         }
         let congestion_window = self.congestion_window();
         let receiver_window = self.peer_window.max(self.mss);
-        let limit = self.send_limit();
         loop {
             self.skip_frto_new_data();
+            // Read each time: a segment of new data can wake the writer (`check_send_space`).
+            let limit = self.send_limit();
             if self.snd_nxt >= limit {
                 break;
             }
@@ -732,8 +734,15 @@ impl Sender {
         if !sent_by_prr {
             self.send_available(now, out);
         }
-        // Linux's tcp_data_snd_check(): after the ACK's sending, on every ACK.
-        self.check_send_space();
+        // Linux's tcp_data_snd_check(): after the ACK's sending, on every ACK. A writer it wakes
+        // writes, and tcp_sendmsg() pushes what the window allows (tcp_push()).
+        if self.check_send_space() {
+            if sent_by_prr {
+                self.send_prr_window(now, out);
+            } else {
+                self.send_available(now, out);
+            }
+        }
         self.record_window_use();
     }
 

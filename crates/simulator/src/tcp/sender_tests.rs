@@ -1320,6 +1320,14 @@ fn a_linux_send_buffer_stops_new_data_two_windows_beyond_a_stuck_hole() {
             Some(end) => {
                 assert_eq!(highest, end);
                 assert_eq!(s.send_buffer.segments(), Some(20));
+                // The retransmission arrives: one ACK covers all 20 written segments. The
+                // writer, woken by it (the whole buffer is free), fills the buffer again, and
+                // the sender must push that data now: nothing else would wake it (no data in
+                // flight, no timer).
+                let mut out = Vec::new();
+                s.on_ack(&ack(20), 100 * MS, &mut out);
+                assert!(!seqs(&out).is_empty(), "nothing sent after the ACK of everything written");
+                assert!(s.snd_max() > s.snd_una());
             }
             None => assert!(highest > 40, "unlimited: {highest}"),
         }

@@ -85,15 +85,33 @@ impl Sender {
             self.send_by_scoreboard(self.pipe() + left, now, out);
             return;
         }
-        let limit = self.send_limit();
-        while self.snd_nxt < limit {
-            let len = self.mss.min(limit - self.snd_nxt);
+        while self.snd_nxt < self.send_limit() {
+            let len = self.mss.min(self.send_limit() - self.snd_nxt);
             if len > left || self.snd_nxt + len > self.snd_una + self.peer_window.max(self.mss) {
                 break;
             }
             self.transmit(self.snd_nxt, len, now, out);
             self.snd_nxt += len;
             left -= len;
+        }
+    }
+
+    /// New data the application has just written, within the window this ACK's PRR step set
+    /// (`snd_cwnd = in flight + sndcnt`, `prr_window = "linux"`): what `tcp_push()` sends from
+    /// `tcp_sendmsg()` in a recovery. Nothing without that window.
+    pub(in crate::tcp) fn send_prr_window(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        let Some(window) = self.reduction_cwnd else { return };
+        if self.recovery_style == Recovery::Sack {
+            self.send_by_scoreboard(window, now, out);
+            return;
+        }
+        while self.prr_pipe() + self.mss <= window {
+            let Some(len) = self.new_data_len() else { break };
+            if self.snd_nxt != self.snd_max {
+                break;
+            }
+            self.transmit(self.snd_max, len, now, out);
+            self.snd_nxt = self.snd_max;
         }
     }
 
