@@ -305,33 +305,12 @@ fn with_linux_next_seg_rules_a_sack_sender_resends_only_what_it_marked_lost() {
 }
 
 #[test]
-fn with_a_cwnd_reduction_base_reno_halves_its_window_not_a_smaller_flight() {
+fn with_a_cwnd_reduction_base_reno_halves_its_window_not_a_smaller_flight_and_prr_divides_by_it() {
     // cwnd 20 segments, but the receiver's window let only 10 out: RFC 5681 halves the
-    // FlightSize (5), Linux's tcp_reno_ssthresh the window (10).
-    for (base, expect) in [(ReductionBase::FlightSize, 5), (ReductionBase::Cwnd, 10)] {
-        let mut s = sender_spec(Recovery::NewReno, 20, |t| {
-            t.initial_ssthresh = 10 * MSS;
-            t.receiver_window = 10 * MSS;
-            t.reduction_base = base;
-        });
-        let mut out = Vec::new();
-        let narrow = |n: u64| Packet { window: 10 * MSS, ..ack(n) };
-        s.start(0, &mut out);
-        s.on_ack(&narrow(1), MS, &mut out);
-        for i in 0..3 {
-            s.on_ack(&narrow(1), (2 + i) * MS, &mut out);
-        }
-        assert!(s.in_recovery());
-        assert_eq!(s.ssthresh() / MSS, expect, "{base:?}");
-    }
-}
-
-#[test]
-fn with_a_cwnd_reduction_base_prr_scales_by_the_window_before_the_loss() {
-    // The same window-limited sender: RFC 6937's RecoverFS is the FlightSize (10 segments),
-    // Linux's tcp_init_cwnd_reduction() keeps prior_cwnd = snd_cwnd (20), the divisor of
-    // tcp_cwnd_reduction()'s proportional step.
-    for (base, expect) in [(ReductionBase::FlightSize, 10), (ReductionBase::Cwnd, 20)] {
+    // FlightSize (5), Linux's tcp_reno_ssthresh the window (10). PRR's RecoverFS follows:
+    // RFC 6937's FlightSize (10) or Linux's prior_cwnd = snd_cwnd (20,
+    // tcp_init_cwnd_reduction()), the divisor of tcp_cwnd_reduction()'s proportional step.
+    for (base, ssthresh, recover_fs) in [(ReductionBase::FlightSize, 5, 10), (ReductionBase::Cwnd, 10, 20)] {
         let mut s = sender_spec(Recovery::NewReno, 20, |t| {
             t.initial_ssthresh = 10 * MSS;
             t.receiver_window = 10 * MSS;
@@ -346,7 +325,8 @@ fn with_a_cwnd_reduction_base_prr_scales_by_the_window_before_the_loss() {
             s.on_ack(&narrow(1), (2 + i) * MS, &mut out);
         }
         assert!(s.in_recovery());
-        assert_eq!(s.recover_fs / MSS, expect, "{base:?}");
+        assert_eq!(s.ssthresh() / MSS, ssthresh, "{base:?}");
+        assert_eq!(s.recover_fs / MSS, recover_fs, "{base:?}");
     }
 }
 
