@@ -483,13 +483,41 @@ fn ctrl_c_cleans_up_and_a_killed_run_is_cleaned_by_the_next() {
     assert_eq!(namespaces_of(pid).len(), 3, "a killed run cannot clean up");
 
     // The next run, with the killed one still a zombie, removes them and says so; and works.
-    let out = Command::new(binary())
-        .args(["testbed", path.to_str().unwrap(), "--cc", "reno", "--duration", "2", "--no-sim", "--json"])
-        .output()
-        .unwrap();
+    // The emulator refuses a run the machine's load made late ("fell behind the path's
+    // schedule", exit 1): that is a verdict on the machine, not on the clean-up, so such a
+    // run is repeated (twice at most); the clean-up message is the first run's.
+    let run = || {
+        Command::new(binary())
+            .args([
+                "testbed",
+                path.to_str().unwrap(),
+                "--cc",
+                "reno",
+                "--duration",
+                "2",
+                "--no-sim",
+                "--json",
+            ])
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    let first_err = String::from_utf8_lossy(&first.stderr).into_owned();
+    assert!(
+        first_err.contains(&format!("wwtb-{pid}-s")) && first_err.contains("owner is a zombie"),
+        "{first_err}"
+    );
+    let mut out = first;
+    for _ in 0..2 {
+        if out.status.success()
+            || !String::from_utf8_lossy(&out.stderr).contains("fell behind the path's schedule")
+        {
+            break;
+        }
+        out = run();
+    }
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains(&format!("wwtb-{pid}-s")) && err.contains("owner is a zombie"), "{err}");
     assert!(namespaces_of(pid).is_empty(), "stale namespaces not removed: {:?}", namespaces_of(pid));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["runs"][0]["testbed_goodput_bps"].as_f64().unwrap() > 0.0);
