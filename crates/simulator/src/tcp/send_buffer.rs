@@ -102,7 +102,7 @@ impl SendBuffer {
     /// writer fills the buffer.
     pub fn on_connected(&mut self, cwnd_segments: u64, reordering: u64, snd_una: u64, mss: u64) {
         self.expand(cwnd_segments, reordering);
-        self.written_end = snd_una + self.segments * mss;
+        self.write(snd_una, mss);
     }
 
     /// Whether the buffer follows the kernel's autotuning (the sender then calls
@@ -132,12 +132,15 @@ impl SendBuffer {
         // sk_stream_wspace() >= sk_stream_min_wspace(): free >= queued / 2.
         let queued = self.written_end.saturating_sub(snd_una).div_ceil(mss);
         let free = self.segments.saturating_sub(queued);
+        2 * free >= queued && self.write(snd_una, mss)
+    }
+
+    /// The writer fills the buffer; whether that added data.
+    fn write(&mut self, snd_una: u64, mss: u64) -> bool {
         let end = snd_una + self.segments * mss;
-        if 2 * free >= queued && end > self.written_end {
-            self.written_end = end;
-            return true;
-        }
-        false
+        let wrote = end > self.written_end;
+        self.written_end = self.written_end.max(end);
+        wrote
     }
 
     /// `tcp_sndbuf_expand()`.

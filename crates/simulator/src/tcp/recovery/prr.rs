@@ -85,8 +85,13 @@ impl Sender {
             self.send_by_scoreboard(self.pipe() + left, now, out);
             return;
         }
-        while self.snd_nxt < self.send_limit() {
-            let len = self.mss.min(self.send_limit() - self.snd_nxt);
+        loop {
+            // Read each time: a segment of new data can wake the writer (`check_send_space`).
+            let limit = self.send_limit();
+            if self.snd_nxt >= limit {
+                break;
+            }
+            let len = self.mss.min(limit - self.snd_nxt);
             if len > left || self.snd_nxt + len > self.snd_una + self.peer_window.max(self.mss) {
                 break;
             }
