@@ -276,9 +276,9 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
         "kernel TCP is Linux's: the simulator's comparison run models its window growth, limited transmit, \
          NewReno recovery held until an ACK above high_seq, PRR, RTO timer policy, the threshold kept at an RTO \
          inside a loss episode, delayed/quick ACKs, the send buffer, cwnd validation, loss reductions from cwnd, \
-         SACK resends of what is marked lost, growth by what an ACK delivered, tcp_cubic.c's CUBIC, \
-         the non-SACK DUPACK threshold (tcp_check_reno_reordering) and F-RTO without SACK \
-         (`profile = \"linux\"`); RACK-TLP (with SACK), F-RTO with SACK and undo it does not (docs/testbed.md)"
+         SACK resends of what is marked lost, RACK-TLP loss detection with SACK, growth by what an ACK \
+         delivered, tcp_cubic.c's CUBIC, the non-SACK DUPACK threshold (tcp_check_reno_reordering) and \
+         F-RTO without SACK (`profile = \"linux\"`); F-RTO with SACK and undo it does not (docs/testbed.md)"
             .to_string(),
         "time 0 of the error models (outage offsets, Gilbert-Elliott start) is the emulator's start, a fraction \
          of a second before the first flow starts"

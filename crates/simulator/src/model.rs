@@ -368,6 +368,8 @@ pub struct TcpSpec {
     pub reduction_base: ReductionBase,
     /// SACK recovery: which RFC 6675 `NextSeg` rules choose what to send ([`SackNextSeg`]).
     pub sack_next_seg: SackNextSeg,
+    /// SACK: how the sender decides a segment is lost ([`LossDetection`]).
+    pub loss_detection: LossDetection,
     /// NewReno recovery: the cumulative ACK that ends it ([`RecoveryExit`]).
     pub recovery_exit: RecoveryExit,
     /// Without SACK: whether the DUPACK threshold stays `dupack_threshold` ([`Reordering`]).
@@ -422,6 +424,7 @@ impl TcpSpec {
             receive_window: ReceiveWindowRule::default(),
             reduction_base: ReductionBase::default(),
             sack_next_seg: SackNextSeg::default(),
+            loss_detection: LossDetection::default(),
             recovery_exit: RecoveryExit::default(),
             reordering: Reordering::default(),
             frto: false,
@@ -484,6 +487,36 @@ impl SackNextSeg {
 
     pub fn from_name(name: &str) -> Option<SackNextSeg> {
         SackNextSeg::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// How a SACK sender decides that a segment is lost (`tcp/recovery/rack.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum LossDetection {
+    /// RFC 6675 `IsLost`: `DupThresh` SACKed segments above it. A lost retransmission waits
+    /// for the retransmission timer. The default.
+    #[default]
+    Dupthresh,
+    /// RACK (RFC 8985, Linux's `tcp_recovery = 1`): a segment is lost once a segment sent after
+    /// it has been delivered and an RTT plus a reordering window has passed since it was sent
+    /// (`tcp_rack_detect_loss()`), retransmissions included; a reordering timer marks what the
+    /// window still held back.
+    Rack,
+}
+
+impl LossDetection {
+    pub const ALL: [LossDetection; 2] = [LossDetection::Dupthresh, LossDetection::Rack];
+
+    /// The name scenarios use: `"dupthresh"` or `"rack"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LossDetection::Dupthresh => "dupthresh",
+            LossDetection::Rack => "rack",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<LossDetection> {
+        LossDetection::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
     }
 }
 

@@ -33,6 +33,7 @@
 //! | `receive_window` | `fixed` | `fixed` | `linux` |
 //! | `reduction_base` | `flight_size` | `flight_size` | `cwnd` |
 //! | `sack_next_seg` | `rfc6675` | `rfc6675` | `linux` |
+//! | `loss_detection` | `dupthresh` | `dupthresh` | `rack` |
 //! | `recovery_exit` | `at_recover` | `at_recover` | `above_recover` |
 //! | `reordering` | `fixed` | `fixed` | `linux` |
 //! | `frto` | `false` | `false` | `true` |
@@ -69,7 +70,9 @@
 //!   all (`tcp/window_use.rs`); `tcp_cwnd_reduction()` sets `snd_cwnd` to the packets in flight
 //!   plus PRR's `sndcnt` on every ACK of a recovery (`prr_window`); `tcp_reno_ssthresh()` and CUBIC halve (or scale) `snd_cwnd`,
 //!   not the FlightSize; `tcp_xmit_retransmit_queue()` resends only what is marked lost (no
-//!   RFC 6675 rule (3) or rescue retransmission); `tcp_try_undo_recovery()` holds a non-SACK
+//!   RFC 6675 rule (3) or rescue retransmission); with SACK, RACK marks what is lost
+//!   (`tcp_rack_detect_loss()`, `tcp_recovery = 1`), lost retransmissions included
+//!   (`loss_detection`); `tcp_try_undo_recovery()` holds a non-SACK
 //!   connection in Recovery until an ACK beyond `high_seq` (`recovery_exit`);
 //!   `tcp_check_reno_reordering()` raises a non-SACK connection's DUPACK threshold to the
 //!   flight when more DUPACKs arrive than segments are out (`reordering`); `tcp_process_loss()`
@@ -81,9 +84,9 @@ use westwood_algorithms::{WindowConfig, WindowGrowth};
 use crate::tcp::Recovery;
 
 use crate::model::{
-    CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow, ReceiveWindowRule,
-    RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule, TcpSpec,
-    TimeoutThreshold, NANOS_PER_SECOND,
+    CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrWindow,
+    ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule,
+    TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
 };
 use crate::scenario::units::format_duration;
 
@@ -107,7 +110,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 27] = [
+    pub const KEYS: [&'static str; 28] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -132,6 +135,7 @@ impl Profile {
         "receive_window",
         "reduction_base",
         "sack_next_seg",
+        "loss_detection",
         "recovery_exit",
         "reordering",
         "frto",
@@ -197,6 +201,7 @@ impl Profile {
             "receive_window" => tcp.receive_window.name().to_string(),
             "reduction_base" => tcp.reduction_base.name().to_string(),
             "sack_next_seg" => tcp.sack_next_seg.name().to_string(),
+            "loss_detection" => tcp.loss_detection.name().to_string(),
             "recovery_exit" => tcp.recovery_exit.name().to_string(),
             "reordering" => tcp.reordering.name().to_string(),
             "frto" => tcp.frto.to_string(),
@@ -306,6 +311,10 @@ impl Profile {
             }
             "sack_next_seg" => {
                 tcp.sack_next_seg = if self == Linux { SackNextSeg::Linux } else { SackNextSeg::Rfc6675 }
+            }
+            "loss_detection" => {
+                tcp.loss_detection =
+                    if self == Linux { LossDetection::Rack } else { LossDetection::Dupthresh }
             }
             "recovery_exit" => {
                 tcp.recovery_exit =
@@ -437,6 +446,7 @@ mod tests {
                 "linux",
                 "cwnd",
                 "linux",
+                "rack",
                 "above_recover",
                 "linux",
                 "true"

@@ -28,8 +28,9 @@ use westwood_algorithms::WindowGrowth;
 use super::fields::{self, describe, Section};
 use super::{echo, FieldError, Res};
 use crate::model::{
-    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow, ReceiveWindowRule,
-    RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule, TimeoutThreshold,
+    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrWindow,
+    ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule,
+    TimeoutThreshold,
 };
 use crate::profile::Profile;
 use crate::tcp::Recovery;
@@ -314,6 +315,12 @@ const RECEIVE_WINDOW_EXPECTED: &str = "\"fixed\" or \"linux\"";
 
 pub(crate) fn receive_window(v: &Value, field: &str) -> Res<ReceiveWindowRule> {
     named_rule(v, field, "receive window", RECEIVE_WINDOW_EXPECTED, ReceiveWindowRule::from_name)
+}
+
+const LOSS_DETECTION_EXPECTED: &str = "\"dupthresh\" or \"rack\"";
+
+pub(crate) fn loss_detection(v: &Value, field: &str) -> Res<LossDetection> {
+    named_rule(v, field, "loss detection", LOSS_DETECTION_EXPECTED, LossDetection::from_name)
 }
 
 const REDUCTION_BASE_EXPECTED: &str = "\"flight_size\" or \"cwnd\"";

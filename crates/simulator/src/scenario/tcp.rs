@@ -9,9 +9,9 @@ use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{FieldError, Res};
 use crate::model::{
-    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, PartialAckTimer, PrrWindow,
-    ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, RtoSpec, SackNextSeg,
-    SendBufferRule, TcpSpec, TimeoutThreshold,
+    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer,
+    PrrWindow, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, RtoSpec,
+    SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
 };
 use crate::profile::Profile;
 
@@ -50,6 +50,7 @@ const SENDER_KEYS: &[&str] = &[
     "receive_window",
     "reduction_base",
     "sack_next_seg",
+    "loss_detection",
     "recovery_exit",
     "reordering",
     "frto",
@@ -316,6 +317,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::sack_next_seg(v, &f)?,
         None => SackNextSeg::default(),
     };
+    let loss_detection = match get("loss_detection") {
+        Some((v, f)) => congestion::loss_detection(v, &f)?,
+        None => LossDetection::default(),
+    };
     let recovery_exit = match get("recovery_exit") {
         Some((v, f)) => congestion::recovery_exit(v, &f)?,
         None => RecoveryExit::default(),
@@ -377,6 +382,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         receive_window,
         reduction_base,
         sack_next_seg,
+        loss_detection,
         recovery_exit,
         reordering,
         frto,

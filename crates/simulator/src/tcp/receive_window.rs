@@ -78,7 +78,8 @@ impl ReceiveWindow {
                 ReceiveWindow { rule, mss, offered: receiver_window, clamp: receiver_window, autotuned: true }
             }
             ReceiveWindowRule::Linux => {
-                let clamp = (linux_rmem_max(receiver_window) * LINUX_SCALING_RATIO >> 8).min(receiver_window);
+                let clamp =
+                    ((linux_rmem_max(receiver_window) * LINUX_SCALING_RATIO) >> 8).min(receiver_window);
                 ReceiveWindow {
                     rule,
                     mss,
@@ -125,7 +126,7 @@ impl ReceiveWindow {
 /// `tcp_select_initial_window()`: `tcp_rmem[1]`'s window at the default `scaling_ratio`,
 /// rounded down to whole segments, within the configured window.
 pub fn linux_initial_window(receiver_window: u64, mss: u64) -> u64 {
-    let space = (LINUX_RMEM_DEFAULT * LINUX_DEFAULT_SCALING_RATIO >> 8).min(receiver_window);
+    let space = ((LINUX_RMEM_DEFAULT * LINUX_DEFAULT_SCALING_RATIO) >> 8).min(receiver_window);
     if space > mss {
         space - space % mss
     } else {

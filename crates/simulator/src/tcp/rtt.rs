@@ -60,6 +60,11 @@ impl RttEstimator {
     pub fn min_rtt(&self) -> Option<Nanos> {
         self.min_rtt
     }
+
+    /// The RTO's lower bound (§2.4; Linux's `tcp_rto_min`).
+    pub fn min_rto(&self) -> Nanos {
+        self.spec.min
+    }
 }
 
 #[cfg(test)]

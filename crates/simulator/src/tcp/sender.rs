@@ -106,6 +106,8 @@
 
 use super::observation::AckObservation;
 use super::receive_window::ReceiveWindow;
+use super::recovery::rack::Rack;
+use super::recovery::tlp::TailLossProbe;
 use super::reordering::RenoSacks;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
@@ -113,8 +115,8 @@ use super::send_buffer::SendBuffer;
 use super::window_use::WindowUse;
 use super::Recovery;
 use crate::model::{
-    FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, PrrWindow, RecoveryExit, RecoveryPacing,
-    ReductionBase, Reordering, SackNextSeg, TcpSpec, TimeoutThreshold,
+    FastRetransmitTimer, Inflation, LossDetection, Nanos, PartialAckTimer, PrrWindow, RecoveryExit,
+    RecoveryPacing, ReductionBase, Reordering, SackNextSeg, TcpSpec, TimeoutThreshold,
 };
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
@@ -123,11 +125,27 @@ use westwood_trace::{CaState, TraceEvent};
 
 #[derive(Debug, Clone, Copy)]
 pub(in crate::tcp) struct SentSegment {
-    start: u64,
-    end: u64,
+    pub(in crate::tcp) start: u64,
+    pub(in crate::tcp) end: u64,
     sent_at: Nanos,
     /// Sent more than once: its ACK gives no RTT sample (Karn).
     retransmitted: bool,
+    /// When it last left the sender (RACK's `xmit_ts`, Linux's `skb_mstamp`).
+    pub(in crate::tcp) xmit_at: Nanos,
+    /// Retransmitted at least once (Linux's `TCPCB_EVER_RETRANS`; `retransmitted` also marks
+    /// what a timeout made ambiguous).
+    pub(in crate::tcp) resent: bool,
+    /// With RACK (`tcp/recovery/rack.rs`): SACKed, marked lost (`TCPCB_LOST`), and
+    /// retransmitted since it was last marked lost (`TCPCB_SACKED_RETRANS`).
+    pub(in crate::tcp) sacked: bool,
+    pub(in crate::tcp) lost: bool,
+    pub(in crate::tcp) rexmit_out: bool,
+}
+
+impl SentSegment {
+    pub(in crate::tcp) fn len(&self) -> u64 {
+        self.end - self.start
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -253,6 +271,11 @@ pub struct Sender {
     pub(in crate::tcp) rescue_rxt: Option<u64>,
     /// SACK: resending after a timeout, driven by the scoreboard, until `recover` is acknowledged.
     pub(in crate::tcp) sack_timeout_recovery: bool,
+    /// SACK with `loss_detection = "rack"`: RACK's state (`tcp/recovery/rack.rs`); `None`: RFC
+    /// 6675's `IsLost` (`lost_to`).
+    pub(in crate::tcp) rack: Option<Rack>,
+    /// With RACK: the tail loss probe (`tcp/recovery/tlp.rs`).
+    pub(in crate::tcp) tlp: Option<TailLossProbe>,
     /// SACK: the first block received that reached beyond `snd_max` (an invariant violation).
     pub(in crate::tcp) bad_sack_block: Option<(u64, u64)>,
 
@@ -330,6 +353,10 @@ impl Sender {
             high_rxt: 0,
             rescue_rxt: None,
             sack_timeout_recovery: false,
+            rack: (spec.loss_detection == LossDetection::Rack && spec.recovery == Recovery::Sack)
+                .then(Rack::default),
+            tlp: (spec.loss_detection == LossDetection::Rack && spec.recovery == Recovery::Sack)
+                .then(TailLossProbe::default),
             bad_sack_block: None,
             outstanding: VecDeque::new(),
             rto_deadline: None,
@@ -413,6 +440,9 @@ impl Sender {
         self.send_buffer.on_connected(self.cc.cwnd() / self.mss, self.reordering(), self.snd_una, self.mss);
         self.send_available(now, out);
         self.record_window_use();
+        if self.tlp.is_some() {
+            self.schedule_loss_probe(now);
+        }
     }
 
     /// After a send opportunity: Linux's `tcp_cwnd_validate()` (`tcp/window_use.rs`), when
@@ -473,7 +503,7 @@ impl Sender {
     }
 
     /// Segments sent and not acknowledged (Linux's `packets_out`).
-    fn packets_out(&self) -> u64 {
+    pub(in crate::tcp) fn packets_out(&self) -> u64 {
         (self.snd_max - self.snd_una).div_ceil(self.mss)
     }
 
@@ -634,10 +664,24 @@ impl Sender {
         if seq < self.snd_max {
             self.stats.retransmits += 1;
             if let Ok(index) = self.outstanding.binary_search_by_key(&seq, |s| s.start) {
-                self.outstanding[index].retransmitted = true;
+                let segment = &mut self.outstanding[index];
+                segment.retransmitted = true;
+                segment.resent = true;
+                segment.xmit_at = now;
+                Sender::rack_on_retransmit(self.rack.as_mut(), segment);
             }
         } else {
-            self.outstanding.push_back(SentSegment { start: seq, end, sent_at: now, retransmitted: false });
+            self.outstanding.push_back(SentSegment {
+                start: seq,
+                end,
+                sent_at: now,
+                retransmitted: false,
+                xmit_at: now,
+                resent: false,
+                sacked: false,
+                lost: false,
+                rexmit_out: false,
+            });
             self.snd_max = end;
             // Linux's tcp_event_new_data_sent(), with this segment counted in flight.
             self.check_send_space();
@@ -677,6 +721,7 @@ impl Sender {
             if !segment.retransmitted {
                 segment.sent_at = at;
             }
+            segment.xmit_at = at;
         }
     }
 
@@ -702,12 +747,15 @@ impl Sender {
         let bytes_in_flight = self.snd_max - self.snd_una;
         let una_before = self.snd_una;
         let mut newly_sacked = 0;
+        // Linux's `prior_fack`: the highest SACKed byte before this ACK.
+        let prior_fack = self.scoreboard.highest_sacked().unwrap_or(self.snd_una);
         if self.recovery_style == Recovery::Sack {
             // RFC 6675 §5: update the scoreboard from every ACK.
             for (start, end) in ack.sack.iter(ack_seq) {
                 if end > self.snd_max && self.bad_sack_block.is_none() {
                     self.bad_sack_block = Some((start, end));
                 }
+                self.rack_on_sack_block(start.max(ack_seq), end.min(self.snd_max), prior_fack, now);
                 newly_sacked += self.scoreboard.update(ack_seq, self.snd_max, start, end);
             }
         }
@@ -719,8 +767,9 @@ impl Sender {
             None
         };
         let growth_credit = if self.grows_by_delivered { delivered } else { None };
+        self.process_tlp_ack(ack_seq, ack_seq > self.snd_una, newly_sacked > 0, now);
         if ack_seq > self.snd_una {
-            self.on_new_ack(ack_seq, bytes_in_flight, growth_credit, now, out);
+            self.on_new_ack(ack_seq, bytes_in_flight, growth_credit, prior_fack, now, out);
         } else if bytes_in_flight > 0 {
             self.on_duplicate_ack(ack_seq, bytes_in_flight, newly_sacked > 0, now, out);
         }
@@ -744,6 +793,9 @@ impl Sender {
             }
         }
         self.record_window_use();
+        if self.tlp.is_some() {
+            self.schedule_loss_probe(now);
+        }
     }
 
     /// PRR: the ACK's DeliveredData (RFC 6937 §3). With SACK: the change in `snd_una` plus the
@@ -806,6 +858,7 @@ impl Sender {
         ack_seq: u64,
         bytes_in_flight: u64,
         delivered: Option<u64>,
+        prior_fack: u64,
         now: Nanos,
         out: &mut Vec<Packet>,
     ) {
@@ -820,7 +873,9 @@ impl Sender {
             }
             ambiguous |= segment.retransmitted;
             sample = Some(now - segment.sent_at);
-            self.outstanding.pop_front();
+            if let Some(segment) = self.outstanding.pop_front() {
+                self.rack_on_cumulative_ack(&segment, prior_fack, now);
+            }
             acked_segments += 1;
         }
         let rtt_sample_ns = if ambiguous { None } else { sample };
@@ -849,7 +904,9 @@ impl Sender {
         let recovered = self.recover_acked();
         if self.recovery_style == Recovery::Sack {
             self.scoreboard.advance(ack_seq);
-            self.update_lost_boundary();
+            if self.rack.is_none() {
+                self.update_lost_boundary();
+            }
             if recovered {
                 // RFC 6675 §5.1: the recovery after a timeout ends with RecoveryPoint.
                 self.sack_timeout_recovery = false;
@@ -904,6 +961,13 @@ impl Sender {
             self.restart_timer(now);
         }
         self.observe_now(now, TraceEvent::Ack, newly_acked_bytes, false, rtt_sample_ns);
+        // RACK looks for losses once the ACK's recovery is settled (tcp_fastretrans_alert():
+        // the recovery that this ACK ends ends first), and a loss it finds starts the next.
+        self.rack_mark_lost(now);
+        if self.rack_recovery_due() {
+            let flight = self.snd_max - self.snd_una;
+            self.enter_sack_recovery(flight - self.limited_bytes.min(flight), now, out);
+        }
     }
 
     pub(in crate::tcp) fn on_duplicate_ack(
@@ -1049,6 +1113,12 @@ impl Sender {
 
     /// The retransmission timer fired at `now` (the caller checked `timer_deadline`).
     pub fn on_timer(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        if self.rack.as_ref().and_then(|rack| rack.reo_deadline).is_some_and(|at| at <= now) {
+            self.rack_reo_timeout(now, out);
+        }
+        if self.tlp.as_ref().and_then(|tlp| tlp.deadline).is_some_and(|at| at <= now) {
+            self.send_loss_probe(now, out);
+        }
         match self.rto_deadline {
             Some(deadline) if deadline <= now => {}
             _ => return,
@@ -1097,6 +1167,8 @@ impl Sender {
             // RFC 6675 §5.1 (see the module notes): keep the scoreboard, everything un-SACKed
             // is lost, resend it from snd_una by the scoreboard.
             self.sack_timeout_recovery = true;
+            self.rack_timeout_mark_lost(now);
+            self.forget_loss_probe();
             self.lost_to = self.snd_max;
             self.high_rxt = self.snd_una;
             self.rescue_rxt = None;
@@ -1123,8 +1195,12 @@ impl Sender {
         !(open || recovery_point_acked || (after_timeout && !repeated))
     }
 
+    /// The retransmission timer's deadline, or RACK's reordering timer's or the tail loss
+    /// probe's if sooner.
     pub fn timer_deadline(&self) -> Option<Nanos> {
-        self.rto_deadline
+        let reordering = self.rack.as_ref().and_then(|rack| rack.reo_deadline);
+        let probe = self.tlp.as_ref().and_then(|tlp| tlp.deadline);
+        [self.rto_deadline, reordering, probe].into_iter().flatten().min()
     }
 
     pub fn cwnd(&self) -> u64 {

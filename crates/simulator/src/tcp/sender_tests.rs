@@ -4,8 +4,8 @@
 use super::sender::*;
 use super::Recovery;
 use crate::model::{
-    CcSpec, CwndValidation, PrrWindow, RecoveryExit, ReductionBase, Reordering, SackNextSeg, SendBufferRule,
-    NANOS_PER_SECOND,
+    CcSpec, CwndValidation, LossDetection, PrrWindow, RecoveryExit, ReductionBase, Reordering, SackNextSeg,
+    SendBufferRule, NANOS_PER_SECOND,
 };
 use crate::model::{
     FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold,
@@ -1371,4 +1371,119 @@ fn with_linux_cwnd_validation_a_window_the_receiver_holds_back_stops_growing() {
         }
         assert!(s.cwnd() > at, "{rule:?}: a window-limited sender grows");
     }
+}
+
+/// A SACK sender with RACK-TLP (`loss_detection = "rack"`) and `segments` sent at time 0.
+fn started_rack(segments: u64) -> (Sender, Vec<Packet>) {
+    started_spec(Recovery::Sack, segments, |t| t.loss_detection = LossDetection::Rack)
+}
+
+#[test]
+fn rack_waits_a_quarter_rtt_on_one_sack_and_marks_the_hole_lost_at_once_on_three() {
+    // Segment 2 lost; 3 SACKed at 101 ms. RACK.rtt is 101 ms (3 was sent at 0), the
+    // reordering window min_rtt / 4 = 25 ms: 2 is lost at 126 ms, the timer fires on the tick
+    // after 126 + 2 ms (32 jiffies of 4 ms).
+    let (mut s, _) = started_rack(10);
+    let mut out = Vec::new();
+    s.on_ack(&ack(2), 100 * MS, &mut out);
+    out.clear();
+    s.on_ack(&sack_ack(2, &[(3, 4)]), 101 * MS, &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!(s.timer_deadline(), Some(128 * MS));
+    s.on_timer(128 * MS, &mut out);
+    assert!(s.in_recovery(), "the reordering timer starts the recovery");
+    assert_eq!((s.stats.fast_retransmits, seqs(&out)[0]), (1, 2));
+    assert!(s.check_sack_state().is_ok(), "{:?}", s.check_sack_state());
+
+    // Three SACKed segments: no reordering window (tcp_rack_reo_wnd()), lost on that ACK.
+    let (mut s, _) = started_rack(10);
+    s.on_ack(&ack(2), 100 * MS, &mut out);
+    out.clear();
+    s.on_ack(&sack_ack(2, &[(3, 4)]), 101 * MS, &mut out);
+    s.on_ack(&sack_ack(2, &[(3, 5)]), 102 * MS, &mut out);
+    assert!(!s.in_recovery());
+    s.on_ack(&sack_ack(2, &[(3, 6)]), 103 * MS, &mut out);
+    assert!(s.in_recovery());
+    assert_eq!(seqs(&out), vec![2]);
+    assert!(s.check_sack_state().is_ok(), "{:?}", s.check_sack_state());
+}
+
+/// Segment 2 lost, recovery by three SACKs at 103 ms, then the SACKs of everything else sent
+/// before the retransmission, then of a segment sent after it at `later`.
+fn rack_lost_retransmission(loss_detection: LossDetection, later: Nanos) -> (Sender, Vec<u64>) {
+    let (mut s, _) = started_spec(Recovery::Sack, 10, |t| t.loss_detection = loss_detection);
+    let mut out = Vec::new();
+    s.on_ack(&ack(2), 100 * MS, &mut out); // cwnd 11: 10, 11, 12 go at 100 ms
+    for (i, top) in (4..=10).enumerate() {
+        s.on_ack(&sack_ack(2, &[(3, top)]), (101 + i as u64) * MS, &mut out);
+    }
+    assert!(s.in_recovery());
+    assert_eq!(seqs(&out)[..4], [10, 11, 12, 2], "the hole resent at 103 ms");
+    for top in 11..=13 {
+        s.on_ack(&sack_ack(2, &[(3, top)]), 200 * MS, &mut out);
+    }
+    let sent_after: Vec<u64> = seqs(&out).into_iter().filter(|&n| n >= 13).collect();
+    assert!(!sent_after.is_empty(), "{:?}", seqs(&out));
+    out.clear();
+    // The resend of 2 was lost too; the next segment sent after it is SACKed.
+    let next = sent_after[0];
+    s.on_ack(&sack_ack(2, &[(3, 13), (next, next + 1)]), later, &mut out);
+    assert!(s.check_sack_state().is_ok(), "{:?}", s.check_sack_state());
+    (s, seqs(&out))
+}
+
+#[test]
+fn rack_resends_a_lost_retransmission_once_a_segment_sent_after_it_is_sacked_an_rtt_later() {
+    // 2 went again at 103 ms; a segment sent at 104 ms or later is SACKed at 300 ms: RACK.rtt
+    // at most 196 ms, 103 + 196 < 300, so the resend is lost and goes a third time.
+    let (s, sent) = rack_lost_retransmission(LossDetection::Rack, 300 * MS);
+    assert_eq!(sent.first(), Some(&2), "{sent:?}");
+    assert_eq!((s.stats.retransmits, s.stats.timeouts), (2, 0));
+    // RFC 6675's IsLost has nothing to say about a resent segment: it waits for the RTO.
+    let (s, sent) = rack_lost_retransmission(LossDetection::Dupthresh, 300 * MS);
+    assert!(!sent.contains(&2), "{sent:?}");
+    assert_eq!(s.stats.retransmits, 1);
+}
+
+#[test]
+fn a_tail_loss_probe_sends_new_data_two_rtts_after_the_last_send_and_its_sack_starts_recovery() {
+    // 4..8 go at 100 ms (cwnd 5) and are all lost. The probe timer: 2 srtt + 2 ms = 202 ms,
+    // on a tick: 204 ms after 100 ms, well before the RTO.
+    let (mut s, _) = started_rack(4);
+    let mut out = Vec::new();
+    s.on_ack(&ack(4), 100 * MS, &mut out);
+    assert_eq!(seqs(&out), (4..9).collect::<Vec<_>>());
+    out.clear();
+    assert_eq!(s.timer_deadline(), Some(304 * MS));
+    s.on_timer(304 * MS, &mut out);
+    assert_eq!(seqs(&out), vec![9], "new data, beyond cwnd");
+    assert_eq!((s.stats.retransmits, s.stats.timeouts), (0, 0));
+    assert!(!s.in_recovery());
+    out.clear();
+    // Its SACK: everything sent before it and longer than RACK.rtt + 25 ms ago is lost.
+    s.on_ack(&sack_ack(4, &[(9, 10)]), 404 * MS, &mut out);
+    assert!(s.in_recovery());
+    assert_eq!((s.stats.fast_retransmits, s.stats.timeouts), (1, 0));
+    assert_eq!(seqs(&out).first(), Some(&4));
+    assert!(s.check_sack_state().is_ok(), "{:?}", s.check_sack_state());
+}
+
+#[test]
+fn with_no_new_data_the_probe_resends_the_last_segment_and_only_one_probe_is_outstanding() {
+    let (mut s, _) = started_rack(4);
+    let mut out = Vec::new();
+    s.on_ack(&ack(2), 100 * MS, &mut out);
+    s.stop();
+    out.clear();
+    let probe_at = s.timer_deadline().expect("a probe timer");
+    assert!(probe_at < 100 * MS + NANOS_PER_SECOND, "the probe comes before the RTO");
+    s.on_timer(probe_at, &mut out);
+    assert_eq!(seqs(&out), vec![6], "the last segment again (cwnd 5: 2..6 out)");
+    assert_eq!(s.stats.retransmits, 1);
+    // The retransmission timer runs from the probe; no second probe before it settles.
+    out.clear();
+    let rto_at = s.timer_deadline().expect("the retransmission timer");
+    assert!(rto_at > probe_at + 100 * MS);
+    s.on_timer(rto_at, &mut out);
+    assert_eq!(s.stats.timeouts, 1);
 }

@@ -11,9 +11,11 @@
 
 pub mod newreno;
 pub mod prr;
+pub mod rack;
 pub mod reno;
 pub mod sack;
 pub mod tahoe;
+pub mod tlp;
 
 /// How the sender recovers from a loss detected by duplicate ACKs.
 ///

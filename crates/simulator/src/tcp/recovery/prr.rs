@@ -39,6 +39,9 @@ impl Sender {
     /// The hole [`Sender::rexmit_pending`] stands for: the first un-SACKed segment at
     /// `snd_una`.
     pub(in crate::tcp) fn pending_hole(&self) -> (u64, u64) {
+        if let Some(lost) = self.rack_next_lost() {
+            return lost;
+        }
         let (start, end) =
             self.scoreboard.first_hole(self.snd_una, self.snd_max).unwrap_or((self.snd_una, self.snd_max));
         (start, (end - start).min(self.mss))

@@ -33,6 +33,9 @@ impl Sender {
 
     /// RFC 6675 `SetPipe()`.
     pub fn pipe(&self) -> u64 {
+        if let Some(rack) = self.rack.as_ref() {
+            return self.rack_pipe(rack);
+        }
         self.scoreboard.pipe(self.snd_una, self.snd_max, self.lost_to, self.high_rxt)
     }
 
@@ -72,9 +75,13 @@ impl Sender {
     pub(in crate::tcp) fn next_seg(&self) -> Option<(u64, u64, NextSegRule)> {
         let from = self.high_rxt.max(self.snd_una);
         let segment = |(s, e): (u64, u64)| (s, (e - s).min(self.mss));
-        // (1) The first un-SACKed byte above HighRxt that IsLost (so below the highest SACK).
-        if let Some(hole) = self.scoreboard.first_hole(from, self.lost_to.min(self.snd_max)) {
-            let (s, len) = segment(hole);
+        // (1) The first un-SACKed byte above HighRxt that IsLost (so below the highest SACK);
+        // with RACK, the first segment marked lost and not resent since.
+        let lost = match self.rack {
+            Some(_) => self.rack_next_lost(),
+            None => self.scoreboard.first_hole(from, self.lost_to.min(self.snd_max)).map(segment),
+        };
+        if let Some((s, len)) = lost {
             return Some((s, len, NextSegRule::Lost));
         }
         // (2) New data, if the application has some and the receiver's window allows.
@@ -82,8 +89,8 @@ impl Sender {
             return Some((self.snd_max, len, NextSegRule::New));
         }
         // Linux stops here: it resends only what it marked lost, then new data
-        // (`sack_next_seg = "linux"`).
-        if self.sack_next_seg == SackNextSeg::Linux {
+        // (`sack_next_seg = "linux"`, and always with RACK, which is Linux's).
+        if self.sack_next_seg == SackNextSeg::Linux || self.rack.is_some() {
             return None;
         }
         // (3) Un-SACKed data above HighRxt and below the highest SACKed byte.
@@ -127,13 +134,19 @@ impl Sender {
         self.in_recovery = true;
         self.inflation = 0;
         self.start_prr(reported);
+        self.forget_loss_probe();
         self.observe_now(now, TraceEvent::Recovery, 0, false, None);
-        // (4.3) Retransmit the segment at HighACK + 1; HighRxt and RescueRxt are its end.
-        let (start, end) =
-            self.scoreboard.first_hole(self.snd_una, self.snd_max).expect("snd_una is not SACKed");
-        let len = (end - start).min(self.mss);
-        self.rescue_rxt = Some(start + len);
         self.fast_retransmit_timer_rule(now);
+        // (4.3) Retransmit the segment at HighACK + 1; HighRxt and RescueRxt are its end. With
+        // RACK, the first segment it marked lost and has not resent (none when the loss that
+        // starts this recovery is a resend still in flight: Linux's fast retransmission then
+        // finds nothing in tcp_xmit_retransmit_queue()).
+        let first = match self.rack {
+            Some(_) => self.rack_next_lost(),
+            None => Some(self.pending_hole()),
+        };
+        let Some((start, len)) = first else { return };
+        self.rescue_rxt = Some(start + len);
         if self.recovery_pacing == RecoveryPacing::Prr {
             // PRR sends it at the end of this ACK, with whatever else it allows.
             self.high_rxt = self.snd_una;
@@ -155,6 +168,7 @@ impl Sender {
         if self.recovery_style != Recovery::Sack {
             return Ok(());
         }
+        self.check_rack_state()?;
         let ranges = self.scoreboard.ranges();
         let mut previous_end = None;
         let mut total = 0;
@@ -191,7 +205,11 @@ impl Sender {
         now: Nanos,
         out: &mut Vec<Packet>,
     ) {
-        self.update_lost_boundary();
+        if self.rack.is_some() {
+            self.rack_mark_lost(now);
+        } else {
+            self.update_lost_boundary();
+        }
         // RFC 6675 §2: with SACK, a duplicate ACK counts if it SACKs new data.
         if sacked_new_data && !self.in_recovery {
             self.dupacks += 1;
@@ -201,11 +219,15 @@ impl Sender {
         if self.in_recovery {
             return;
         }
-        // §5 steps 1-2: DupThresh DUPACKs, or IsLost(HighACK + 1).
-        let lost = self.lost_to > self.snd_una;
+        // §5 steps 1-2: DupThresh DUPACKs, or IsLost(HighACK + 1). With RACK, anything marked
+        // lost (tcp_time_to_recover()), whatever the DUPACK count.
+        let due = match self.rack.as_ref() {
+            Some(rack) => rack.lost_bytes > 0,
+            None => self.dupacks >= self.dupack_threshold || self.lost_to > self.snd_una,
+        };
         // §5.1: no new recovery before the RecoveryPoint of a timeout is acknowledged.
         let blocked = self.recover.is_some_and(|recover| ack_seq < recover);
-        if (self.dupacks >= self.dupack_threshold || lost) && !blocked {
+        if due && !blocked {
             // RFC 5681 §3.2 step 2 (RFC 6675 (4.2)): limited transmit's data is not part of
             // the FlightSize the reduction is computed from.
             let flight_size = bytes_in_flight - self.limited_bytes.min(bytes_in_flight);
