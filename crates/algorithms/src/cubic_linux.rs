@@ -19,9 +19,20 @@
 //! * The first RTT samples after each reduction are not minimum-RTT candidates
 //!   (`cubictcp_acked`: "Discard delay samples right after fast recovery", one second).
 //!
-//! Not modelled: HyStart (the kernel may leave the first slow start before a loss; it only
-//! concerns the first slow start of a connection here), `CA_EVENT_TX_START` (the epoch shift
-//! after idle: bulk senders are never idle), undo.
+//! * HyStart (`hystart_update()`, on by default: `hystart = 1`, `hystart_detect = 3`): in slow
+//!   start from a window of 16 segments (`hystart_low_window`), slow start ends (ssthresh =
+//!   cwnd) once a round's RTT has grown: the smallest of its first eight samples (and any
+//!   after them) above `delay_min + clamp(delay_min / 8, 4 ms, 16 ms)`; or once a train of ACKs
+//!   each within 2 ms of the last has run for half of `delay_min + 1 ms` since the round began
+//!   (`hystart_ack_delay()` is at most 1 ms; without pacing the train threshold is halved). A
+//!   round ends when `snd_una` passes what was sent when it began. On a bottleneck with a
+//!   buffer of a bandwidth-delay product the kernel leaves the first slow start with a few
+//!   segments queued, where slow start without HyStart overflows the buffer by up to a window.
+//!   Found once, HyStart is off until an RTO resets the control (`cubictcp_state()`).
+//!
+//! Not modelled: `CA_EVENT_TX_START` (the epoch shift after idle: bulk senders are never idle),
+//! undo; after an RTO HyStart's first round starts at the first ACK, not at the timeout (the
+//! control does not see `snd_nxt` then; only the ACK train's start differs).
 
 use crate::congestion::{AckEvent, CongestionControl, CongestionEvent, WindowConfig};
 
@@ -33,6 +44,18 @@ const BETA: u64 = 717;
 const BETA_SCALE: u64 = 1024;
 /// `BICTCP_HZ`: the curve's time unit is 2^-10 s.
 const BICTCP_HZ: u32 = 10;
+/// `hystart_low_window`: HyStart acts from this window on, segments.
+const HYSTART_LOW_WINDOW: u64 = 16;
+/// `HYSTART_MIN_SAMPLES`: RTT samples per round before the delay test.
+const HYSTART_MIN_SAMPLES: u32 = 8;
+/// `HYSTART_DELAY_MIN` and `HYSTART_DELAY_MAX`, µs: bounds of the delay test's margin.
+const HYSTART_DELAY_MIN_US: u64 = 4_000;
+const HYSTART_DELAY_MAX_US: u64 = 16_000;
+/// `hystart_ack_delta_us`: ACKs this close (µs) continue a train.
+const HYSTART_ACK_DELTA_US: u64 = 2_000;
+/// `hystart_ack_delay()`: `min(1 ms, 4 GSO segments at the pacing rate)`; at the rates of the
+/// seed papers' paths (a few Mb/s against 64 KB GSO segments) always the 1 ms.
+const HYSTART_ACK_DELAY_US: u64 = 1_000;
 /// `bic_scale` 41 (C = 41/1024 · 10 ≈ 0.4): `cube_rtt_scale = bic_scale * 10`.
 const CUBE_RTT_SCALE: u128 = 410;
 /// `8 (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta)` in the kernel's integer division: 15.
@@ -65,6 +88,16 @@ pub struct LinuxCubic {
     ack_cnt: u64,
     /// The Reno-friendly window, segments.
     tcp_cwnd: u64,
+    /// HyStart runs (the kernel's `hystart` parameter, 1 by default).
+    hystart: bool,
+    /// HyStart's state (`struct bictcp`: `found`, `round_start`, `last_ack`, `end_seq`,
+    /// `curr_rtt`, `sample_cnt`); times in µs, `end_seq` in bytes.
+    hystart_found: bool,
+    round_start_us: u64,
+    last_ack_us: u64,
+    round_end_seq: u64,
+    curr_rtt_us: u64,
+    sample_cnt: u32,
 }
 
 impl LinuxCubic {
@@ -86,7 +119,25 @@ impl LinuxCubic {
             epoch_start: None,
             ack_cnt: 0,
             tcp_cwnd: 0,
+            hystart: true,
+            hystart_found: false,
+            round_start_us: 0,
+            last_ack_us: 0,
+            round_end_seq: 0,
+            curr_rtt_us: u64::MAX,
+            sample_cnt: 0,
         }
+    }
+
+    /// The same control with HyStart off (the kernel's `hystart = 0`).
+    pub fn without_hystart(mut self) -> Self {
+        self.hystart = false;
+        self
+    }
+
+    /// Whether HyStart ended a slow start since the last reset.
+    pub fn hystart_found(&self) -> bool {
+        self.hystart_found
     }
 
     /// The window in segments.
@@ -116,6 +167,49 @@ impl LinuxCubic {
         self.epoch_start = None;
         self.ack_cnt = 0;
         self.tcp_cwnd = 0;
+        self.hystart_found = false;
+        // bictcp_hystart_reset() at the state change to Loss: a new round at the next ACK.
+        self.round_end_seq = 0;
+    }
+
+    /// `bictcp_hystart_reset()`: a round begins at `now_us`, ending once `snd_una` passes
+    /// `snd_nxt`.
+    fn hystart_reset(&mut self, now_us: u64, snd_nxt: u64) {
+        self.round_start_us = now_us;
+        self.last_ack_us = now_us;
+        self.round_end_seq = snd_nxt;
+        self.curr_rtt_us = u64::MAX;
+        self.sample_cnt = 0;
+    }
+
+    /// `hystart_update()`: an ACK at `now_us` with an RTT sample of `delay_us`, in slow start.
+    fn hystart_update(&mut self, now_us: u64, delay_us: u64, snd_una: u64, snd_nxt: u64) {
+        if snd_una > self.round_end_seq {
+            self.hystart_reset(now_us, snd_nxt);
+        }
+        if self.cwnd < HYSTART_LOW_WINDOW {
+            return;
+        }
+        // The ACK train.
+        if now_us.saturating_sub(self.last_ack_us) <= HYSTART_ACK_DELTA_US {
+            self.last_ack_us = now_us;
+            let threshold = (self.delay_min_us + HYSTART_ACK_DELAY_US) >> 1;
+            if now_us.saturating_sub(self.round_start_us) > threshold {
+                self.hystart_found = true;
+                self.ssthresh = self.cwnd;
+            }
+        }
+        // The delay increase.
+        self.curr_rtt_us = self.curr_rtt_us.min(delay_us);
+        if self.sample_cnt < HYSTART_MIN_SAMPLES {
+            self.sample_cnt += 1;
+        } else {
+            let margin = (self.delay_min_us >> 3).clamp(HYSTART_DELAY_MIN_US, HYSTART_DELAY_MAX_US);
+            if self.curr_rtt_us > self.delay_min_us + margin {
+                self.hystart_found = true;
+                self.ssthresh = self.cwnd;
+            }
+        }
     }
 
     /// `cubictcp_recalc_ssthresh`: W_max with fast convergence, and the new threshold.
@@ -129,14 +223,21 @@ impl LinuxCubic {
         (self.cwnd * BETA / BETA_SCALE).max(2)
     }
 
-    /// `cubictcp_acked`: the minimum RTT, from samples not right after a reduction.
-    fn rtt_sample(&mut self, now_jiffies: u64, rtt_ns: u64) {
+    /// `cubictcp_acked`: the minimum RTT, from samples not right after a reduction, and HyStart
+    /// in slow start.
+    fn rtt_sample(&mut self, ack: &AckEvent, rtt_ns: u64) {
+        let now_jiffies = ack.now_ns / JIFFY_NS;
         if self.epoch_start.is_some_and(|start| now_jiffies.saturating_sub(start) < HZ) {
             return;
         }
         let delay_us = (rtt_ns / 1000).max(1);
         if self.delay_min_us == 0 || delay_us < self.delay_min_us {
             self.delay_min_us = delay_us;
+        }
+        if self.hystart && !self.hystart_found && self.cwnd < self.ssthresh {
+            // snd_nxt before this ACK: what was outstanding, above where it started.
+            let snd_nxt = ack.ack_seq - ack.newly_acked_bytes + ack.bytes_in_flight;
+            self.hystart_update(ack.now_ns / 1000, delay_us, ack.ack_seq, snd_nxt);
         }
     }
 
@@ -231,7 +332,7 @@ impl CongestionControl for LinuxCubic {
     fn on_ack(&mut self, ack: &AckEvent) {
         let now = ack.now_ns / JIFFY_NS;
         if let Some(rtt) = ack.rtt_sample_ns {
-            self.rtt_sample(now, rtt);
+            self.rtt_sample(ack, rtt);
         }
         // tcp_cong_control: no growth in recovery, on DUPACKs, or unless cwnd-limited.
         if ack.in_recovery || ack.is_dupack || ack.newly_acked_bytes == 0 || !ack.cwnd_limited {
@@ -420,5 +521,72 @@ mod tests {
         }
         cc.on_ack(&ack(0, 2, None));
         assert_eq!(cc.cwnd(), before + 2 * MSS, "slow start counts the segments acknowledged");
+    }
+
+    /// An ACK of segment `acked` (cumulative, one segment) with `in_flight` segments out
+    /// before it, at `now_ns`, with an RTT sample.
+    fn ack_of(now_ns: u64, acked: u64, in_flight: u64, rtt_ns: u64) -> AckEvent {
+        AckEvent { ack_seq: acked * MSS, bytes_in_flight: in_flight * MSS, ..ack(now_ns, 1, Some(rtt_ns)) }
+    }
+
+    /// Slow start from `initial` segments, every ACK one segment `gap_ns` after the last; the
+    /// first round (the initial window) at 90 ms RTT, the rest at `later_rtt_ns`. Returns the
+    /// window and ssthresh when HyStart ended slow start (or after 200 ACKs).
+    fn slow_start(mut cc: LinuxCubic, initial: u64, gap_ns: u64, later_rtt_ns: u64) -> (u64, u64, bool) {
+        let mut now = 0;
+        for n in 1..=200u64 {
+            let in_flight = cc.cwnd_segments();
+            let rtt = if n <= initial { 90 * MS } else { later_rtt_ns };
+            now += gap_ns;
+            cc.on_ack(&ack_of(now, n, in_flight, rtt));
+            if cc.hystart_found() {
+                return (cc.cwnd_segments(), cc.ssthresh() / MSS, true);
+            }
+        }
+        (cc.cwnd_segments(), cc.ssthresh() / MSS, false)
+    }
+
+    #[test]
+    fn hystart_ends_slow_start_when_a_rounds_rtt_grows_by_an_eighth_of_the_minimum() {
+        // delay_min 90 ms: the margin is clamp(11.25 ms, 4, 16); 102 ms RTTs in the second
+        // round end slow start at its ninth sample, with ssthresh = cwnd.
+        let (cwnd, ssthresh, found) = slow_start(cubic(20), 20, 5 * MS, 102 * MS);
+        assert!(found);
+        assert_eq!(cwnd, ssthresh);
+        // Found before the ninth ACK's growth: the window its 28 predecessors made.
+        assert_eq!(cwnd, 20 + 28, "nine samples into the second round");
+        // 100 ms is within the margin; without HyStart nothing ends slow start.
+        assert!(!slow_start(cubic(20), 20, 5 * MS, 100 * MS).2);
+        assert!(!slow_start(cubic(20).without_hystart(), 20, 5 * MS, 200 * MS).2);
+        // Below 16 segments HyStart waits.
+        let (cwnd, _, found) = slow_start(cubic(4), 4, 5 * MS, 102 * MS);
+        assert!(found && cwnd >= HYSTART_LOW_WINDOW, "{cwnd}");
+    }
+
+    #[test]
+    fn hystart_ends_slow_start_on_a_train_of_acks_longer_than_half_the_minimum_rtt() {
+        // ACKs 1 ms apart at a steady 90 ms: the train passes (90 + 1) / 2 ms after its round
+        // began (at the first ACK), so at the 47th, before its growth.
+        let (cwnd, ssthresh, found) = slow_start(cubic(64), 200, MS, 90 * MS);
+        assert!(found);
+        assert_eq!(cwnd, ssthresh);
+        assert_eq!(cwnd, 64 + 46);
+        // ACKs 3 ms apart make no train.
+        assert!(!slow_start(cubic(64), 200, 3 * MS, 90 * MS).2);
+    }
+
+    #[test]
+    fn an_rto_lets_hystart_act_again() {
+        let mut cc = cubic(20);
+        let mut now = 0;
+        for n in 1..=40u64 {
+            now += 5 * MS;
+            let rtt = if n <= 20 { 90 * MS } else { 102 * MS };
+            let in_flight = cc.cwnd_segments();
+            cc.on_ack(&ack_of(now, n, in_flight, rtt));
+        }
+        assert!(cc.hystart_found());
+        cc.on_congestion(CongestionEvent::Timeout { now_ns: 0, bytes_in_flight: 0, repeated: false });
+        assert!(!cc.hystart_found());
     }
 }

@@ -198,17 +198,28 @@ fn build_reno(
 }
 
 /// RFC 9438's CUBIC, or with Linux's window growth (the `linux` profile) the kernel's own
-/// (`tcp_cubic.c`, [`LinuxCubic`]), whose integer arithmetic differs at small windows.
+/// (`tcp_cubic.c`, [`LinuxCubic`]), whose integer arithmetic differs at small windows, with
+/// HyStart unless `hystart = 0` (the kernel module's parameter of that name).
 fn build_cubic(
     config: WindowConfig,
-    _: &ParamValues,
+    p: &ParamValues,
     _: Option<AckedCountRule>,
 ) -> Box<dyn CongestionControl> {
     match config.window_growth {
+        WindowGrowth::Linux if p.integer("hystart") == Some(0) => {
+            Box::new(LinuxCubic::new(config).without_hystart())
+        }
         WindowGrowth::Linux => Box::new(LinuxCubic::new(config)),
         WindowGrowth::PerAck | WindowGrowth::ByteCounting => Box::new(Cubic::new(config)),
     }
 }
+
+/// CUBIC's table (`[tcp] cubic = { hystart = 0 }`): what `tcp_cubic.c`'s module parameter
+/// `hystart` says; read with Linux's window growth only (RFC 9438's CUBIC has no HyStart).
+const CUBIC_PARAMS: &[Param] = &[Param {
+    key: "hystart",
+    kind: ParamKind::Integer { min: 0, max: 1, beyond: "it is a switch: 1 (the kernel's default) or 0" },
+}];
 
 fn build_tcpw(
     config: WindowConfig,
@@ -294,7 +305,14 @@ pub static BUILTIN: &[CcEntry] = &[
     // RFC 9438 leaves loss recovery to the sender. CUBIC stands for today's Linux default,
     // which recovers with SACK (RFC 6675); with NewReno, its slow-start overshoot costs one RTT
     // per hole.
-    plain("cubic", Some("cubic"), "sack", build_cubic),
+    CcEntry {
+        name: "cubic",
+        kernel: Some("cubic"),
+        default_recovery: "sack",
+        reference_tcp: &[],
+        parameters: Some(ParameterTable { key: "cubic", params: CUBIC_PARAMS }),
+        build: build_cubic,
+    },
     // Seed 000 §3.1: "The standard Fast Retransmit/Fast Recovery (a la Reno) then follows".
     westwood("westwood", Some("tcpw"), "reno", "westwood", westwood::TcpwParams::SCHEMA, build_tcpw),
     // Seed 001 builds on Reno as well.
