@@ -85,3 +85,25 @@ def test_kernel_over_simulator_is_the_ratio_farthest_from_one_and_not_judged_on_
     assert tbx.kernel_over_simulator("TCPW")(r0).value == 0.0
     quick = judge(claim, _results(tl.RANDOM, xs, (1,) * 5, (1,) * 5, quick=True))
     assert quick.verdict == NOT_AVAILABLE and "without --quick" in quick.measured
+
+
+def test_kernel_over_simulator_shows_the_testbeds_spread_and_judges_the_means():
+    # Five kernel runs per point at 3 %: mean 0.376, the seeds' spread as the testbed's tcpw.
+    xs = tl.RANDOM.x.values
+    sweep = tl.RANDOM.as_sweep(False)
+    kernel = [mean_ci([0.4, 0.4, 0.4, 0.4, 0.4])] * 4 + [mean_ci([0.12, 0.45, 0.40, 0.51, 0.40])]
+    simulator = [mean_ci([0.4])] * 4 + [mean_ci([0.33])]
+    empty = [[mean_ci([]) for _ in xs] for _ in range(len(sweep.series) - 2)]
+    r = SweepResults(sweep, xs, [kernel, simulator] + empty)
+    m = tbx.kernel_over_simulator("TCPW")(r)
+    ci = kernel[-1]
+    low, high = (ci.mean - ci.half_width) / 0.33, (ci.mean + ci.half_width) / 0.33
+    assert f"95% CI over its 5 runs: {low:.2f}-{high:.2f}" in m.detail, m.detail
+    assert low < 0.9 and high > 1.1, "the spread is wider than the band"
+    # The verdict stays on the mean (1.14: partly), the spread is the reader's to weigh.
+    assert math.isclose(m.value, ci.mean / 0.33)
+    assert judge(tl.RANDOM.claims[0], r).verdict == "partly"
+    # One run per point has no interval: nothing added.
+    assert "CI" not in tbx.kernel_over_simulator("TCPW")(
+        _results(tl.RANDOM, xs, (1.0,) * 5, (1.0,) * 5)
+    ).detail

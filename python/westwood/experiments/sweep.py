@@ -130,12 +130,16 @@ class SweepResults:
             raise Degenerate(f"{series} at {self.x_text(x)}: {why}")
 
     def mean(self, series: str, x: float) -> float:
+        return self.cell(series, x).mean
+
+    def cell(self, series: str, x: float) -> MeanCI:
+        """The mean of ``series`` at ``x`` over its seeds, with its confidence interval."""
         self._check(series, x)
         labels = [s.label for s in self.experiment.series]
         cell = self.cells[labels.index(series)][list(self.xs).index(x)]
         if cell.n == 0:
             raise ClaimUnavailable(f"no result for {series} at {format_number(x)}")
-        return cell.mean
+        return cell
 
     def per_seed(self, series: str, x: float) -> Dict[int, float]:
         """The metric of ``series`` at ``x``, seed by seed (NaN values left out)."""

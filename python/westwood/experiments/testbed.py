@@ -778,7 +778,19 @@ def kernel_over_simulator(series: str, xs: Sequence[float] = ()):
     def sides(r: SweepResults, x: float) -> Tuple[float, float]:
         return r.mean(series, x), r.mean(series + SIMULATOR_SUFFIX, x)
 
-    return _farthest_from_one(xs, sides, f"no x value with {series} on both sides", ".3g")
+    def spread(r: SweepResults, x: float) -> str:
+        # The testbed's few runs vary widely (docs/testbed.md): the reader sees how far the
+        # quotient could move with them, the verdict stays on the means.
+        kernel, simulator = r.cell(series, x), r.mean(series + SIMULATOR_SUFFIX, x)
+        if kernel.n < 2 or math.isnan(kernel.half_width) or simulator <= 0:
+            return ""
+        low = max(kernel.mean - kernel.half_width, 0.0) / simulator
+        high = (kernel.mean + kernel.half_width) / simulator
+        return f" (testbed's 95% CI over its {kernel.n} runs: {low:.2f}-{high:.2f})"
+
+    return _farthest_from_one(
+        xs, sides, f"no x value with {series} on both sides", ".3g", spread=spread
+    )
 
 
 def _farthest_from_one(
@@ -786,10 +798,11 @@ def _farthest_from_one(
     sides: Callable[[SweepResults, float], Tuple[float, float]],
     missing: str,
     number: str,
+    spread: Optional[Callable[[SweepResults, float], str]] = None,
 ):
     """The measure ``agreement`` and ``kernel_over_simulator`` share: at each x value
     ``sides`` gives (testbed, simulator); the quotient farthest from 1 (0 counts as infinitely
-    far), every quotient in the detail, n/a on quick runs."""
+    far), every quotient in the detail (with ``spread``'s words on it), n/a on quick runs."""
 
     def measure(r: SweepResults) -> Measurement:
         found = []
@@ -805,6 +818,7 @@ def _farthest_from_one(
         worst = max(found, key=lambda f: abs(math.log(f[0])) if f[0] > 0 else math.inf)
         detail = "; ".join(
             f"{r.x_text(x)}: testbed {tb:{number}} / simulator {sim:{number}} = {q:.2f}"
+            + (spread(r, x) if spread else "")
             for q, x, tb, sim in found
         )
         if r.quick:
