@@ -104,6 +104,5 @@ def test_kernel_over_simulator_shows_the_testbeds_spread_and_judges_the_means():
     assert math.isclose(m.value, ci.mean / 0.33)
     assert judge(tl.RANDOM.claims[0], r).verdict == "partly"
     # One run per point has no interval: nothing added.
-    assert "CI" not in tbx.kernel_over_simulator("TCPW")(
-        _results(tl.RANDOM, xs, (1.0,) * 5, (1.0,) * 5)
-    ).detail
+    single = _results(tl.RANDOM, xs, (1.0,) * 5, (1.0,) * 5)
+    assert "CI" not in tbx.kernel_over_simulator("TCPW")(single).detail

@@ -268,7 +268,7 @@ REXMIT_DESCRIPTION = (
     "The path and drops of testbed_linux_drops (1 or 2 segments of one window: 2000, 2002), and "
     "the retransmission of segment 2000 lost as well (`drop-list` `retransmissions`): without "
     "SACK only a retransmission timeout repairs it; Linux's SACK senders can find it lost "
-    "sooner by RACK (RFC 8985; the simulator's `loss_detection = \"rack\"`)."
+    "sooner by RACK (RFC 8985; the simulator's loss_detection = rack)."
 )
 
 # The views of testbed_linux_drops on runs of their own (another run group, another axis).
