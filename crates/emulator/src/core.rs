@@ -310,6 +310,7 @@ fn packet(slot: u32, size: u32) -> Packet {
         size,
         sack: SackBlocks::NONE,
         path: 0,
+        push: false,
     }
 }
 

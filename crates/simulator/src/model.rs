@@ -370,6 +370,8 @@ pub struct TcpSpec {
     pub sack_next_seg: SackNextSeg,
     /// SACK: how the sender decides a segment is lost ([`LossDetection`]).
     pub loss_detection: LossDetection,
+    /// Which segments carry PSH and what the receiver does with it ([`PushFlag`]).
+    pub push_flag: PushFlag,
     /// NewReno recovery: the cumulative ACK that ends it ([`RecoveryExit`]).
     pub recovery_exit: RecoveryExit,
     /// Without SACK: whether the DUPACK threshold stays `dupack_threshold` ([`Reordering`]).
@@ -425,6 +427,7 @@ impl TcpSpec {
             reduction_base: ReductionBase::default(),
             sack_next_seg: SackNextSeg::default(),
             loss_detection: LossDetection::default(),
+            push_flag: PushFlag::default(),
             recovery_exit: RecoveryExit::default(),
             reordering: Reordering::default(),
             frto: false,
@@ -517,6 +520,36 @@ impl LossDetection {
 
     pub fn from_name(name: &str) -> Option<LossDetection> {
         LossDetection::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// The PSH flag (`tcp/push.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PushFlag {
+    /// No segment carries PSH; the receiver's delayed ACKs ignore it (ns-2's agents). The
+    /// default.
+    #[default]
+    None,
+    /// Linux at both ends: the sender marks PSH where `tcp_sendmsg_locked()` does for a bulk
+    /// writer (every half of the largest window written, and where each write stops), and the
+    /// receiver acknowledges a segment carrying PSH at once (`ICSK_ACK_PUSHED`,
+    /// `tcp_cleanup_rbuf()`). With `send_buffer = "linux"` only (the writes it marks).
+    Linux,
+}
+
+impl PushFlag {
+    pub const ALL: [PushFlag; 2] = [PushFlag::None, PushFlag::Linux];
+
+    /// The name scenarios use: `"none"` or `"linux"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PushFlag::None => "none",
+            PushFlag::Linux => "linux",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<PushFlag> {
+        PushFlag::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
     }
 }
 

@@ -455,7 +455,7 @@ impl PcapTaps {
                         dst_port: TCP_PORT,
                         seq: isn.wrapping_add(1).wrapping_add(p.seq as u32),
                         ack: irn.wrapping_add(1),
-                        flags: frame::ACK,
+                        flags: if p.push { frame::ACK | frame::PSH } else { frame::ACK },
                         window,
                         options: &options,
                     }

@@ -34,6 +34,7 @@
 //! | `reduction_base` | `flight_size` | `flight_size` | `cwnd` |
 //! | `sack_next_seg` | `rfc6675` | `rfc6675` | `linux` |
 //! | `loss_detection` | `dupthresh` | `dupthresh` | `rack` |
+//! | `push_flag` | `none` | `none` | `linux` |
 //! | `recovery_exit` | `at_recover` | `at_recover` | `above_recover` |
 //! | `reordering` | `fixed` | `fixed` | `linux` |
 //! | `frto` | `false` | `false` | `true` |
@@ -72,7 +73,9 @@
 //!   not the FlightSize; `tcp_xmit_retransmit_queue()` resends only what is marked lost (no
 //!   RFC 6675 rule (3) or rescue retransmission); with SACK, RACK marks what is lost
 //!   (`tcp_rack_detect_loss()`, `tcp_recovery = 1`), lost retransmissions included
-//!   (`loss_detection`); `tcp_try_undo_recovery()` holds a non-SACK
+//!   (`loss_detection`); `tcp_sendmsg_locked()` marks PSH every half window written and where
+//!   the writer stops, and the receiver acknowledges such a segment at once (`push_flag`);
+//!   `tcp_try_undo_recovery()` holds a non-SACK
 //!   connection in Recovery until an ACK beyond `high_seq` (`recovery_exit`);
 //!   `tcp_check_reno_reordering()` raises a non-SACK connection's DUPACK threshold to the
 //!   flight when more DUPACKs arrive than segments are out (`reordering`); `tcp_process_loss()`
@@ -84,7 +87,7 @@ use westwood_algorithms::{WindowConfig, WindowGrowth};
 use crate::tcp::Recovery;
 
 use crate::model::{
-    CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrWindow,
+    CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrWindow, PushFlag,
     ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule,
     TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
 };
@@ -110,7 +113,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 28] = [
+    pub const KEYS: [&'static str; 29] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -136,6 +139,7 @@ impl Profile {
         "reduction_base",
         "sack_next_seg",
         "loss_detection",
+        "push_flag",
         "recovery_exit",
         "reordering",
         "frto",
@@ -202,6 +206,7 @@ impl Profile {
             "reduction_base" => tcp.reduction_base.name().to_string(),
             "sack_next_seg" => tcp.sack_next_seg.name().to_string(),
             "loss_detection" => tcp.loss_detection.name().to_string(),
+            "push_flag" => tcp.push_flag.name().to_string(),
             "recovery_exit" => tcp.recovery_exit.name().to_string(),
             "reordering" => tcp.reordering.name().to_string(),
             "frto" => tcp.frto.to_string(),
@@ -316,6 +321,7 @@ impl Profile {
                 tcp.loss_detection =
                     if self == Linux { LossDetection::Rack } else { LossDetection::Dupthresh }
             }
+            "push_flag" => tcp.push_flag = if self == Linux { PushFlag::Linux } else { PushFlag::None },
             "recovery_exit" => {
                 tcp.recovery_exit =
                     if self == Linux { RecoveryExit::AboveRecover } else { RecoveryExit::AtRecover }
@@ -447,6 +453,7 @@ mod tests {
                 "cwnd",
                 "linux",
                 "rack",
+                "linux",
                 "above_recover",
                 "linux",
                 "true"

@@ -252,7 +252,8 @@ impl Flow {
                 ReceiveWindow::new(tcp.receive_window, tcp.receiver_window, tcp.segment_size),
                 tcp.delayed_ack,
             )
-            .with_sack(tcp.recovery == Recovery::Sack),
+            .with_sack(tcp.recovery == Recovery::Sack)
+            .with_push_acks(tcp.push_flag == crate::model::PushFlag::Linux),
             sender_timer: TimerSlot::default(),
             receiver_timer: TimerSlot::default(),
             start,
@@ -901,6 +902,7 @@ impl<'a, 's> Simulation<'a, 's> {
                         size: s.packet_size,
                         sack: SackBlocks::NONE,
                         path: 0,
+                        push: false,
                     };
                     if let Some(next) = s.next_send(now) {
                         self.queue.schedule_timer(next, Event::SourceSend { source });
@@ -1387,6 +1389,7 @@ mod tests {
             size,
             sack: SackBlocks::NONE,
             path,
+            push: false,
         }
     }
 

@@ -62,6 +62,7 @@ fn round_robin_reorders_segments_into_duplicate_acks_as_table_1_walks_through() 
                 size: 1040,
                 sack: SackBlocks::NONE,
                 path: 0,
+                push: false,
             };
             mp.assign(&mut p);
             ((i - 12) * MS + one_way(p.path), p)

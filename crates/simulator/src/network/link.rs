@@ -299,6 +299,7 @@ mod tests {
             size,
             sack: SackBlocks::NONE,
             path: 0,
+            push: false,
         }
     }
 

@@ -452,6 +452,7 @@ mod tests {
             size: 40,
             sack: crate::network::SackBlocks::NONE,
             path: 0,
+            push: false,
         }
     }
 

@@ -34,6 +34,8 @@ pub struct Packet {
     /// Multipath flows: 1 + the index of the path the packet follows (`network::multipath`);
     /// 0: ordinary shortest-path routing.
     pub path: u8,
+    /// A data segment carrying PSH (`push_flag = "linux"`, `tcp/push.rs`).
+    pub push: bool,
 }
 
 /// Up to three SACK blocks (RFC 2018 §3: three fit beside a timestamp option), most recent

@@ -29,8 +29,8 @@ use super::fields::{self, describe, Section};
 use super::{echo, FieldError, Res};
 use crate::model::{
     CcSpec, CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrWindow,
-    ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule,
-    TimeoutThreshold,
+    PushFlag, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg,
+    SendBufferRule, TimeoutThreshold,
 };
 use crate::profile::Profile;
 use crate::tcp::Recovery;
@@ -321,6 +321,12 @@ const LOSS_DETECTION_EXPECTED: &str = "\"dupthresh\" or \"rack\"";
 
 pub(crate) fn loss_detection(v: &Value, field: &str) -> Res<LossDetection> {
     named_rule(v, field, "loss detection", LOSS_DETECTION_EXPECTED, LossDetection::from_name)
+}
+
+const PUSH_FLAG_EXPECTED: &str = "\"none\" or \"linux\"";
+
+pub(crate) fn push_flag(v: &Value, field: &str) -> Res<PushFlag> {
+    named_rule(v, field, "PSH rule", PUSH_FLAG_EXPECTED, PushFlag::from_name)
 }
 
 const REDUCTION_BASE_EXPECTED: &str = "\"flight_size\" or \"cwnd\"";

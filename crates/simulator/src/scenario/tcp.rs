@@ -10,7 +10,7 @@ use super::units::format_duration;
 use super::{FieldError, Res};
 use crate::model::{
     CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer,
-    PrrWindow, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, RtoSpec,
+    PrrWindow, PushFlag, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, RtoSpec,
     SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
 };
 use crate::profile::Profile;
@@ -51,6 +51,7 @@ const SENDER_KEYS: &[&str] = &[
     "reduction_base",
     "sack_next_seg",
     "loss_detection",
+    "push_flag",
     "recovery_exit",
     "reordering",
     "frto",
@@ -321,6 +322,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::loss_detection(v, &f)?,
         None => LossDetection::default(),
     };
+    let push_flag = match get("push_flag") {
+        Some((v, f)) => congestion::push_flag(v, &f)?,
+        None => PushFlag::default(),
+    };
     let recovery_exit = match get("recovery_exit") {
         Some((v, f)) => congestion::recovery_exit(v, &f)?,
         None => RecoveryExit::default(),
@@ -383,6 +388,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         reduction_base,
         sack_next_seg,
         loss_detection,
+        push_flag,
         recovery_exit,
         reordering,
         frto,

@@ -5,6 +5,7 @@
 //! and expose the deadline of their single timer, which the simulator schedules.
 
 pub mod observation;
+pub mod push;
 pub mod receive_window;
 pub mod receiver;
 pub mod recovery;

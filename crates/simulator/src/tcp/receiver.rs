@@ -16,6 +16,10 @@
 //! start with its initial 10-segment window, `TCP_MAX_QUICKACKS` = 16 once the window has
 //! opened) and also re-enters the mode after a silence longer than the RTO; neither is modelled.
 //!
+//! PSH (`push_flag = "linux"`, `with_push_acks`): an in-order segment carrying PSH is
+//! acknowledged at once, with whatever in-order data is still unacknowledged, as Linux's
+//! `tcp_cleanup_rbuf()` does once the application has read it (`tcp/push.rs`).
+//!
 //! With SACK on (the flow's recovery is `sack`; both ends are assumed to have agreed on it), every
 //! ACK sent while data is held out of order carries up to three RFC 2018 blocks, built as §4
 //! says: the first block is the contiguous range holding the segment that triggered the ACK
@@ -52,6 +56,8 @@ pub struct Receiver {
     delayed_ack_deadline: Option<Nanos>,
     /// Quick ACKs left (Linux's `icsk_ack.quick`).
     quick_acks_left: u32,
+    /// A segment carrying PSH is acknowledged at once (`push_flag = "linux"`).
+    push_acks: bool,
     /// Bytes (payload and headers, duplicates included) of every data packet that arrived.
     pub wire_bytes_received: u64,
     pub acks_sent: u64,
@@ -87,6 +93,7 @@ impl Receiver {
             unacked_segments: 0,
             delayed_ack_deadline: None,
             quick_acks_left: delayed_ack.quick_acks,
+            push_acks: false,
             wire_bytes_received: 0,
             acks_sent: 0,
         }
@@ -95,6 +102,14 @@ impl Receiver {
     /// Attach RFC 2018 SACK blocks to the ACKs.
     pub fn with_sack(mut self, enabled: bool) -> Self {
         self.sack = enabled;
+        self
+    }
+
+    /// Acknowledge an in-order segment carrying PSH at once, as Linux does once the application
+    /// has read it (`tcp_measure_rcv_mss()` sets `ICSK_ACK_PUSHED`, `tcp_cleanup_rbuf()` acts on
+    /// it; the application here reads at once).
+    pub fn with_push_acks(mut self, enabled: bool) -> Self {
+        self.push_acks = enabled;
         self
     }
 
@@ -157,7 +172,8 @@ impl Receiver {
             let rcv_nxt = self.rcv_nxt;
             self.sack_order.retain(|&(s, _)| s > rcv_nxt);
         }
-        if filled_gap || !self.delayed_ack.enabled || self.quick_acks_left > 0 {
+        let pushed = self.push_acks && segment.push;
+        if filled_gap || !self.delayed_ack.enabled || self.quick_acks_left > 0 || pushed {
             self.send_ack(now, out);
         } else {
             self.unacked_segments += 1;
@@ -200,6 +216,7 @@ impl Receiver {
             size: self.header_size,
             sack,
             path: 0,
+            push: false,
         });
     }
 
@@ -237,6 +254,7 @@ mod tests {
             size: MSS + 40,
             sack: SackBlocks::NONE,
             path: 0,
+            push: false,
         }
     }
 
@@ -254,6 +272,28 @@ mod tests {
         rx.on_data(&segment(1), 10, &mut out);
         assert_eq!(acks(&out), vec![2]);
         assert_eq!(rx.timer_deadline(), None);
+    }
+
+    #[test]
+    fn with_push_acks_a_segment_carrying_psh_is_acknowledged_at_once_and_shifts_the_pairs() {
+        let mut rx = receiver(true).with_push_acks(true);
+        let mut out = Vec::new();
+        rx.on_data(&segment(0), 0, &mut out);
+        rx.on_data(&segment(1), 0, &mut out);
+        // Segment 2 carries PSH: acknowledged alone; then 3 and 4 pair, where without PSH 2
+        // and 3 would.
+        rx.on_data(&Packet { push: true, ..segment(2) }, 0, &mut out);
+        assert_eq!(acks(&out), vec![2, 3]);
+        rx.on_data(&segment(3), 0, &mut out);
+        rx.on_data(&segment(4), 0, &mut out);
+        assert_eq!(acks(&out), vec![2, 3, 5]);
+        // Without the rule PSH changes nothing.
+        let mut plain = receiver(true);
+        let mut out = Vec::new();
+        for i in 0..5 {
+            plain.on_data(&Packet { push: i == 2, ..segment(i) }, 0, &mut out);
+        }
+        assert_eq!(acks(&out), vec![2, 4]);
     }
 
     #[test]
@@ -345,6 +385,7 @@ mod sack_tests {
             size: MSS as u32 + 40,
             sack: SackBlocks::NONE,
             path: 0,
+            push: false,
         }
     }
 

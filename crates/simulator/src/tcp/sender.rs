@@ -105,6 +105,7 @@
 //! sends only previously unsent data).
 
 use super::observation::AckObservation;
+use super::push::PushMarks;
 use super::receive_window::ReceiveWindow;
 use super::recovery::rack::Rack;
 use super::recovery::tlp::TailLossProbe;
@@ -115,8 +116,8 @@ use super::send_buffer::SendBuffer;
 use super::window_use::WindowUse;
 use super::Recovery;
 use crate::model::{
-    FastRetransmitTimer, Inflation, LossDetection, Nanos, PartialAckTimer, PrrWindow, RecoveryExit,
-    RecoveryPacing, ReductionBase, Reordering, SackNextSeg, TcpSpec, TimeoutThreshold,
+    FastRetransmitTimer, Inflation, LossDetection, Nanos, PartialAckTimer, PrrWindow, PushFlag, RecoveryExit,
+    RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
 };
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
@@ -200,6 +201,10 @@ pub struct Sender {
     pub(in crate::tcp) sent_since_window_use: u64,
     pub(in crate::tcp) started: bool,
     pub(in crate::tcp) peer_window: u64,
+    /// The largest window the receiver has offered (Linux's `max_window`).
+    pub(in crate::tcp) max_window: u64,
+    /// With `push_flag = "linux"`: the segments to send with PSH (`tcp/push.rs`).
+    pub(in crate::tcp) push_marks: Option<PushMarks>,
 
     pub(in crate::tcp) dupacks: u32,
     /// RFC 3042 limited transmit is on.
@@ -322,6 +327,10 @@ impl Sender {
             // The window the receiver's SYN-ACK offered.
             peer_window: ReceiveWindow::new(spec.receive_window, spec.receiver_window, spec.segment_size)
                 .advertised(),
+            max_window: ReceiveWindow::new(spec.receive_window, spec.receiver_window, spec.segment_size)
+                .advertised(),
+            push_marks: (spec.push_flag == PushFlag::Linux && spec.send_buffer == SendBufferRule::Linux)
+                .then(PushMarks::new),
             dupacks: 0,
             limited_transmit: spec.limited_transmit,
             limited_bytes: 0,
@@ -438,6 +447,13 @@ impl Sender {
     pub fn start(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         self.started = true;
         self.send_buffer.on_connected(self.cc.cwnd() / self.mss, self.reordering(), self.snd_una, self.mss);
+        if let Some(marks) = self.push_marks.as_mut() {
+            // iperf3 writes its cookie on its own, then the bulk data.
+            let written = self.send_buffer.written_end();
+            let cookie = self.preamble_end.unwrap_or(0).min(written);
+            marks.on_write(0, cookie, self.mss, self.max_window);
+            marks.on_write(cookie, written, self.mss, self.max_window);
+        }
         self.send_available(now, out);
         self.record_window_use();
         if self.tlp.is_some() {
@@ -532,7 +548,12 @@ impl Sender {
         }
         let cwnd = self.window() / self.mss;
         let in_flight = self.prr_pipe() / self.mss;
-        self.send_buffer.check_space(in_flight, cwnd, self.reordering(), self.snd_una, self.mss)
+        let before = self.send_buffer.written_end().max(self.snd_una);
+        let wrote = self.send_buffer.check_space(in_flight, cwnd, self.reordering(), self.snd_una, self.mss);
+        if let (true, Some(marks)) = (wrote, self.push_marks.as_mut()) {
+            marks.on_write(before, self.send_buffer.written_end(), self.mss, self.max_window);
+        }
+        wrote
     }
 
     /// The application stops writing: what was already sent is all there is to deliver.
@@ -661,6 +682,9 @@ impl Sender {
 
     pub(in crate::tcp) fn transmit(&mut self, seq: u64, len: u64, now: Nanos, out: &mut Vec<Packet>) {
         let end = seq + len;
+        // PSH on new data only: a resend is a duplicate, fills a hole or lies beyond one, all
+        // of which the receiver acknowledges at once anyway.
+        let mut push = false;
         if seq < self.snd_max {
             self.stats.retransmits += 1;
             if let Ok(index) = self.outstanding.binary_search_by_key(&seq, |s| s.start) {
@@ -671,6 +695,7 @@ impl Sender {
                 Sender::rack_on_retransmit(self.rack.as_mut(), segment);
             }
         } else {
+            push = self.push_marks.as_mut().is_some_and(|marks| marks.take(end));
             self.outstanding.push_back(SentSegment {
                 start: seq,
                 end,
@@ -707,6 +732,7 @@ impl Sender {
             size: (len + self.header_size) as u32,
             sack: SackBlocks::NONE,
             path: 0,
+            push,
         });
     }
 
@@ -744,6 +770,7 @@ impl Sender {
             return; // old or impossible
         }
         self.peer_window = ack.window;
+        self.max_window = self.max_window.max(ack.window);
         let bytes_in_flight = self.snd_max - self.snd_una;
         let una_before = self.snd_una;
         let mut newly_sacked = 0;

@@ -4,8 +4,8 @@
 use super::sender::*;
 use super::Recovery;
 use crate::model::{
-    CcSpec, CwndValidation, LossDetection, PrrWindow, RecoveryExit, ReductionBase, Reordering, SackNextSeg,
-    SendBufferRule, NANOS_PER_SECOND,
+    CcSpec, CwndValidation, LossDetection, PrrWindow, PushFlag, RecoveryExit, ReductionBase, Reordering,
+    SackNextSeg, SendBufferRule, NANOS_PER_SECOND,
 };
 use crate::model::{
     FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold,
@@ -61,6 +61,7 @@ fn ack(n: u64) -> Packet {
         size: 40,
         sack: SackBlocks::NONE,
         path: 0,
+        push: false,
     }
 }
 
@@ -1486,4 +1487,26 @@ fn with_no_new_data_the_probe_resends_the_last_segment_and_only_one_probe_is_out
     assert!(rto_at > probe_at + 100 * MS);
     s.on_timer(rto_at, &mut out);
     assert_eq!(s.stats.timeouts, 1);
+}
+
+#[test]
+fn with_the_linux_push_flag_psh_goes_on_every_half_window_written_and_on_each_writes_end() {
+    // A 16-segment window (max_window / 2 = 8 segments) and Linux's send buffer: the first
+    // write is 20 segments (2 x TCP_INIT_CWND): PSH on segment 9 (the first past 8 written),
+    // on 18, and on 20, where the write stopped.
+    let linux = |t: &mut TcpSpec| {
+        t.push_flag = PushFlag::Linux;
+        t.send_buffer = SendBufferRule::Linux;
+        t.receiver_window = 16 * MSS;
+    };
+    let pushed =
+        |out: &[Packet]| -> Vec<u64> { out.iter().filter(|p| p.push).map(|p| p.seq / MSS + 1).collect() };
+    let (mut s, out) = started_spec(Recovery::NewReno, 10, linux);
+    assert_eq!(pushed(&out), vec![9]);
+    let mut out = Vec::new();
+    s.on_ack(&Packet { window: 16 * MSS, ..ack(8) }, 100 * MS, &mut out);
+    assert!(pushed(&out).contains(&18), "{:?} in {:?}", pushed(&out), seqs(&out));
+    // Without the rule nothing carries PSH.
+    let (_, out) = started_spec(Recovery::NewReno, 10, |t| t.send_buffer = SendBufferRule::Linux);
+    assert!(out.iter().all(|p| !p.push));
 }

@@ -242,6 +242,7 @@ mod tests {
             size: 1040,
             sack: SackBlocks::NONE,
             path: 0,
+            push: false,
         }
     }
 
