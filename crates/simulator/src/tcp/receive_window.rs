@@ -103,9 +103,11 @@ impl ReceiveWindow {
 
     /// A data segment of `len` bytes arrived; `in_order`: it began at `rcv_nxt` (it may have
     /// filled a gap), and `rcv_nxt` is now `rcv_nxt_after`. `sack`: the connection uses SACK.
-    pub fn on_data(&mut self, len: u64, in_order: bool, rcv_nxt_after: u64, sack: bool) {
+    /// Whether the window grew: `tcp_grow_window()` then also asks for a quick ACK
+    /// (`icsk_ack.quick |= 1`), so while the window opens Linux acknowledges every segment.
+    pub fn on_data(&mut self, len: u64, in_order: bool, rcv_nxt_after: u64, sack: bool) -> bool {
         if self.rule == ReceiveWindowRule::Fixed {
-            return;
+            return false;
         }
         if !self.autotuned {
             // tcp_rcv_rtt_measure(): the first sample completes once a window's worth has
@@ -113,13 +115,14 @@ impl ReceiveWindow {
             if rcv_nxt_after >= self.offered {
                 self.autotuned = true;
             }
-            return;
+            return false;
         }
         if len < GROW_MIN_SEGMENT || !(in_order || sack) {
-            return;
+            return false;
         }
         let room = self.clamp.saturating_sub(self.offered);
         self.offered += room.min(2 * self.mss);
+        room > 0
     }
 }
 
@@ -195,5 +198,19 @@ mod tests {
             w.on_data(400, true, n * 400, false);
         }
         assert_eq!(w.advertised(), 40_000);
+    }
+
+    #[test]
+    fn linux_reports_each_segment_that_opens_the_window_and_none_once_it_is_at_the_clamp() {
+        // Autotuned at once (a tiny initial window), clamp 4 segments above it.
+        let mut w = ReceiveWindow::new(ReceiveWindowRule::Linux, 1_000_000, 400);
+        w.autotuned = true;
+        w.clamp = w.offered + 4 * 400;
+        assert!(w.on_data(400, true, 400, false));
+        assert!(w.on_data(400, true, 800, false));
+        assert!(!w.on_data(400, true, 1200, false), "at the clamp: no growth, no quick ACK");
+        assert!(!w.on_data(100, true, 1300, false), "below 128 bytes nothing grows");
+        let mut fixed = ReceiveWindow::fixed(1_000_000);
+        assert!(!fixed.on_data(400, true, 400, false));
     }
 }

@@ -15,6 +15,10 @@
 //! uses one (`tcp_dec_quickack_mode`). Linux caps N at `rcv_wnd / (2·rcv_mss)` (5 at connection
 //! start with its initial 10-segment window, `TCP_MAX_QUICKACKS` = 16 once the window has
 //! opened) and also re-enters the mode after a silence longer than the RTO; neither is modelled.
+//! With Linux's window (`receive_window = "linux"`) every in-order segment that opens the window
+//! asks for one quick ACK (`tcp_grow_window()`: `icsk_ack.quick |= 1`), so Linux's receiver
+//! acknowledges every segment until its window reaches the clamp (on the testbed's fig. 9 path
+//! about the first 10 s).
 //!
 //! PSH (`push_flag = "linux"`, `with_push_acks`): an in-order segment carrying PSH is
 //! acknowledged at once, with whatever in-order data is still unacknowledged, as Linux's
@@ -153,7 +157,8 @@ impl Receiver {
         }
         if start > self.rcv_nxt {
             self.hold(start, end);
-            self.window.on_data(end - start, false, self.rcv_nxt, self.sack);
+            // Acknowledged at once anyway (an out-of-order segment).
+            let _ = self.window.on_data(end - start, false, self.rcv_nxt, self.sack);
             self.send_ack(now, out);
             return None;
         }
@@ -167,7 +172,10 @@ impl Receiver {
             self.rcv_nxt = self.rcv_nxt.max(e);
             self.reassembly.remove(&s);
         }
-        self.window.on_data(end - start, true, self.rcv_nxt, self.sack);
+        if self.window.on_data(end - start, true, self.rcv_nxt, self.sack) {
+            // tcp_grow_window(): a window that opens is announced at once.
+            self.quick_acks_left |= 1;
+        }
         if filled_gap && self.sack {
             let rcv_nxt = self.rcv_nxt;
             self.sack_order.retain(|&(s, _)| s > rcv_nxt);
@@ -294,6 +302,27 @@ mod tests {
             plain.on_data(&Packet { push: i == 2, ..segment(i) }, 0, &mut out);
         }
         assert_eq!(acks(&out), vec![2, 4]);
+    }
+
+    #[test]
+    fn while_linux_opens_its_window_every_segment_is_acknowledged() {
+        // 64 KiB at first (65 segments of 1 000 B): pairs until that much has arrived and the
+        // buffer is autotuned, then a quick ACK per segment while rcv_ssthresh grows.
+        let spec = DelayedAckSpec { enabled: true, timeout: 200_000_000, every_segments: 2, quick_acks: 0 };
+        let window = ReceiveWindow::new(crate::model::ReceiveWindowRule::Linux, 1_000_000, u64::from(MSS));
+        let mut rx = Receiver::new(0, 1, 0, 40, window, spec);
+        let mut out = Vec::new();
+        for i in 0..64 {
+            rx.on_data(&segment(i), 0, &mut out);
+        }
+        assert_eq!(out.len(), 32, "every second segment");
+        out.clear();
+        // The 65th completes the first window (the buffer is autotuned, nothing grows yet):
+        // it waits for its pair; from the 66th on every segment grows the window.
+        for i in 64..144 {
+            rx.on_data(&segment(i), 0, &mut out);
+        }
+        assert_eq!(out.len(), 79, "each segment once the window opens");
     }
 
     #[test]
