@@ -25,7 +25,12 @@ def test_ctrl_c_ends_a_long_run_within_a_second_and_writes_nothing(tmp_path: Pat
     out = tmp_path / "run"
     args = ["run", "wireless", "--set", "duration=100000s", "--out", str(out)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "westwood", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-m", "westwood", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        # Ctrl-C must reach it even when the suite runs in the background, where a shell starts
+        # processes with SIGINT ignored and Python then leaves it ignored (as test_sweep does).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(2.0)  # well into the simulation (a 100 000 s run takes about 40 s)
     assert proc.poll() is None, proc.communicate()
