@@ -1510,3 +1510,37 @@ fn with_the_linux_push_flag_psh_goes_on_every_half_window_written_and_on_each_wr
     let (_, out) = started_spec(Recovery::NewReno, 10, |t| t.send_buffer = SendBufferRule::Linux);
     assert!(out.iter().all(|p| !p.push));
 }
+
+#[test]
+fn a_resent_probe_that_repaired_a_loss_reduces_the_window_once_and_a_duplicate_of_it_does_not() {
+    // The receiver's window (5 segments) is full: the probe resends the last segment, 6.
+    let probed = || {
+        let (mut s, _) = started_rack(4);
+        let mut out = Vec::new();
+        s.on_ack(&Packet { window: 5 * MSS, ..ack(2) }, 100 * MS, &mut out);
+        assert_eq!(seqs(&out), vec![4, 5, 6]);
+        out.clear();
+        let probe_at = s.timer_deadline().expect("a probe timer");
+        s.on_timer(probe_at, &mut out);
+        assert_eq!((seqs(&out), s.stats.retransmits), (vec![6], 1));
+        (s, probe_at)
+    };
+    // Everything up to the probe acknowledged, then data beyond it: the probe repaired a loss
+    // (an ACK beyond tlp_high_seq), one reduction (Reno: half the FlightSize, the six segments
+    // 7..12 that the ACK of 7 let out).
+    let (mut s, probe_at) = probed();
+    let mut out = Vec::new();
+    assert!(s.ssthresh() > 100 * MSS);
+    s.on_ack(&Packet { window: 10 * MSS, ..ack(7) }, probe_at + 100 * MS, &mut out);
+    assert!(s.ssthresh() > 100 * MSS, "an ACK of exactly the probe settles nothing yet");
+    assert!(!out.is_empty());
+    s.on_ack(&Packet { window: 10 * MSS, ..ack(8) }, probe_at + 200 * MS, &mut out);
+    assert_eq!(s.ssthresh(), 3 * MSS);
+    assert!(!s.in_recovery());
+    // A duplicate ACK of the probe (both copies arrived): no reduction, ever.
+    let (mut s, probe_at) = probed();
+    s.on_ack(&Packet { window: 5 * MSS, ..ack(7) }, probe_at + 100 * MS, &mut out);
+    s.on_ack(&Packet { window: 5 * MSS, ..ack(7) }, probe_at + 101 * MS, &mut out);
+    s.on_ack(&Packet { window: 10 * MSS, ..ack(8) }, probe_at + 200 * MS, &mut out);
+    assert!(s.ssthresh() > 100 * MSS, "ssthresh {}", s.ssthresh());
+}
