@@ -299,6 +299,9 @@ pub struct Sender {
 
 impl Sender {
     pub fn new(flow: u32, node: u32, peer: u32, spec: &TcpSpec, cc: Box<dyn CongestionControl>) -> Self {
+        // The window the receiver's SYN-ACK offered.
+        let syn_ack_window =
+            ReceiveWindow::new(spec.receive_window, spec.receiver_window, spec.segment_size).advertised();
         Sender {
             flow,
             node,
@@ -324,11 +327,8 @@ impl Sender {
             grows_by_delivered: spec.window_growth == WindowGrowth::Linux,
             sent_since_window_use: 0,
             started: false,
-            // The window the receiver's SYN-ACK offered.
-            peer_window: ReceiveWindow::new(spec.receive_window, spec.receiver_window, spec.segment_size)
-                .advertised(),
-            max_window: ReceiveWindow::new(spec.receive_window, spec.receiver_window, spec.segment_size)
-                .advertised(),
+            peer_window: syn_ack_window,
+            max_window: syn_ack_window,
             push_marks: (spec.push_flag == PushFlag::Linux && spec.send_buffer == SendBufferRule::Linux)
                 .then(PushMarks::new),
             dupacks: 0,
