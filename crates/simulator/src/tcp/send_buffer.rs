@@ -105,13 +105,13 @@ impl SendBuffer {
         self.write(snd_una, mss);
     }
 
-    /// Whether the buffer follows the kernel's autotuning (the sender then calls
-    /// [`SendBuffer::check_space`] at the kernel's places).
     /// The end of what the application has written so far.
     pub fn written_end(&self) -> u64 {
         self.written_end
     }
 
+    /// Whether the buffer follows the kernel's autotuning (the sender then calls
+    /// [`SendBuffer::check_space`] at the kernel's places).
     pub fn autotunes(&self) -> bool {
         self.rule == SendBufferRule::Linux
     }
