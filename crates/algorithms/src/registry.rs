@@ -271,8 +271,8 @@ const fn plain(
     CcEntry { name, kernel, default_recovery, reference_tcp: &[], parameters: None, build }
 }
 
-/// A Westwood variant whose parameters go in the table `key`.
-const fn westwood(
+/// A control whose parameters go in the table `key` (the Westwood variants, CUBIC).
+const fn with_table(
     name: &'static str,
     kernel: Option<&'static str>,
     default_recovery: &'static str,
@@ -305,20 +305,13 @@ pub static BUILTIN: &[CcEntry] = &[
     // RFC 9438 leaves loss recovery to the sender. CUBIC stands for today's Linux default,
     // which recovers with SACK (RFC 6675); with NewReno, its slow-start overshoot costs one RTT
     // per hole.
-    CcEntry {
-        name: "cubic",
-        kernel: Some("cubic"),
-        default_recovery: "sack",
-        reference_tcp: &[],
-        parameters: Some(ParameterTable { key: "cubic", params: CUBIC_PARAMS }),
-        build: build_cubic,
-    },
+    with_table("cubic", Some("cubic"), "sack", "cubic", CUBIC_PARAMS, build_cubic),
     // Seed 000 §3.1: "The standard Fast Retransmit/Fast Recovery (a la Reno) then follows".
-    westwood("westwood", Some("tcpw"), "reno", "westwood", westwood::TcpwParams::SCHEMA, build_tcpw),
+    with_table("westwood", Some("tcpw"), "reno", "westwood", westwood::TcpwParams::SCHEMA, build_tcpw),
     // Seed 001 builds on Reno as well.
-    westwood("westwood-tr", Some("tcpw_tr"), "reno", "westwood_tr", westwood::TrParams::SCHEMA, build_tr),
+    with_table("westwood-tr", Some("tcpw_tr"), "reno", "westwood_tr", westwood::TrParams::SCHEMA, build_tr),
     // Seed 004 §2: "a sender-only modification of TCP NewReno".
-    westwood(
+    with_table(
         "westwood-abse",
         Some("tcpw_abse"),
         "newreno",
@@ -327,7 +320,7 @@ pub static BUILTIN: &[CcEntry] = &[
         build_abse,
     ),
     // Westwood+ was evaluated over, and Linux runs it with, NewReno-style recovery.
-    westwood(
+    with_table(
         "westwood-plus",
         Some("tcpw_plus"),
         "newreno",
