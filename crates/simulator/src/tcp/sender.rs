@@ -302,6 +302,8 @@ impl Sender {
         // The window the receiver's SYN-ACK offered.
         let syn_ack_window =
             ReceiveWindow::new(spec.receive_window, spec.receiver_window, spec.segment_size).advertised();
+        // RACK-TLP needs SACK: without it Linux marks losses by its DUPACK count.
+        let rack_tlp = spec.loss_detection == LossDetection::Rack && spec.recovery == Recovery::Sack;
         Sender {
             flow,
             node,
@@ -362,10 +364,8 @@ impl Sender {
             high_rxt: 0,
             rescue_rxt: None,
             sack_timeout_recovery: false,
-            rack: (spec.loss_detection == LossDetection::Rack && spec.recovery == Recovery::Sack)
-                .then(Rack::default),
-            tlp: (spec.loss_detection == LossDetection::Rack && spec.recovery == Recovery::Sack)
-                .then(TailLossProbe::default),
+            rack: rack_tlp.then(Rack::default),
+            tlp: rack_tlp.then(TailLossProbe::default),
             bad_sack_block: None,
             outstanding: VecDeque::new(),
             rto_deadline: None,
@@ -456,9 +456,7 @@ impl Sender {
         }
         self.send_available(now, out);
         self.record_window_use();
-        if self.tlp.is_some() {
-            self.schedule_loss_probe(now);
-        }
+        self.schedule_loss_probe(now);
     }
 
     /// After a send opportunity: Linux's `tcp_cwnd_validate()` (`tcp/window_use.rs`), when
@@ -516,6 +514,12 @@ impl Sender {
     /// before counting one.
     fn held_at_recover(&self) -> bool {
         self.in_recovery && self.recover_acked()
+    }
+
+    /// RFC 5681 §3.2 step 2 (RFC 6675 (4.2)): the FlightSize a loss detection reports, the data
+    /// sent by limited transmit left out of `bytes_in_flight`.
+    pub(in crate::tcp) fn flight_size(&self, bytes_in_flight: u64) -> u64 {
+        bytes_in_flight - self.limited_bytes.min(bytes_in_flight)
     }
 
     /// Segments sent and not acknowledged (Linux's `packets_out`).
@@ -692,7 +696,9 @@ impl Sender {
                 segment.retransmitted = true;
                 segment.resent = true;
                 segment.xmit_at = now;
-                Sender::rack_on_retransmit(self.rack.as_mut(), segment);
+                if let Some(rack) = self.rack.as_mut() {
+                    rack.on_retransmit(segment);
+                }
             }
         } else {
             push = self.push_marks.as_mut().is_some_and(|marks| marks.take(end));
@@ -820,9 +826,7 @@ impl Sender {
             }
         }
         self.record_window_use();
-        if self.tlp.is_some() {
-            self.schedule_loss_probe(now);
-        }
+        self.schedule_loss_probe(now);
     }
 
     /// PRR: the ACK's DeliveredData (RFC 6937 §3). With SACK: the change in `snd_una` plus the
@@ -992,8 +996,7 @@ impl Sender {
         // the recovery that this ACK ends ends first), and a loss it finds starts the next.
         self.rack_mark_lost(now);
         if self.rack_recovery_due() {
-            let flight = self.snd_max - self.snd_una;
-            self.enter_sack_recovery(flight - self.limited_bytes.min(flight), now, out);
+            self.rack_enter_recovery(now, out);
         }
     }
 
@@ -1053,8 +1056,7 @@ impl Sender {
         if linux_threshold.is_none() && self.dupacks != self.dupack_threshold {
             return;
         }
-        // RFC 5681 §3.2 step 2: the data sent by limited transmit is not part of FlightSize.
-        let bytes_in_flight = bytes_in_flight - self.limited_bytes.min(bytes_in_flight);
+        let bytes_in_flight = self.flight_size(bytes_in_flight);
         // RFC 6582 §3.2 step 2: DUPACKs for data sent before the last loss detection (e.g. the
         // go-back-N resend after a timeout) must not trigger a second reduction. Tahoe applies
         // the same test (ns-2's `bug_fix_`): its go-back-N resend makes such DUPACKs after every

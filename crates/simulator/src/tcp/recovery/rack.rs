@@ -103,15 +103,27 @@ impl Rack {
         }
     }
 
-    /// An un-SACKed segment leaves the outstanding data (SACKed or cumulatively ACKed): its
-    /// marks leave the counts.
-    fn forget(&mut self, segment: &SentSegment) {
+    /// `segment` was just retransmitted (`tcp_retransmit_skb()`): in flight again.
+    pub(in crate::tcp) fn on_retransmit(&mut self, segment: &mut SentSegment) {
+        if !segment.sacked && !segment.rexmit_out {
+            segment.rexmit_out = true;
+            self.retrans_bytes += segment.len();
+        }
+    }
+
+    /// An un-SACKed segment was delivered at `now` (newly SACKed, or cumulatively ACKed): its
+    /// marks leave the counts, RACK advances, and a segment never resent delivered below the
+    /// highest SACK before this ACK (`prior_fack`) arrived after later ones: reordering
+    /// (`tcp_sacktag_one()` / `tcp_clean_rtx_queue()` -> `tcp_check_sack_reordering()`).
+    fn deliver(&mut self, segment: &SentSegment, prior_fack: u64, now: Nanos, min_rtt: Option<Nanos>) {
         if segment.lost {
             self.lost_bytes -= segment.len();
         }
         if segment.rexmit_out {
             self.retrans_bytes -= segment.len();
         }
+        self.reordering_seen |= !segment.resent && segment.start < prior_fack;
+        self.advance(segment, now, min_rtt);
     }
 }
 
@@ -151,11 +163,7 @@ impl Sender {
                     continue;
                 }
                 segment.sacked = true;
-                rack.forget(segment);
-                // tcp_sacktag_one(): a segment never resent SACKed below the highest SACK
-                // arrived after later ones (tcp_check_sack_reordering()).
-                rack.reordering_seen |= !segment.resent && segment.start < prior_fack;
-                rack.advance(segment, now, min_rtt);
+                rack.deliver(segment, prior_fack, now, min_rtt);
             }
             at = hole_end;
         }
@@ -172,13 +180,9 @@ impl Sender {
     ) {
         let min_rtt = self.rtt.min_rtt();
         let Some(rack) = self.rack.as_mut() else { return };
-        if segment.sacked {
-            return;
+        if !segment.sacked {
+            rack.deliver(segment, prior_fack, now, min_rtt);
         }
-        rack.forget(segment);
-        // "Non-retransmitted hole got filled? That's reordering."
-        rack.reordering_seen |= !segment.resent && segment.start < prior_fack;
-        rack.advance(segment, now, min_rtt);
     }
 
     /// `tcp_rack_reo_wnd()`.
@@ -220,7 +224,7 @@ impl Sender {
                 if deadline <= now {
                     rack.mark_lost(segment);
                 } else {
-                    wait = Some(wait.map_or(deadline - now, |w| w.max(deadline - now)));
+                    wait = wait.max(Some(deadline - now));
                 }
             }
         }
@@ -245,6 +249,12 @@ impl Sender {
             && !self.sack_timeout_recovery
     }
 
+    /// Start the recovery RACK found due, from an ACK or the reordering timer: the FlightSize is
+    /// everything outstanding but what limited transmit sent.
+    pub(in crate::tcp) fn rack_enter_recovery(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        self.enter_sack_recovery(self.flight_size(self.snd_max - self.snd_una), now, out);
+    }
+
     /// The reordering timer fired (`tcp_rack_reo_timeout()`): mark what is now lost; if that
     /// changed the flight, enter recovery (from any state but Recovery, as `tcp_enter_recovery()`
     /// does; PRR then counts one segment delivered, `tcp_cwnd_reduction(sk, 1, ...)`) and resend.
@@ -260,8 +270,7 @@ impl Sender {
         if !self.in_recovery {
             self.sack_timeout_recovery = false;
             self.loss_until = None;
-            let flight = self.snd_max - self.snd_una;
-            self.enter_sack_recovery(flight - self.limited_bytes.min(flight), now, out);
+            self.rack_enter_recovery(now, out);
             if prr {
                 self.send_by_prr(self.mss, now, out);
             } else {
@@ -292,16 +301,6 @@ impl Sender {
             rack.mark_lost(segment);
         }
         self.rack = Some(rack);
-    }
-
-    /// A segment was just retransmitted (`tcp_retransmit_skb()`): in flight again.
-    pub(in crate::tcp) fn rack_on_retransmit(rack: Option<&mut Rack>, segment: &mut SentSegment) {
-        if let Some(rack) = rack {
-            if !segment.sacked && !segment.rexmit_out {
-                segment.rexmit_out = true;
-                rack.retrans_bytes += segment.len();
-            }
-        }
     }
 
     /// For the invariant monitor: the counts match the marks, and the marks the scoreboard.

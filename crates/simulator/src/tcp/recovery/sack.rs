@@ -228,10 +228,7 @@ impl Sender {
         // §5.1: no new recovery before the RecoveryPoint of a timeout is acknowledged.
         let blocked = self.recover.is_some_and(|recover| ack_seq < recover);
         if due && !blocked {
-            // RFC 5681 §3.2 step 2 (RFC 6675 (4.2)): limited transmit's data is not part of
-            // the FlightSize the reduction is computed from.
-            let flight_size = bytes_in_flight - self.limited_bytes.min(bytes_in_flight);
-            self.enter_sack_recovery(flight_size, now, out);
+            self.enter_sack_recovery(self.flight_size(bytes_in_flight), now, out);
         } else if self.limited_transmit && sacked_new_data && !blocked && !self.sack_timeout_recovery {
             // §5 step (3).
             self.sack_limited_transmit(now, out);

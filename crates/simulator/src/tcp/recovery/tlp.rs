@@ -44,15 +44,20 @@ impl Sender {
     /// `tcp_schedule_loss_probe()` after an ACK or a send: arm the probe timer in the Open state
     /// with data out; elsewhere the retransmission timer rules alone (`tcp_rearm_rto()`).
     pub(in crate::tcp) fn schedule_loss_probe(&mut self, now: Nanos) {
+        if self.tlp.is_none() {
+            return;
+        }
         let open = self.ca_state() == CaState::Open && self.snd_max > self.snd_una;
-        let wait = self.rtt.srtt().map_or(TIMEOUT_INIT_NS, |srtt| {
-            let extra = if self.packets_out() == 1 { self.rtt.min_rto() } else { TIMEOUT_MIN_NS };
-            (2 * srtt + extra).div_ceil(JIFFY_NS) * JIFFY_NS
+        let deadline = open.then(|| {
+            let wait = self.rtt.srtt().map_or(TIMEOUT_INIT_NS, |srtt| {
+                let extra = if self.packets_out() == 1 { self.rtt.min_rto() } else { TIMEOUT_MIN_NS };
+                (2 * srtt + extra).div_ceil(JIFFY_NS) * JIFFY_NS
+            });
+            // "If the RTO formula yields an earlier time, then use that time."
+            self.rto_deadline.map_or(now + wait, |rto| rto.min(now + wait))
         });
-        // "If the RTO formula yields an earlier time, then use that time."
-        let deadline = self.rto_deadline.map_or(now + wait, |rto| rto.min(now + wait));
         if let Some(tlp) = self.tlp.as_mut() {
-            tlp.deadline = open.then_some(deadline);
+            tlp.deadline = deadline;
         }
     }
 
