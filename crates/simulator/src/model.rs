@@ -362,6 +362,8 @@ pub struct TcpSpec {
     pub cwnd_validation: CwndValidation,
     /// The window a PRR recovery holds ([`PrrWindow`]).
     pub prr_window: PrrWindow,
+    /// When PRR's reduction bound lets one segment more than was delivered ([`PrrBound`]).
+    pub prr_bound: PrrBound,
     /// How the receiver's advertised window opens ([`ReceiveWindowRule`]).
     pub receive_window: ReceiveWindowRule,
     /// What the control's loss reduction is computed from ([`ReductionBase`]).
@@ -423,6 +425,7 @@ impl TcpSpec {
             send_buffer: SendBufferRule::default(),
             cwnd_validation: CwndValidation::default(),
             prr_window: PrrWindow::default(),
+            prr_bound: PrrBound::default(),
             receive_window: ReceiveWindowRule::default(),
             reduction_base: ReductionBase::default(),
             sack_next_seg: SackNextSeg::default(),
@@ -672,6 +675,38 @@ impl PrrWindow {
     /// The rule named `name` (case-insensitive).
     pub fn from_name(name: &str) -> Option<PrrWindow> {
         PrrWindow::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// PRR's reduction bound once `pipe` is at or below `ssthresh` (`recovery_pacing = "prr"`,
+/// `tcp/recovery/prr.rs`): how fast the flight may climb back towards `ssthresh`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PrrBound {
+    /// RFC 6937's PRR-SSRB: every ACK lets out what it delivered plus one segment, a slow start
+    /// towards `ssthresh`. The default.
+    #[default]
+    Ssrb,
+    /// RFC 6937bis (and Linux's `tcp_cwnd_reduction()` since 5.19): the extra segment only on a
+    /// "safe" ACK, one that advances `snd_una` and marks nothing newly lost; any other ACK lets
+    /// out what it delivered (packet conservation). A DUPACK, or a NewReno partial ACK (which
+    /// marks the next hole lost), does not grow the flight.
+    SafeAck,
+}
+
+impl PrrBound {
+    pub const ALL: [PrrBound; 2] = [PrrBound::Ssrb, PrrBound::SafeAck];
+
+    /// The name scenarios use: `"ssrb"` or `"safe_ack"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrrBound::Ssrb => "ssrb",
+            PrrBound::SafeAck => "safe_ack",
+        }
+    }
+
+    /// The rule named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<PrrBound> {
+        PrrBound::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
     }
 }
 

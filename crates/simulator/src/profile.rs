@@ -30,6 +30,7 @@
 //! | `send_buffer` | `unlimited` | `unlimited` | `linux` |
 //! | `cwnd_validation` | `none` | `none` | `linux` |
 //! | `prr_window` | `ssthresh` | `ssthresh` | `linux` |
+//! | `prr_bound` | `ssrb` | `ssrb` | `safe_ack` |
 //! | `receive_window` | `fixed` | `fixed` | `linux` |
 //! | `reduction_base` | `flight_size` | `flight_size` | `cwnd` |
 //! | `sack_next_seg` | `rfc6675` | `rfc6675` | `linux` |
@@ -69,7 +70,9 @@
 //!   segment that arrives in order (`tcp_grow_window()`; `tcp/receive_window.rs`);
 //!   `tcp_is_cwnd_limited()` lets the control grow the window only while the sender uses it
 //!   all (`tcp/window_use.rs`); `tcp_cwnd_reduction()` sets `snd_cwnd` to the packets in flight
-//!   plus PRR's `sndcnt` on every ACK of a recovery (`prr_window`); `tcp_reno_ssthresh()` and CUBIC halve (or scale) `snd_cwnd`,
+//!   plus PRR's `sndcnt` on every ACK of a recovery (`prr_window`), and lets the flight
+//!   climb back towards `ssthresh` by one segment only on an ACK that advances `snd_una`
+//!   without a new loss (`prr_bound`, since 5.19); `tcp_reno_ssthresh()` and CUBIC halve (or scale) `snd_cwnd`,
 //!   not the FlightSize; `tcp_xmit_retransmit_queue()` resends only what is marked lost (no
 //!   RFC 6675 rule (3) or rescue retransmission); with SACK, RACK marks what is lost
 //!   (`tcp_rack_detect_loss()`, `tcp_recovery = 1`), lost retransmissions included
@@ -87,9 +90,9 @@ use westwood_algorithms::{WindowConfig, WindowGrowth};
 use crate::tcp::Recovery;
 
 use crate::model::{
-    CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrWindow, PushFlag,
-    ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule,
-    TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
+    CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrBound, PrrWindow,
+    PushFlag, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg,
+    SendBufferRule, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
 };
 use crate::scenario::units::format_duration;
 
@@ -113,7 +116,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 29] = [
+    pub const KEYS: [&'static str; 30] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -135,6 +138,7 @@ impl Profile {
         "send_buffer",
         "cwnd_validation",
         "prr_window",
+        "prr_bound",
         "receive_window",
         "reduction_base",
         "sack_next_seg",
@@ -202,6 +206,7 @@ impl Profile {
             "send_buffer" => tcp.send_buffer.name().to_string(),
             "cwnd_validation" => tcp.cwnd_validation.name().to_string(),
             "prr_window" => tcp.prr_window.name().to_string(),
+            "prr_bound" => tcp.prr_bound.name().to_string(),
             "receive_window" => tcp.receive_window.name().to_string(),
             "reduction_base" => tcp.reduction_base.name().to_string(),
             "sack_next_seg" => tcp.sack_next_seg.name().to_string(),
@@ -306,6 +311,7 @@ impl Profile {
             "prr_window" => {
                 tcp.prr_window = if self == Linux { PrrWindow::Linux } else { PrrWindow::Ssthresh }
             }
+            "prr_bound" => tcp.prr_bound = if self == Linux { PrrBound::SafeAck } else { PrrBound::Ssrb },
             "receive_window" => {
                 tcp.receive_window =
                     if self == Linux { ReceiveWindowRule::Linux } else { ReceiveWindowRule::Fixed }
@@ -449,6 +455,7 @@ mod tests {
                 "linux",
                 "linux",
                 "linux",
+                "safe_ack",
                 "linux",
                 "cwnd",
                 "linux",

@@ -28,9 +28,9 @@ use westwood_algorithms::WindowGrowth;
 use super::fields::{self, describe, Section};
 use super::{echo, FieldError, Res};
 use crate::model::{
-    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrWindow,
-    PushFlag, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg,
-    SendBufferRule, TimeoutThreshold,
+    CcSpec, CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrBound,
+    PrrWindow, PushFlag, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering,
+    SackNextSeg, SendBufferRule, TimeoutThreshold,
 };
 use crate::profile::Profile;
 use crate::tcp::Recovery;
@@ -309,6 +309,12 @@ const PRR_WINDOW_EXPECTED: &str = "\"ssthresh\" or \"linux\"";
 
 pub(crate) fn prr_window(v: &Value, field: &str) -> Res<PrrWindow> {
     named_rule(v, field, "PRR window", PRR_WINDOW_EXPECTED, PrrWindow::from_name)
+}
+
+const PRR_BOUND_EXPECTED: &str = "\"ssrb\" or \"safe_ack\"";
+
+pub(crate) fn prr_bound(v: &Value, field: &str) -> Res<PrrBound> {
+    named_rule(v, field, "PRR reduction bound", PRR_BOUND_EXPECTED, PrrBound::from_name)
 }
 
 const RECEIVE_WINDOW_EXPECTED: &str = "\"fixed\" or \"linux\"";

@@ -9,7 +9,7 @@ use super::fields::{self, describe, Section};
 use super::units::format_duration;
 use super::{FieldError, Res};
 use crate::model::{
-    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer,
+    CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrBound,
     PrrWindow, PushFlag, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, RtoSpec,
     SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
 };
@@ -47,6 +47,7 @@ const SENDER_KEYS: &[&str] = &[
     "send_buffer",
     "cwnd_validation",
     "prr_window",
+    "prr_bound",
     "receive_window",
     "reduction_base",
     "sack_next_seg",
@@ -306,6 +307,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::prr_window(v, &f)?,
         None => PrrWindow::default(),
     };
+    let prr_bound = match get("prr_bound") {
+        Some((v, f)) => congestion::prr_bound(v, &f)?,
+        None => PrrBound::default(),
+    };
     let receive_window = match get("receive_window") {
         Some((v, f)) => congestion::receive_window(v, &f)?,
         None => ReceiveWindowRule::default(),
@@ -384,6 +389,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         send_buffer,
         cwnd_validation,
         prr_window,
+        prr_bound,
         receive_window,
         reduction_base,
         sack_next_seg,

@@ -116,8 +116,9 @@ use super::send_buffer::SendBuffer;
 use super::window_use::WindowUse;
 use super::Recovery;
 use crate::model::{
-    FastRetransmitTimer, Inflation, LossDetection, Nanos, PartialAckTimer, PrrWindow, PushFlag, RecoveryExit,
-    RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
+    FastRetransmitTimer, Inflation, LossDetection, Nanos, PartialAckTimer, PrrBound, PrrWindow, PushFlag,
+    RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule, TcpSpec,
+    TimeoutThreshold,
 };
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
@@ -246,6 +247,8 @@ pub struct Sender {
     pub(in crate::tcp) dup_credit: u64,
     /// Which window a PRR recovery holds (`prr_window`).
     pub(in crate::tcp) prr_window: PrrWindow,
+    /// When PRR lets one segment more than was delivered (`prr_bound`).
+    pub(in crate::tcp) prr_bound: PrrBound,
     /// With `prr_window = "linux"`, in a PRR recovery once an ACK delivered data: Linux's
     /// `snd_cwnd` (`tcp_cwnd_reduction()`), bytes; what reads the window uses it instead of
     /// the control's (`Sender::window`).
@@ -322,6 +325,7 @@ impl Sender {
             send_buffer: SendBuffer::new(spec.send_buffer, spec.segment_size, spec.receiver_window),
             window_use: WindowUse::new(spec.cwnd_validation),
             prr_window: spec.prr_window,
+            prr_bound: spec.prr_bound,
             reduction_cwnd: None,
             reduction_base: spec.reduction_base,
             sack_next_seg: spec.sack_next_seg,
@@ -779,6 +783,7 @@ impl Sender {
         self.max_window = self.max_window.max(ack.window);
         let bytes_in_flight = self.snd_max - self.snd_una;
         let una_before = self.snd_una;
+        let loss_marks = self.loss_marks();
         let mut newly_sacked = 0;
         // Linux's `prior_fack`: the highest SACKed byte before this ACK.
         let prior_fack = self.scoreboard.highest_sacked().unwrap_or(self.snd_una);
@@ -809,7 +814,8 @@ impl Sender {
         let mut sent_by_prr = false;
         if let (RecoveryPacing::Prr, Some(delivered)) = (self.recovery_pacing, delivered) {
             if self.in_recovery {
-                self.send_by_prr(delivered, now, out);
+                let safe_ack = self.prr_safe_ack(loss_marks);
+                self.send_by_prr(delivered, safe_ack, now, out);
                 sent_by_prr = true;
             }
         }

@@ -4,8 +4,8 @@
 use super::sender::*;
 use super::Recovery;
 use crate::model::{
-    CcSpec, CwndValidation, LossDetection, PrrWindow, PushFlag, RecoveryExit, ReductionBase, Reordering,
-    SackNextSeg, SendBufferRule, NANOS_PER_SECOND,
+    CcSpec, CwndValidation, LossDetection, PrrBound, PrrWindow, PushFlag, RecoveryExit, ReductionBase,
+    Reordering, SackNextSeg, SendBufferRule, NANOS_PER_SECOND,
 };
 use crate::model::{
     FastRetransmitTimer, Inflation, Nanos, PartialAckTimer, RecoveryPacing, TcpSpec, TimeoutThreshold,
@@ -951,6 +951,62 @@ fn prr_slow_start_reduction_bound_catches_up_at_most_one_segment_beyond_delivery
     assert_eq!(history[3], vec![2, 3]);
     assert_eq!(history[4], vec![4, 5]);
     assert!(s.check_sack_state().is_ok());
+}
+
+#[test]
+fn with_the_safe_ack_bound_prr_adds_the_extra_segment_only_on_an_ack_that_advances_without_a_loss() {
+    // The burst above (0..14 lost of 20, no new data), under each bound. RFC 6937's SSRB adds
+    // a segment on every ACK; RFC 6937bis and Linux (`tcp_cwnd_reduction()`: `sndcnt++` only
+    // if FLAG_SND_UNA_ADVANCED && !newly_lost) only on an ACK that advances snd_una and marks
+    // nothing lost, so a SACK-only ACK lets out what it delivered.
+    for bound in PrrBound::ALL {
+        let (mut s, _) = started_spec(Recovery::Sack, 20, |t| {
+            t.recovery_pacing = RecoveryPacing::Prr;
+            t.prr_bound = bound;
+        });
+        s.stop();
+        let mut history = Vec::new();
+        for k in 15..20 {
+            let mut out = Vec::new();
+            s.on_ack(&sack_ack(0, &[(15, k + 1)]), (100 + k) * MS, &mut out);
+            history.push(seqs(&out));
+        }
+        // The retransmission of 0 arrives: snd_una advances, IsLost marks nothing new.
+        let mut out = Vec::new();
+        s.on_ack(&sack_ack(1, &[(15, 20)]), 200 * MS, &mut out);
+        history.push(seqs(&out));
+        let expected: Vec<Vec<u64>> = match bound {
+            PrrBound::Ssrb => vec![vec![], vec![], vec![0, 1], vec![2, 3], vec![4, 5], vec![6, 7]],
+            PrrBound::SafeAck => vec![vec![], vec![], vec![0], vec![1], vec![2], vec![3, 4]],
+        };
+        assert_eq!(history, expected, "{}", bound.name());
+        assert!(s.pipe() <= s.ssthresh());
+        assert!(s.check_sack_state().is_ok());
+    }
+}
+
+#[test]
+fn without_sack_a_partial_ack_is_never_safe_for_prr() {
+    // Linux's tcp_newreno_mark_lost() marks the head lost on every ACK that advances snd_una in
+    // Recovery: a partial ACK marks the next hole, so PRR gets no extra segment from it.
+    let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
+        t.recovery_pacing = RecoveryPacing::Prr;
+        t.prr_bound = PrrBound::SafeAck;
+    });
+    let mut out = Vec::new();
+    for _ in 0..3 {
+        s.on_ack(&ack(0), 100 * MS, &mut out);
+    }
+    assert!(s.in_recovery());
+    let marks = s.loss_marks();
+    s.on_ack(&ack(5), 200 * MS, &mut out);
+    assert!(s.in_recovery());
+    assert!(!s.prr_safe_ack(marks), "a partial ACK uncovers the next hole");
+    // The ACK that leaves nothing outstanding marks nothing.
+    s.stop();
+    let marks = s.loss_marks();
+    s.on_ack(&ack(s.snd_max() / MSS), 300 * MS, &mut out);
+    assert!(s.prr_safe_ack(marks));
 }
 
 #[test]

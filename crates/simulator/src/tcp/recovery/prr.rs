@@ -1,13 +1,24 @@
 //! Proportional Rate Reduction, RFC 6937 (`recovery_pacing = "prr"`, as Linux paces fast
 //! recovery): instead of inflating the window by DUPACKs, each ACK in recovery lets out a share
 //! of what it delivered, `prr_delivered * ssthresh / RecoverFS`, and PRR-SSRB catches up towards
-//! `ssthresh` once `pipe` is below it. With SACK it sends by `NextSeg`; without, new data after
-//! the hole waiting for its retransmission.
+//! `ssthresh` once `pipe` is below it (`prr_bound`: on every ACK, RFC 6937, or only on a "safe"
+//! one, RFC 6937bis and Linux). With SACK it sends by `NextSeg`; without, new data after the
+//! hole waiting for its retransmission.
 
 use super::super::sender::Sender;
 use super::Recovery;
-use crate::model::{Nanos, PrrWindow};
+use crate::model::{Nanos, PrrBound, PrrWindow};
 use crate::network::Packet;
+
+/// What marks losses, read before an ACK is handled so that PRR can tell whether the ACK marked
+/// any (Linux's `tp->lost` before `tcp_ack()`, whose change is `rs->losses`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::tcp) struct LossMarks {
+    snd_una: u64,
+    in_recovery: bool,
+    rack_marked: u64,
+    lost_to: u64,
+}
 
 impl Sender {
     /// PRR's `pipe`: RFC 6675's with SACK; without, FlightSize less what the DUPACKs said the
@@ -20,8 +31,34 @@ impl Sender {
         (self.snd_max - self.snd_una).saturating_sub(self.dup_credit).saturating_sub(hole)
     }
 
+    /// The loss marks before an ACK, for [`Sender::prr_safe_ack`].
+    pub(in crate::tcp) fn loss_marks(&self) -> LossMarks {
+        LossMarks {
+            snd_una: self.snd_una,
+            in_recovery: self.in_recovery,
+            rack_marked: self.rack.as_ref().map_or(0, |rack| rack.marked),
+            lost_to: self.lost_to,
+        }
+    }
+
+    /// RFC 6937bis's SafeACK (Linux: `FLAG_SND_UNA_ADVANCED && !newly_lost` in
+    /// `tcp_cwnd_reduction()`): the ACK just handled advanced `snd_una` and marked nothing lost.
+    /// Marks are RACK's, RFC 6675's `IsLost` boundary, or without SACK the head that an ACK in
+    /// Recovery uncovers (`tcp_newreno_mark_lost()` marks it whenever `snd_una` advanced): a
+    /// NewReno partial ACK is never safe.
+    pub(in crate::tcp) fn prr_safe_ack(&self, before: LossMarks) -> bool {
+        let advanced = self.snd_una > before.snd_una;
+        let newly_lost = if self.recovery_style == Recovery::Sack {
+            self.rack.as_ref().map_or(0, |rack| rack.marked) != before.rack_marked
+                || self.lost_to > before.lost_to
+        } else {
+            before.in_recovery && advanced && self.snd_una < self.snd_max
+        };
+        advanced && !newly_lost
+    }
+
     /// RFC 6937 §3: how many bytes this ACK lets out (may be negative: nothing).
-    pub(in crate::tcp) fn prr_sndcnt(&self, delivered: u64, pipe: u64) -> i64 {
+    pub(in crate::tcp) fn prr_sndcnt(&self, delivered: u64, pipe: u64, safe_ack: bool) -> i64 {
         let ssthresh = self.cc.ssthresh();
         if pipe > ssthresh {
             // CEIL(prr_delivered * ssthresh / RecoverFS), in whole segments as Linux counts.
@@ -29,9 +66,15 @@ impl Sender {
             let segments = share.div_ceil(u128::from(self.recover_fs.max(1)) * u128::from(self.mss));
             (segments * u128::from(self.mss)).min(i64::MAX as u128) as i64 - self.prr_out as i64
         } else {
-            // PRR-SSRB: catch up towards ssthresh, at most one segment beyond what was delivered.
+            // PRR-SSRB: catch up towards ssthresh, at most one segment beyond what was delivered
+            // (with `prr_bound = "safe_ack"`, only on a safe ACK).
+            let extra = match self.prr_bound {
+                PrrBound::Ssrb => self.mss,
+                PrrBound::SafeAck if safe_ack => self.mss,
+                PrrBound::SafeAck => 0,
+            };
             let limit =
-                (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + self.mss as i64;
+                (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + extra as i64;
             ((ssthresh - pipe) as i64).min(limit)
         }
     }
@@ -49,14 +92,21 @@ impl Sender {
 
     /// PRR: account the ACK's delivered data and send what RFC 6937 allows: first the hole
     /// waiting for its retransmission (the fast retransmission, or without SACK the hole a
-    /// partial ACK revealed), then new data (without SACK) or `NextSeg` (with).
-    pub(in crate::tcp) fn send_by_prr(&mut self, delivered: u64, now: Nanos, out: &mut Vec<Packet>) {
+    /// partial ACK revealed), then new data (without SACK) or `NextSeg` (with). `safe_ack`:
+    /// [`Sender::prr_safe_ack`] of the ACK (false without one).
+    pub(in crate::tcp) fn send_by_prr(
+        &mut self,
+        delivered: u64,
+        safe_ack: bool,
+        now: Nanos,
+        out: &mut Vec<Packet>,
+    ) {
         self.prr_delivered += delivered;
         if !self.started {
             return;
         }
         let pipe = self.prr_pipe();
-        let mut sndcnt = if delivered == 0 { 0 } else { self.prr_sndcnt(delivered, pipe) };
+        let mut sndcnt = if delivered == 0 { 0 } else { self.prr_sndcnt(delivered, pipe, safe_ack) };
         if self.rexmit_pending && self.prr_out == 0 {
             // The fast retransmission goes out whatever PRR says (as Linux forces it).
             sndcnt = sndcnt.max(self.pending_hole().1 as i64);

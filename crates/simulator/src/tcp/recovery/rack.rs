@@ -65,6 +65,9 @@ pub(in crate::tcp) struct Rack {
     pub(in crate::tcp) lost_bytes: u64,
     /// Un-SACKed bytes retransmitted since they were last marked lost (`retrans_out`).
     pub(in crate::tcp) retrans_bytes: u64,
+    /// Segments marked lost so far, a lost retransmission again (Linux's `tp->lost`, counted by
+    /// `tcp_sum_lost()`): PRR asks whether an ACK marked any (`rs->losses`).
+    pub(in crate::tcp) marked: u64,
 }
 
 /// `tcp_skb_sent_after()`: sent later, or at the same time with a higher end (one burst).
@@ -101,6 +104,7 @@ impl Rack {
             segment.lost = true;
             self.lost_bytes += segment.len();
         }
+        self.marked += 1;
     }
 
     /// `segment` was just retransmitted (`tcp_retransmit_skb()`): in flight again.
@@ -272,7 +276,8 @@ impl Sender {
             self.loss_until = None;
             self.rack_enter_recovery(now, out);
             if prr {
-                self.send_by_prr(self.mss, now, out);
+                // tcp_cwnd_reduction(sk, 1, ..., 0): no ACK, so no safe one.
+                self.send_by_prr(self.mss, false, now, out);
             } else {
                 self.send_available(now, out);
             }
