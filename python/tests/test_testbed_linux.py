@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from westwood import run as simulate
-from westwood.claims import NOT_AVAILABLE, judge
+from westwood.claims import NOT_AVAILABLE, ClaimUnavailable, judge
 from westwood.experiments import testbed as tbx
 from westwood.experiments.sweep import SweepResults
 from westwood.papers import testbed_linux as tl
@@ -65,12 +67,26 @@ def test_the_lost_retransmission_axis_also_drops_the_first_segments_retransmissi
     assert "retransmission too" in summary["parameters"]["lost_retransmission"]
 
 
-def _results(experiment, xs, testbed, simulator, quick=False):
-    """SweepResults of one series: rows TCPW then TCPW (simulator)."""
+def _paired_results(experiment, xs, testbed, simulator, quick=False):
+    """SweepResults of one series, seed by seed: ``testbed[i]`` and ``simulator[i]`` map each
+    seed to the metric at ``xs[i]`` (rows TCPW, then TCPW (simulator))."""
     sweep = experiment.as_sweep(quick)
-    rows = [[mean_ci([v]) for v in testbed], [mean_ci([v]) for v in simulator]]
+    rows = [
+        [mean_ci(list(per_seed.values())) for per_seed in side] for side in (testbed, simulator)
+    ]
     empty = [[mean_ci([]) for _ in xs] for _ in range(len(sweep.series) - 2)]
-    return SweepResults(sweep, xs, rows + empty, quick=quick)
+    samples = {}
+    for label, side in (("TCPW", testbed), ("TCPW" + tbx.SIMULATOR_SUFFIX, simulator)):
+        for x, per_seed in zip(xs, side):
+            samples[(label, x)] = dict(per_seed)
+    return SweepResults(sweep, xs, rows + empty, quick=quick, samples=samples)
+
+
+def _results(experiment, xs, testbed, simulator, quick=False):
+    """One run a side per point, both seed 1."""
+    return _paired_results(
+        experiment, xs, [{1: v} for v in testbed], [{1: v} for v in simulator], quick
+    )
 
 
 def test_kernel_over_simulator_is_the_ratio_farthest_from_one_and_not_judged_on_quick_runs():
@@ -87,22 +103,35 @@ def test_kernel_over_simulator_is_the_ratio_farthest_from_one_and_not_judged_on_
     assert quick.verdict == NOT_AVAILABLE and "without --quick" in quick.measured
 
 
-def test_kernel_over_simulator_shows_the_testbeds_spread_and_judges_the_means():
-    # Five kernel runs per point at 3 %: mean 0.376, the seeds' spread as the testbed's tcpw.
+def test_kernel_over_simulator_pairs_the_seeds_both_sides_ran_and_shows_the_paired_spread():
+    # Five kernel runs at 3 % (seeds 1-5, the spread of the testbed's tcpw), twenty simulator
+    # seeds: the seeds 1-5 hold the same early losses on both sides (the emulator draws the
+    # simulator's loss streams), the simulator's other fifteen a luckier draw.
     xs = tl.RANDOM.x.values
-    sweep = tl.RANDOM.as_sweep(False)
-    kernel = [mean_ci([0.4, 0.4, 0.4, 0.4, 0.4])] * 4 + [mean_ci([0.12, 0.45, 0.40, 0.51, 0.40])]
-    simulator = [mean_ci([0.4])] * 4 + [mean_ci([0.33])]
-    empty = [[mean_ci([]) for _ in xs] for _ in range(len(sweep.series) - 2)]
-    r = SweepResults(sweep, xs, [kernel, simulator] + empty)
+    kernel_3 = {1: 0.12, 2: 0.45, 3: 0.40, 4: 0.51, 5: 0.40}
+    simulator_3 = {1: 0.10, 2: 0.40, 3: 0.38, 4: 0.45, 5: 0.37}
+    simulator_3.update({s: 0.60 for s in range(6, 21)})
+    flat = {s: 0.4 for s in range(1, 6)}
+    r = _paired_results(tl.RANDOM, xs, [flat] * 4 + [kernel_3], [flat] * 4 + [simulator_3])
     m = tbx.kernel_over_simulator("TCPW")(r)
-    ci = kernel[-1]
-    low, high = (ci.mean - ci.half_width) / 0.33, (ci.mean + ci.half_width) / 0.33
-    assert f"95% CI over its 5 runs: {low:.2f}-{high:.2f}" in m.detail, m.detail
-    assert low < 0.9 and high > 1.1, "the spread is wider than the band"
-    # The verdict stays on the mean (1.14: partly), the spread is the reader's to weigh.
-    assert math.isclose(m.value, ci.mean / 0.33)
+    paired = sum(kernel_3.values()) / sum(simulator_3[s] for s in kernel_3)
+    assert math.isclose(m.value, paired), m
+    # Against the simulator's twenty seeds the kernel would look 30 % short; paired it is not.
+    assert sum(kernel_3.values()) / 5 / (sum(simulator_3.values()) / 20) < 0.75
+    assert 1.05 < m.value < 1.15
+    differences = mean_ci([kernel_3[s] - simulator_3[s] for s in kernel_3])
+    base = sum(simulator_3[s] for s in kernel_3) / 5
+    low = 1 + (differences.mean - differences.half_width) / base
+    high = 1 + (differences.mean + differences.half_width) / base
+    assert f"seeds both ran (5; the simulator's 20: {sum(simulator_3.values()) / 20:.3g})" in (
+        m.detail
+    ), m.detail
+    assert f"paired 95% CI {low:.2f}-{high:.2f}" in m.detail, m.detail
     assert judge(tl.RANDOM.claims[0], r).verdict == "partly"
+    # Seeds only one side ran are left out of the quotient; none in common: n/a.
+    lone = _paired_results(tl.RANDOM, xs, [{1: 1.0}] * 5, [{2: 1.0}] * 5)
+    with pytest.raises(ClaimUnavailable):
+        tbx.kernel_over_simulator("TCPW")(lone)
     # One run per point has no interval: nothing added.
     single = _results(tl.RANDOM, xs, (1.0,) * 5, (1.0,) * 5)
     assert "CI" not in tbx.kernel_over_simulator("TCPW")(single).detail

@@ -66,6 +66,7 @@ from ..runs.store import (
     read_entry,
     scenario_digest,
 )
+from ..stats import mean_ci
 from .alignment import (
     Alignment,
     CaseRow,
@@ -773,24 +774,50 @@ def agreement(testbed_a: str, testbed_b: str, xs: Sequence[float] = ()):
 def kernel_over_simulator(series: str, xs: Sequence[float] = ()):
     """Claim measure: over the x values (all, or ``xs``), the testbed's mean of ``series`` over
     the simulator's (kernel TCP against the simulator's ``linux`` profile on the same scenario),
-    the one farthest from 1. Not judged on ``--quick`` runs (as ``agreement``)."""
+    the one farthest from 1. Not judged on ``--quick`` runs (as ``agreement``).
+
+    Paired by seed: the emulator draws the simulator's loss streams, so a seed gives both sides
+    the same losses until their packets part (the same slow-start overshoot or none, the same
+    first recoveries); the testbed's mean is set against the simulator's over the same seeds, so
+    which seeds the few testbed runs happened to get does not count as a difference between the
+    sides. The detail gives the paired 95 % interval (of the per-seed differences) and the
+    simulator's mean over all its seeds."""
+
+    def paired(r: SweepResults, x: float) -> Tuple[List[float], List[float], List[float]]:
+        kernel = r.per_seed(series, x)
+        simulator = r.per_seed(series + SIMULATOR_SUFFIX, x)
+        seeds = sorted(set(kernel) & set(simulator))
+        if not seeds:
+            raise ClaimUnavailable(f"no seed of {series} at {r.x_text(x)} run on both sides")
+        return [kernel[s] for s in seeds], [simulator[s] for s in seeds], list(simulator.values())
 
     def sides(r: SweepResults, x: float) -> Tuple[float, float]:
-        return r.mean(series, x), r.mean(series + SIMULATOR_SUFFIX, x)
+        kernel, simulator, _ = paired(r, x)
+        return _mean(kernel), _mean(simulator)
 
     def spread(r: SweepResults, x: float) -> str:
         # The testbed's few runs vary widely (docs/testbed.md): the reader sees how far the
         # quotient could move with them, the verdict stays on the means.
-        kernel, simulator = r.cell(series, x), r.mean(series + SIMULATOR_SUFFIX, x)
-        if kernel.n < 2 or math.isnan(kernel.half_width) or simulator <= 0:
-            return ""
-        low = max(kernel.mean - kernel.half_width, 0.0) / simulator
-        high = (kernel.mean + kernel.half_width) / simulator
-        return f" (testbed's 95% CI over its {kernel.n} runs: {low:.2f}-{high:.2f})"
+        kernel, simulator, every = paired(r, x)
+        text = (
+            f" over seeds both ran ({len(kernel)}; the simulator's {len(every)}:"
+            f" {_mean(every):.3g})"
+        )
+        base = _mean(simulator)
+        differences = mean_ci([k - s for k, s in zip(kernel, simulator)])
+        if len(kernel) < 2 or math.isnan(differences.half_width) or base <= 0:
+            return text
+        low = 1 + (differences.mean - differences.half_width) / base
+        high = 1 + (differences.mean + differences.half_width) / base
+        return text + f", paired 95% CI {max(low, 0.0):.2f}-{high:.2f}"
 
     return _farthest_from_one(
         xs, sides, f"no x value with {series} on both sides", ".3g", spread=spread
     )
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values)
 
 
 def _farthest_from_one(
