@@ -71,6 +71,9 @@ struct InFlight<P> {
     hop: u16,
     /// The flow and segment the packet is, for scripted drops (`segments.rs`).
     tag: Option<Tag>,
+    /// The links' error models apply to it (not to a frame the simulator does not have:
+    /// [`Emulator::offer_outside`]).
+    errors: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -174,19 +177,49 @@ impl<P> Emulator<P> {
         payload: P,
         out: &mut Vec<Outcome<P>>,
     ) {
+        self.enter_route(now, route, size, tag, true, payload, out);
+    }
+
+    /// [`Emulator::offer`] for a packet outside the scenario (a handshake, a close, another
+    /// connection: `segments::Seen::simulated` false): it takes its place in the queues and on
+    /// the wire, but no error model draws for it or drops it, so the scenario's packets meet
+    /// the same draws as in the simulator.
+    pub fn offer_outside(
+        &mut self,
+        now: Nanos,
+        route: RouteId,
+        size: u32,
+        payload: P,
+        out: &mut Vec<Outcome<P>>,
+    ) {
+        self.enter_route(now, route, size, None, false, payload, out);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn enter_route(
+        &mut self,
+        now: Nanos,
+        route: RouteId,
+        size: u32,
+        tag: Option<Tag>,
+        errors: bool,
+        payload: P,
+        out: &mut Vec<Outcome<P>>,
+    ) {
         let now = now.max(self.queue.now());
         let r = &self.routes[route as usize];
         if r.links.is_empty() {
             out.push(Outcome::Delivered { at: now, route, port: r.port, size, payload });
             return;
         }
+        let flight = InFlight { payload, size, route, hop: 0, tag, errors };
         let slot = match self.free.pop() {
             Some(s) => {
-                self.slots[s as usize] = Some(InFlight { payload, size, route, hop: 0, tag });
+                self.slots[s as usize] = Some(flight);
                 s
             }
             None => {
-                self.slots.push(Some(InFlight { payload, size, route, hop: 0, tag }));
+                self.slots.push(Some(flight));
                 (self.slots.len() - 1) as u32
             }
         };
@@ -224,9 +257,10 @@ impl<P> Emulator<P> {
                 Event::Arrive { link: l, slot } => {
                     let f = self.slots[slot as usize].as_ref().expect("live slot");
                     let seen = channel_packet(f.size, f.tag);
+                    let errors = f.errors;
                     let link = &mut self.links[l as usize];
                     let outages = link.stats.drops_outage;
-                    if link.corrupts(&seen, t) {
+                    if errors && link.corrupts(&seen, t) {
                         let cause = if link.stats.drops_outage > outages {
                             DropCause::Outage
                         } else {
@@ -549,6 +583,39 @@ segment_size = "400B"
         let after_loss: Vec<bool> = lost.windows(2).filter(|w| w[0]).map(|w| w[1]).collect();
         let cond = after_loss.iter().filter(|&&x| x).count() as f64 / after_loss.len() as f64;
         assert!((cond - 0.02).abs() < 0.012, "P(loss | loss) = {cond}");
+    }
+
+    #[test]
+    fn a_packet_outside_the_scenario_is_never_lost_and_draws_nothing() {
+        // Bernoulli 30 %: the scenario's packets lose the same ones whether or not packets
+        // outside it (a handshake, iperf3's control connection) cross the link between them.
+        let body = "rate = \"1Gbps\"\ndelay = \"1ms\"\nqueue = 100000\nerrors = { model = \"bernoulli\", rate = \"30%\" }";
+        let lost = |outside_every: Option<u64>| {
+            let mut emu = one_link(body);
+            let mut out = Vec::new();
+            let mut t = 0;
+            for k in 0..2_000u64 {
+                if outside_every.is_some_and(|every| k % every == 0) {
+                    emu.offer_outside(t, 0, 440, u64::MAX - k, &mut out);
+                    t += 50_000;
+                }
+                emu.offer(t, 0, 440, k, &mut out);
+                t += 50_000;
+            }
+            emu.advance(u64::MAX, &mut out);
+            let mut dropped: Vec<u64> = out
+                .iter()
+                .filter_map(|o| match o {
+                    Outcome::Dropped { payload, .. } => Some(*payload),
+                    _ => None,
+                })
+                .collect();
+            dropped.sort();
+            dropped
+        };
+        let alone = lost(None);
+        assert!((450..750).contains(&alone.len()), "{}", alone.len());
+        assert_eq!(lost(Some(3)), alone, "the same scenario packets lost, none of the others");
     }
 
     #[test]

@@ -283,6 +283,10 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
         "time 0 of the error models (outage offsets, Gilbert-Elliott start) is the emulator's start, a fraction \
          of a second before the first flow starts"
             .to_string(),
+        "the error models draw for the frames the simulator also sends (the flows' data, iperf3's cookie, \
+         the receivers' ACKs), in the same order, so a seed loses the same packets on both sides until \
+         their packets part; handshakes, closes and iperf3's control connection cross unharmed"
+            .to_string(),
     ];
     let mut note = |s: String| {
         if !approximations.contains(&s) {

@@ -487,8 +487,17 @@ fn run_loop(
                 let r = &mut st.routes[route as usize];
                 r.offered_packets += 1;
                 r.offered_bytes += u64::from(info.ip_len);
-                let tag = tagger.as_mut().and_then(|tagger| tagger.tag(frame));
-                st.emu.offer_tagged(t, route, info.ip_len, tag, frame.to_vec(), &mut st.out);
+                // With a tagger (the testbed), only frames the simulator also has meet the
+                // scenario's error models (segments.rs).
+                match tagger.as_mut().map(|tagger| tagger.classify(frame)) {
+                    Some(seen) if !seen.simulated => {
+                        st.emu.offer_outside(t, route, info.ip_len, frame.to_vec(), &mut st.out)
+                    }
+                    seen => {
+                        let tag = seen.and_then(|seen| seen.tag);
+                        st.emu.offer_tagged(t, route, info.ip_len, tag, frame.to_vec(), &mut st.out)
+                    }
+                }
                 st.settle();
             }
         }

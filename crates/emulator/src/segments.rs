@@ -11,6 +11,12 @@
 //! A flow is known by its data connection's two ends (the testbed binds the client to a port of
 //! its own, `--cport`): frames from the client are its data, frames from the server its ACKs.
 //! The TCP header is read with IPv4 options and TCP options skipped, SACK blocks ignored.
+//!
+//! [`Tagger::classify`] also says whether a frame is one the simulator has: the data segments
+//! (the cookie too: the simulator sends it, `preamble`) and the receiver's ACKs. The handshake,
+//! the FIN or RST and every frame of another connection (iperf3's control connection) are not:
+//! the testbed lets those cross the links without drawing from the scenario's error models, so
+//! that a seed draws the same losses for the same packets on both sides.
 
 use std::collections::HashMap;
 
@@ -32,6 +38,16 @@ pub struct Tag {
     pub seq: u64,
     /// Ack: the cumulative acknowledgment number, from the flow's first data byte.
     pub ack: u64,
+}
+
+/// What a frame is to the scenario ([`Tagger::classify`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    /// Its number, for `drop-list` (`None`: the cookie, or a frame the simulator does not have).
+    pub tag: Option<Tag>,
+    /// A frame the simulator also sends: a data segment (the cookie included) or an ACK of a
+    /// known flow's data connection, outside its handshake and its close.
+    pub simulated: bool,
 }
 
 /// One TCP connection's ends: IPv4 address and port of the client (the data sender) and of
@@ -67,6 +83,8 @@ struct TcpView {
     ack: u32,
     syn: bool,
     ack_flag: bool,
+    /// FIN or RST: the connection's close, which the simulator does not send.
+    fin_or_rst: bool,
     payload: u32,
 }
 
@@ -85,32 +103,45 @@ impl Tagger {
     /// The frame's tag (`None`: not a numbered segment or ACK of a known flow). `frame` is
     /// what an emulator port reads: virtio_net_hdr, Ethernet, IPv4, TCP.
     pub fn tag(&mut self, frame: &[u8]) -> Option<Tag> {
-        let tcp = parse(frame)?;
+        self.classify(frame).tag
+    }
+
+    /// The frame's tag, and whether the simulator has such a frame ([`Seen`]).
+    pub fn classify(&mut self, frame: &[u8]) -> Seen {
+        const OUTSIDE: Seen = Seen { tag: None, simulated: false };
+        let Some(tcp) = parse(frame) else { return OUTSIDE };
         let forward = Connection { client: tcp.src, server: tcp.dst };
         if let Some(state) = self.flows.get_mut(&forward) {
             if tcp.syn {
                 // Frames are seen in order: a repeated SYN carries the same ISN.
                 state.data_start = Some(tcp.seq.wrapping_add(1).wrapping_add(self.preamble));
-                return None;
+                return OUTSIDE;
             }
-            let start = state.data_start?;
+            let Some(start) = state.data_start else { return OUTSIDE };
+            if tcp.payload == 0 || tcp.fin_or_rst {
+                return OUTSIDE;
+            }
             let offset = tcp.seq.wrapping_sub(start);
             // Before the data (the preamble) the offset wraps to a huge number: no number.
-            if tcp.payload == 0 || offset > u32::MAX / 2 {
-                return None;
+            if offset > u32::MAX / 2 {
+                return Seen { tag: None, simulated: true };
             }
-            return Some(Tag { flow: state.index, kind: PacketKind::Data, seq: u64::from(offset), ack: 0 });
+            let tag = Tag { flow: state.index, kind: PacketKind::Data, seq: u64::from(offset), ack: 0 };
+            return Seen { tag: Some(tag), simulated: true };
         }
         let backward = Connection { client: tcp.dst, server: tcp.src };
-        let state = self.flows.get(&backward)?;
-        let start = state.data_start?;
-        if tcp.syn || !tcp.ack_flag || tcp.payload > 0 {
-            return None;
+        let Some(start) = self.flows.get(&backward).and_then(|state| state.data_start) else {
+            return OUTSIDE;
+        };
+        let index = self.flows[&backward].index;
+        if tcp.syn || !tcp.ack_flag || tcp.payload > 0 || tcp.fin_or_rst {
+            return OUTSIDE;
         }
         let acked = tcp.ack.wrapping_sub(start);
         // An ACK of the handshake or the preamble acknowledges no data yet: 0.
         let acked = if acked > u32::MAX / 2 { 0 } else { acked };
-        Some(Tag { flow: state.index, kind: PacketKind::Ack, seq: 0, ack: u64::from(acked) })
+        let tag = Tag { flow: index, kind: PacketKind::Ack, seq: 0, ack: u64::from(acked) };
+        Seen { tag: Some(tag), simulated: true }
     }
 }
 
@@ -144,6 +175,7 @@ fn parse(frame: &[u8]) -> Option<TcpView> {
         ack: word(8),
         syn: tcp[13] & 0x02 != 0,
         ack_flag: tcp[13] & 0x10 != 0,
+        fin_or_rst: tcp[13] & 0x05 != 0,
         payload,
     })
 }
@@ -222,5 +254,36 @@ mod tests {
         udp[VNET_HDR_LEN + ETH_HLEN + 9] = 17;
         assert_eq!(t.tag(&udp), None);
         assert_eq!(t.tag(&[0u8; 20]), None);
+    }
+
+    #[test]
+    fn the_simulated_frames_are_the_data_with_the_cookie_and_the_receivers_acks() {
+        let conn = Connection { client: CLIENT, server: SERVER };
+        let mut t = Tagger::new(&[conn], IPERF3_COOKIE);
+        let isn = 1000;
+        let first = isn + 1 + IPERF3_COOKIE;
+        let simulated = |t: &mut Tagger, f: Vec<u8>| t.classify(&f).simulated;
+        const FIN: u8 = 0x01;
+        const RST: u8 = 0x04;
+        // The handshake: outside.
+        assert!(!simulated(&mut t, frame(CLIENT, SERVER, isn, 0, SYN, 0)));
+        assert!(!simulated(&mut t, frame(SERVER, CLIENT, 9, isn + 1, SYN | ACK, 0)));
+        assert!(!simulated(&mut t, frame(CLIENT, SERVER, isn + 1, 10, ACK, 0)));
+        // The cookie (no number) and the receiver's ACK of it: the simulator sends both.
+        let cookie = t.classify(&frame(CLIENT, SERVER, isn + 1, 10, ACK, 37));
+        assert_eq!(cookie, Seen { tag: None, simulated: true });
+        assert!(simulated(&mut t, frame(SERVER, CLIENT, 10, first, ACK, 0)));
+        // Data and ACKs.
+        let d = t.classify(&frame(CLIENT, SERVER, first, 10, ACK, 400));
+        assert!(d.simulated && d.tag.is_some_and(|tag| tag.seq == 0));
+        assert!(simulated(&mut t, frame(SERVER, CLIENT, 10, first + 400, ACK, 0)));
+        // The close, the control connection, another host: outside.
+        assert!(!simulated(&mut t, frame(CLIENT, SERVER, first + 400, 10, ACK | FIN, 0)));
+        assert!(!simulated(&mut t, frame(CLIENT, SERVER, first + 400, 10, ACK | FIN, 400)));
+        assert!(!simulated(&mut t, frame(SERVER, CLIENT, 10, first + 401, ACK | FIN, 0)));
+        assert!(!simulated(&mut t, frame(SERVER, CLIENT, 10, first + 401, RST, 0)));
+        assert!(!simulated(&mut t, frame(([10, 201, 1, 1], 39999), SERVER, 5, 0, ACK, 100)));
+        assert!(!simulated(&mut t, frame(SERVER, ([10, 201, 1, 1], 39999), 5, 0, ACK, 0)));
+        assert!(!t.classify(&[0u8; 20]).simulated);
     }
 }
