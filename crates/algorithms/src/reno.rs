@@ -47,9 +47,14 @@ impl Reno {
         }
     }
 
-    /// RFC 5681 eq. (4), FlightSize capped at cwnd (see the module notes).
+    /// RFC 5681 eq. (4), FlightSize capped at cwnd (see the module notes). With
+    /// [`WindowGrowth::Linux`] the window is counted in packets, as Linux's is:
+    /// `tcp_reno_ssthresh()` = `max(snd_cwnd >> 1, 2)`, so an odd window halves down to whole
+    /// segments (5 -> 2) where RFC 5681's bytes give 2.5.
     pub fn halved_ssthresh(&self, bytes_in_flight: u64) -> u64 {
-        (bytes_in_flight.min(self.cwnd) / 2).max(2 * self.mss)
+        let half = bytes_in_flight.min(self.cwnd) / 2;
+        let half = if self.growth == WindowGrowth::Linux { half / self.mss * self.mss } else { half };
+        half.max(2 * self.mss)
     }
 
     /// Window growth on an ACK of new data outside recovery, shared by every controller whose
@@ -205,6 +210,19 @@ mod tests {
             bytes_in_flight: 10 * MSS,
             cwnd_limited: true,
         }
+    }
+
+    #[test]
+    fn with_linux_growth_an_odd_window_halves_to_whole_segments() {
+        for (growth, expected) in [(WindowGrowth::PerAck, 2500), (WindowGrowth::Linux, 2000)] {
+            let mut r = reno_with(5 * MSS, 1 << 40, growth);
+            r.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 0, bytes_in_flight: 5 * MSS });
+            assert_eq!((r.ssthresh(), r.cwnd()), (expected, expected), "{growth:?}");
+        }
+        // The floor of two segments stays.
+        let mut r = reno_with(3 * MSS, 1 << 40, WindowGrowth::Linux);
+        r.on_congestion(CongestionEvent::DuplicateAcks { now_ns: 0, bytes_in_flight: 3 * MSS });
+        assert_eq!(r.ssthresh(), 2 * MSS);
     }
 
     #[test]
