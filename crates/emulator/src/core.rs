@@ -177,7 +177,7 @@ impl<P> Emulator<P> {
         payload: P,
         out: &mut Vec<Outcome<P>>,
     ) {
-        self.enter_route(now, route, size, tag, true, payload, out);
+        self.enter_route(now, InFlight { payload, size, route, hop: 0, tag, errors: true }, out);
     }
 
     /// [`Emulator::offer`] for a packet outside the scenario (a handshake, a close, another
@@ -192,27 +192,18 @@ impl<P> Emulator<P> {
         payload: P,
         out: &mut Vec<Outcome<P>>,
     ) {
-        self.enter_route(now, route, size, None, false, payload, out);
+        self.enter_route(now, InFlight { payload, size, route, hop: 0, tag: None, errors: false }, out);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn enter_route(
-        &mut self,
-        now: Nanos,
-        route: RouteId,
-        size: u32,
-        tag: Option<Tag>,
-        errors: bool,
-        payload: P,
-        out: &mut Vec<Outcome<P>>,
-    ) {
+    /// A packet enters its route's first link (or, on a route without links, is delivered).
+    fn enter_route(&mut self, now: Nanos, flight: InFlight<P>, out: &mut Vec<Outcome<P>>) {
         let now = now.max(self.queue.now());
-        let r = &self.routes[route as usize];
+        let r = &self.routes[flight.route as usize];
         if r.links.is_empty() {
+            let InFlight { payload, size, route, .. } = flight;
             out.push(Outcome::Delivered { at: now, route, port: r.port, size, payload });
             return;
         }
-        let flight = InFlight { payload, size, route, hop: 0, tag, errors };
         let slot = match self.free.pop() {
             Some(s) => {
                 self.slots[s as usize] = Some(flight);

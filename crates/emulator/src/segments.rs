@@ -130,17 +130,15 @@ impl Tagger {
             return Seen { tag: Some(tag), simulated: true };
         }
         let backward = Connection { client: tcp.dst, server: tcp.src };
-        let Some(start) = self.flows.get(&backward).and_then(|state| state.data_start) else {
-            return OUTSIDE;
-        };
-        let index = self.flows[&backward].index;
+        let Some(state) = self.flows.get(&backward) else { return OUTSIDE };
+        let Some(start) = state.data_start else { return OUTSIDE };
         if tcp.syn || !tcp.ack_flag || tcp.payload > 0 || tcp.fin_or_rst {
             return OUTSIDE;
         }
         let acked = tcp.ack.wrapping_sub(start);
         // An ACK of the handshake or the preamble acknowledges no data yet: 0.
         let acked = if acked > u32::MAX / 2 { 0 } else { acked };
-        let tag = Tag { flow: index, kind: PacketKind::Ack, seq: 0, ack: u64::from(acked) };
+        let tag = Tag { flow: state.index, kind: PacketKind::Ack, seq: 0, ack: u64::from(acked) };
         Seen { tag: Some(tag), simulated: true }
     }
 }

@@ -793,7 +793,7 @@ def kernel_over_simulator(series: str, xs: Sequence[float] = ()):
 
     def sides(r: SweepResults, x: float) -> Tuple[float, float]:
         kernel, simulator, _ = paired(r, x)
-        return _mean(kernel), _mean(simulator)
+        return mean_ci(kernel).mean, mean_ci(simulator).mean
 
     def spread(r: SweepResults, x: float) -> str:
         # The testbed's few runs vary widely (docs/testbed.md): the reader sees how far the
@@ -801,9 +801,9 @@ def kernel_over_simulator(series: str, xs: Sequence[float] = ()):
         kernel, simulator, every = paired(r, x)
         text = (
             f" over seeds both ran ({len(kernel)}; the simulator's {len(every)}:"
-            f" {_mean(every):.3g})"
+            f" {mean_ci(every).mean:.3g})"
         )
-        base = _mean(simulator)
+        base = mean_ci(simulator).mean
         differences = mean_ci([k - s for k, s in zip(kernel, simulator)])
         if len(kernel) < 2 or math.isnan(differences.half_width) or base <= 0:
             return text
@@ -814,10 +814,6 @@ def kernel_over_simulator(series: str, xs: Sequence[float] = ()):
     return _farthest_from_one(
         xs, sides, f"no x value with {series} on both sides", ".3g", spread=spread
     )
-
-
-def _mean(values: Sequence[float]) -> float:
-    return math.fsum(values) / len(values)
 
 
 def _farthest_from_one(

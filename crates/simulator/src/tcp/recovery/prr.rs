@@ -15,7 +15,6 @@ use crate::network::Packet;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::tcp) struct LossMarks {
     snd_una: u64,
-    in_recovery: bool,
     rack_marked: u64,
     lost_to: u64,
 }
@@ -35,24 +34,23 @@ impl Sender {
     pub(in crate::tcp) fn loss_marks(&self) -> LossMarks {
         LossMarks {
             snd_una: self.snd_una,
-            in_recovery: self.in_recovery,
             rack_marked: self.rack.as_ref().map_or(0, |rack| rack.marked),
             lost_to: self.lost_to,
         }
     }
 
     /// RFC 6937bis's SafeACK (Linux: `FLAG_SND_UNA_ADVANCED && !newly_lost` in
-    /// `tcp_cwnd_reduction()`): the ACK just handled advanced `snd_una` and marked nothing lost.
-    /// Marks are RACK's, RFC 6675's `IsLost` boundary, or without SACK the head that an ACK in
-    /// Recovery uncovers (`tcp_newreno_mark_lost()` marks it whenever `snd_una` advanced): a
-    /// NewReno partial ACK is never safe.
+    /// `tcp_cwnd_reduction()`) of the ACK just handled in a recovery: it advanced `snd_una` and
+    /// marked nothing lost. Marks are RACK's, RFC 6675's `IsLost` boundary, or without SACK the
+    /// head that an ACK in Recovery uncovers (`tcp_newreno_mark_lost()` marks it whenever
+    /// `snd_una` advanced and data is left): a NewReno partial ACK is never safe.
     pub(in crate::tcp) fn prr_safe_ack(&self, before: LossMarks) -> bool {
         let advanced = self.snd_una > before.snd_una;
         let newly_lost = if self.recovery_style == Recovery::Sack {
             self.rack.as_ref().map_or(0, |rack| rack.marked) != before.rack_marked
                 || self.lost_to > before.lost_to
         } else {
-            before.in_recovery && advanced && self.snd_una < self.snd_max
+            advanced && self.snd_una < self.snd_max
         };
         advanced && !newly_lost
     }
