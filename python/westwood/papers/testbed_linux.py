@@ -7,8 +7,9 @@ runs, each shown twice (goodput; retransmitted segments) from the same runs (``r
 
 * ``testbed_linux`` / ``testbed_linux_retransmits``: random loss at the fig. 9 points (the
   wireless path of ``scenarios/wireless.toml``, 0.5-5 % Bernoulli errors both ways), 60 s runs,
-  five seeds a side on the testbed and 20 on the simulator, for kernel tcpw, reno (SACK off, as
-  the scenario's Reno) and cubic (SACK on). Each quotient pairs the seeds: the emulator draws
+  five seeds a side on the testbed and 20 on the simulator, for kernel tcpw with both filter
+  samples (the paper's trapezoid and the interval option: tcpw loaded with sample=interval),
+  reno (SACK off, as the scenario's Reno) and cubic (SACK on). Each quotient pairs the seeds: the emulator draws
   the simulator's loss streams, so the testbed's seeds 1-5 are set against the simulator's
   seeds 1-5 (the same early losses, the same slow-start overshoot or none), and the detail
   gives the paired interval and the simulator's mean over all its seeds;
@@ -28,7 +29,7 @@ The targets are the ones the simulator has to meet to answer "what would Linux g
 goodput within 10 % and retransmissions within 0.80-1.25 at every point; with scripted drops,
 the same retransmissions and at least 90 % of ACK rows agreeing on cwnd in every case.
 docs/testbed.md ("The simulator's Linux sender") has what the ``linux`` profile models, what
-it does not, and the last measurement. The full set is about 85 minutes of real-time runs (75
+it does not, and the last measurement. The full set is about 110 minutes of real-time runs (100
 random-loss runs of 60 s, 24 scripted ones of 10 s); none of it is in ``--quick``.
 """
 
@@ -41,6 +42,7 @@ from typing import Any, Mapping
 from ..claims import Claim, ClaimUnavailable, Measurement, between
 from ..experiments.base import GOODPUT_MBPS, Axis, Metric, Series
 from ..experiments.testbed import TestbedExperiment, agreement, kernel_over_simulator
+from .which_tcpw import INTERVAL
 
 RETRANSMITS = Metric(
     name="retransmits", label="Retransmitted segments", field="retransmits", flow=0
@@ -48,6 +50,7 @@ RETRANSMITS = Metric(
 
 RANDOM_SERIES = (
     Series("TCPW", {"cc": "westwood"}),
+    Series("TCPW interval", {"cc": "westwood", "tcp.westwood": INTERVAL}),
     Series("Reno", {"cc": "reno"}),
     Series("CUBIC", {"cc": "cubic"}),
 )
@@ -56,8 +59,9 @@ RANDOM_AXIS = Axis("loss", (0.5, 1, 2, 3, 5), "Packet error rate", unit="%", qui
 
 RANDOM_DESCRIPTION = (
     "One bulk flow over the fig. 9 path (10 Mbps, 45 ms wired link; 2 Mbps wireless hop with "
-    "Bernoulli packet errors both ways): kernel tcpw (the eBPF program), reno (SACK off) and "
-    "cubic (SACK on) against the simulator's linux profile on the same scenario."
+    "Bernoulli packet errors both ways): kernel tcpw (the eBPF program, with the paper's "
+    "trapezoid sample and with the interval sample), reno (SACK off) and cubic (SACK on) "
+    "against the simulator's linux profile on the same scenario."
 )
 
 
