@@ -9,10 +9,10 @@ runs, each shown twice (goodput; retransmitted segments) from the same runs (``r
   wireless path of ``scenarios/wireless.toml``, 0.5-5 % Bernoulli errors both ways), 60 s runs,
   five seeds a side on the testbed and 20 on the simulator, for kernel tcpw with both filter
   samples (the paper's trapezoid and the interval option: tcpw loaded with sample=interval),
-  reno (SACK off, as the scenario's Reno) and cubic (SACK on). Each quotient pairs the seeds: the emulator draws
-  the simulator's loss streams, so the testbed's seeds 1-5 are set against the simulator's
-  seeds 1-5 (the same early losses, the same slow-start overshoot or none), and the detail
-  gives the paired interval and the simulator's mean over all its seeds;
+  reno (SACK off, as the scenario's Reno) and cubic (SACK on). Each quotient pairs the seeds:
+  the emulator draws the simulator's loss streams, so the testbed's seeds 1-5 are set against
+  the simulator's seeds 1-5 (the same early losses, the same slow-start overshoot or none), and
+  the detail gives the paired interval and the simulator's mean over all its seeds;
 * ``testbed_linux_drops`` / ``testbed_linux_drops_retransmits`` /
   ``testbed_linux_drops_acks``: 1 to 4 scripted drops in one window
   (``scenarios/linux_drops.toml``, Fall & Floyd's experiment: a window-limited path with no
