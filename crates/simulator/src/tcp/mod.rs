@@ -4,6 +4,7 @@
 //! Endpoints do no I/O and own no timers: they append the packets they emit to an output vector
 //! and expose the deadline of their single timer, which the simulator schedules.
 
+pub mod congestion_state;
 pub mod observation;
 pub mod push;
 pub mod receive_window;

@@ -104,6 +104,7 @@
 //! receiver holds; limited transmit waits until that resend has caught up with `snd_max` (it
 //! sends only previously unsent data).
 
+use super::congestion_state::CongestionState;
 use super::observation::AckObservation;
 use super::push::PushMarks;
 use super::receive_window::ReceiveWindow;
@@ -213,7 +214,8 @@ pub struct Sender {
     /// Bytes sent by limited transmit since the last ACK of new data (or timeout): left out of
     /// the FlightSize a loss detection reports (RFC 5681 §3.2 step 2).
     pub(in crate::tcp) limited_bytes: u64,
-    pub(in crate::tcp) in_recovery: bool,
+    /// Open, fast recovery or Loss (`tcp/congestion_state.rs`).
+    pub(in crate::tcp) state: CongestionState,
     /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: `snd_max` when the last loss was detected.
     pub(in crate::tcp) recover: Option<u64>,
     /// Window inflation during fast recovery, bytes (may go negative after partial ACKs).
@@ -264,7 +266,7 @@ pub struct Sender {
     pub(in crate::tcp) frto_armed: bool,
     /// F-RTO step 2b on this ACK: send new data (Linux's `REXMIT_NEW`).
     pub(in crate::tcp) frto_send_new: bool,
-    /// Where the new data that F-RTO sent in Loss starts (`loss_until` then): the resend of the
+    /// Where the new data that F-RTO sent in Loss starts (Loss's end then): the resend of the
     /// data outstanding at the timeout stops here and goes on at `snd_max`, and the data from
     /// here to `snd_max` is in flight meanwhile. `None` once the resend has passed it.
     pub(in crate::tcp) frto_new_from: Option<u64>,
@@ -277,8 +279,6 @@ pub struct Sender {
     pub(in crate::tcp) high_rxt: u64,
     /// SACK: RFC 6675 `RescueRxt` + 1 (`None`: undefined).
     pub(in crate::tcp) rescue_rxt: Option<u64>,
-    /// SACK: resending after a timeout, driven by the scoreboard, until `recover` is acknowledged.
-    pub(in crate::tcp) sack_timeout_recovery: bool,
     /// SACK with `loss_detection = "rack"`: RACK's state (`tcp/recovery/rack.rs`); `None`: RFC
     /// 6675's `IsLost` (`lost_to`).
     pub(in crate::tcp) rack: Option<Rack>,
@@ -291,10 +291,6 @@ pub struct Sender {
     pub(in crate::tcp) rto_deadline: Option<Nanos>,
     /// snd_una at the last timeout: a timeout with snd_una unchanged is a repeated one.
     pub(in crate::tcp) last_timeout_una: Option<u64>,
-    /// `snd_max` at the last go-back-N restart (an RTO, or Tahoe's fast retransmit) until it is
-    /// acknowledged: the trace's `loss` state. Only observed, never acted on (`recover` is
-    /// overwritten by later fast retransmits, so it cannot tell).
-    pub(in crate::tcp) loss_until: Option<u64>,
     /// The per-ACK trace's rows not yet taken by the simulator; `None` when not tracing.
     pub(in crate::tcp) observations: Option<Vec<AckObservation>>,
     pub stats: SenderStats,
@@ -340,7 +336,7 @@ impl Sender {
             dupacks: 0,
             limited_transmit: spec.limited_transmit,
             limited_bytes: 0,
-            in_recovery: false,
+            state: CongestionState::Open,
             recover: None,
             inflation: 0,
             partial_ack_seen: false,
@@ -367,14 +363,12 @@ impl Sender {
             lost_to: 0,
             high_rxt: 0,
             rescue_rxt: None,
-            sack_timeout_recovery: false,
             rack: rack_tlp.then(Rack::default),
             tlp: rack_tlp.then(TailLossProbe::default),
             bad_sack_block: None,
             outstanding: VecDeque::new(),
             rto_deadline: None,
             last_timeout_una: None,
-            loss_until: None,
             observations: None,
             stats: SenderStats::default(),
         }
@@ -393,9 +387,9 @@ impl Sender {
     /// The trace's `ca_state` (`docs/ack-trace.md`): recovery, then the go-back-N `loss` state,
     /// then `disorder` while DUPACKs (or SACKed data) wait for a new ACK.
     pub fn ca_state(&self) -> CaState {
-        if self.in_recovery {
+        if self.state.in_recovery() {
             CaState::Recovery
-        } else if self.loss_until.is_some() {
+        } else if self.state.in_loss() {
             CaState::Loss
         } else if self.dupacks > 0 || self.scoreboard.sacked_bytes() > 0 {
             CaState::Disorder
@@ -517,7 +511,7 @@ impl Sender {
     /// tcp_fastretrans_alert() resets a non-SACK sender's DUPACK count on every ACK and returns
     /// before counting one.
     fn held_at_recover(&self) -> bool {
-        self.in_recovery && self.recover_acked()
+        self.state.in_recovery() && self.recover_acked()
     }
 
     /// RFC 5681 §3.2 step 2 (RFC 6675 (4.2)): the FlightSize a loss detection reports, the data
@@ -535,7 +529,7 @@ impl Sender {
     /// timeout everything outstanding at it (`tcp_timeout_mark_lost()`); otherwise at most the
     /// head, which counts as one hole anyway.
     fn lost_out(&self) -> u64 {
-        self.loss_until.map_or(0, |until| until.saturating_sub(self.snd_una).div_ceil(self.mss))
+        self.state.loss_until().map_or(0, |until| until.saturating_sub(self.snd_una).div_ceil(self.mss))
     }
 
     /// The end of the data the sender may send: what the application handed TCP, until it
@@ -622,7 +616,7 @@ impl Sender {
     /// `sacked_out`), which leave the flight; 0 elsewhere or without the count.
     fn loss_held_bytes(&self) -> u64 {
         match self.reno_sacks {
-            Some(sacks) if self.loss_until.is_some() && !self.in_recovery => sacks.sacked() * self.mss,
+            Some(sacks) if self.state.in_loss() => sacks.sacked() * self.mss,
             _ => 0,
         }
     }
@@ -723,7 +717,7 @@ impl Sender {
         }
         self.stats.segments_sent += 1;
         self.sent_since_window_use += 1;
-        if self.in_recovery {
+        if self.state.in_recovery() {
             self.prr_out += len;
         }
         if self.rto_deadline.is_none() {
@@ -813,7 +807,7 @@ impl Sender {
         }
         let mut sent_by_prr = false;
         if let (RecoveryPacing::Prr, Some(delivered)) = (self.recovery_pacing, delivered) {
-            if self.in_recovery {
+            if self.state.in_recovery() {
                 let safe_ack = self.prr_safe_ack(loss_marks);
                 self.send_by_prr(delivered, safe_ack, now, out);
                 sent_by_prr = true;
@@ -929,11 +923,10 @@ impl Sender {
         self.dupacks = 0;
         self.limited_bytes = 0;
         self.count_reno_sacks_acked(acked_segments);
-        if self.frto_armed && !self.in_recovery {
+        if self.frto_armed && !self.state.in_recovery() {
             self.frto_on_new_ack(ack_seq);
         }
-        if self.loss_until.is_some_and(|until| ack_seq >= until) {
-            self.loss_until = None;
+        if self.state.on_cumulative_ack(ack_seq) {
             // F-RTO belongs to the Loss episode it was armed in (the next RTO decides again):
             // a later go-back-N, Tahoe's, must not take it for one.
             self.frto_armed = false;
@@ -944,15 +937,11 @@ impl Sender {
             if self.rack.is_none() {
                 self.update_lost_boundary();
             }
-            if recovered {
-                // RFC 6675 §5.1: the recovery after a timeout ends with RecoveryPoint.
-                self.sack_timeout_recovery = false;
-            }
         }
 
         // Linux's hold (`recovery_exit = "above_recover"`): the ACK of exactly `recover` keeps a
         // non-SACK sender in recovery, as one more ACK of the reduction with no hole to resend.
-        let held = self.in_recovery
+        let held = self.state.in_recovery()
             && self.recovery_style == Recovery::NewReno
             && self.recovery_exit == RecoveryExit::AboveRecover
             && self.recover == Some(ack_seq);
@@ -962,7 +951,7 @@ impl Sender {
             // hole count as in flight (and in Linux's PRR window).
             self.dup_credit = 0;
         }
-        let full_ack = self.in_recovery
+        let full_ack = self.state.in_recovery()
             && !held
             && match self.recovery_style {
                 Recovery::Reno | Recovery::Tahoe => true,
@@ -982,7 +971,7 @@ impl Sender {
             newly_delivered_bytes: delivered.unwrap_or(newly_acked_bytes),
             is_dupack: false,
             rtt_sample_ns,
-            in_recovery: self.in_recovery,
+            in_recovery: self.state.in_recovery(),
             bytes_in_flight,
             cwnd_limited: self.cwnd_limited(),
         });
@@ -990,7 +979,7 @@ impl Sender {
         let mut restart = true;
         if full_ack && !exit_first {
             self.exit_recovery(now);
-        } else if self.in_recovery && self.recovery_style == Recovery::NewReno && !held {
+        } else if self.state.in_recovery() && self.recovery_style == Recovery::NewReno && !held {
             restart = self.newreno_partial_ack(newly_acked_bytes, now, out);
         }
         // SACK partial ACKs: the scoreboard was updated; sending follows from pipe.
@@ -1021,7 +1010,7 @@ impl Sender {
             newly_delivered_bytes: 0,
             is_dupack: true,
             rtt_sample_ns: None,
-            in_recovery: self.in_recovery,
+            in_recovery: self.state.in_recovery(),
             bytes_in_flight,
             cwnd_limited: self.cwnd_limited(),
         });
@@ -1031,8 +1020,8 @@ impl Sender {
         }
         self.dupacks += 1;
         if self.frto_armed
-            && !self.in_recovery
-            && self.loss_until.is_some_and(|high_seq| self.snd_max > high_seq)
+            && !self.state.in_recovery()
+            && self.state.loss_until().is_some_and(|high_seq| self.snd_max > high_seq)
         {
             // F-RTO step 3a: a DUPACK after the new data went out: the loss was real.
             self.frto_armed = false;
@@ -1040,7 +1029,7 @@ impl Sender {
         let counted = self.count_reno_dupack();
         // The ACK's row comes before the loss reaction it may trigger, as in the kernel.
         self.observe_now(now, TraceEvent::Ack, 0, true, None);
-        if self.in_recovery {
+        if self.state.in_recovery() {
             self.inflate_on_duplicate_ack();
             return;
         }
@@ -1089,11 +1078,11 @@ impl Sender {
     /// shows the timeout spurious and undoes its reduction, is not modelled: the sender goes on
     /// as after a real loss.
     fn frto_on_new_ack(&mut self, ack_seq: u64) {
-        let Some(high_seq) = self.loss_until else { return };
+        let Some(high_seq) = self.state.loss_until() else { return };
         if self.snd_max > high_seq || ack_seq >= high_seq {
             return;
         }
-        self.loss_until = Some(self.snd_max);
+        self.state.extend_loss(self.snd_max);
         if self.new_data_len().is_some() {
             self.frto_send_new = true;
         } else {
@@ -1108,8 +1097,11 @@ impl Sender {
     fn count_reno_sacks_acked(&mut self, acked_segments: u64) {
         let Some(mut sacks) = self.reno_sacks else { return };
         sacks.on_cumulative_ack(acked_segments, self.packets_out(), self.lost_out());
-        let reset =
-            if self.in_recovery { self.recover_acked() } else { self.loss_until != Some(self.snd_una) };
+        let reset = if self.state.in_recovery() {
+            self.recover_acked()
+        } else {
+            self.state.loss_until() != Some(self.snd_una)
+        };
         if reset {
             sacks.reset();
         }
@@ -1123,11 +1115,11 @@ impl Sender {
     fn count_reno_dupack(&mut self) -> bool {
         let Some(mut sacks) = self.reno_sacks else { return true };
         let raises = sacks.raises_threshold();
-        let before_new_data = self.loss_until.is_some_and(|high_seq| self.snd_max <= high_seq);
+        let before_new_data = self.state.loss_until().is_some_and(|high_seq| self.snd_max <= high_seq);
         let counted = if self.held_at_recover() {
             sacks.reset();
             false
-        } else if !self.in_recovery && before_new_data {
+        } else if !self.state.in_recovery() && before_new_data {
             false
         } else {
             sacks.add_dupack(self.packets_out(), self.lost_out())
@@ -1138,7 +1130,7 @@ impl Sender {
     }
 
     pub(in crate::tcp) fn exit_recovery(&mut self, now: Nanos) {
-        self.in_recovery = false;
+        self.state.exit_recovery();
         self.reduction_cwnd = None;
         self.inflation = 0;
         self.rexmit_pending = false;
@@ -1169,7 +1161,7 @@ impl Sender {
         // tcp_enter_loss(): F-RTO unless a recovery is under way, except after a timeout that
         // nothing has acknowledged since (RFC 5682 §2.1 step 1 and §2.2, "new_recovery ||
         // icsk_retransmits").
-        let open = !self.in_recovery && self.loss_until.is_none();
+        let open = self.state == CongestionState::Open;
         self.frto_armed = self.frto && (open || repeated);
         self.frto_send_new = false;
         self.frto_new_from = None;
@@ -1183,7 +1175,7 @@ impl Sender {
         };
         self.cc.on_congestion(event);
         self.rtt.back_off();
-        self.in_recovery = false;
+        self.state.enter_loss(self.snd_max);
         self.reduction_cwnd = None;
         self.inflation = 0;
         self.rexmit_pending = false;
@@ -1201,7 +1193,6 @@ impl Sender {
         if self.recovery_style == Recovery::Sack {
             // RFC 6675 §5.1 (see the module notes): keep the scoreboard, everything un-SACKed
             // is lost, resend it from snd_una by the scoreboard.
-            self.sack_timeout_recovery = true;
             self.rack_timeout_mark_lost(now);
             self.forget_loss_probe();
             self.lost_to = self.snd_max;
@@ -1210,7 +1201,6 @@ impl Sender {
         } else {
             self.snd_nxt = self.snd_una;
         }
-        self.loss_until = Some(self.snd_max);
         self.observe_now(now, trace_event, 0, false, None);
         self.rto_deadline = Some(now + self.rtt.rto());
         self.send_available(now, out);
@@ -1224,8 +1214,8 @@ impl Sender {
     /// episode began), or it follows an earlier timeout after which `snd_una` advanced
     /// (`TCP_CA_Loss && !icsk_retransmits`: the kernel zeroes the count on every such ACK).
     pub(in crate::tcp) fn within_loss_episode(&self, repeated: bool) -> bool {
-        let after_timeout = self.loss_until.is_some();
-        let open = !self.in_recovery && !after_timeout;
+        let after_timeout = self.state.loss_until().is_some();
+        let open = self.state == CongestionState::Open;
         let recovery_point_acked = self.recover_acked();
         !(open || recovery_point_acked || (after_timeout && !repeated))
     }
@@ -1271,7 +1261,7 @@ impl Sender {
     }
 
     pub fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.state.in_recovery()
     }
 
     pub fn recovery_style(&self) -> Recovery {

@@ -36,6 +36,7 @@
 
 use westwood_algorithms::cubic_linux::HZ;
 
+use super::super::congestion_state::CongestionState;
 use super::super::sender::{Sender, SentSegment};
 use crate::model::{Nanos, RecoveryPacing};
 use crate::network::Packet;
@@ -192,7 +193,7 @@ impl Sender {
     /// `tcp_rack_reo_wnd()`.
     fn rack_reo_wnd(&self, rack: &Rack) -> Nanos {
         if !rack.reordering_seen {
-            if self.in_recovery || self.sack_timeout_recovery {
+            if self.state != CongestionState::Open {
                 return 0;
             }
             let sacked_segments = self.scoreboard.sacked_bytes().div_ceil(self.mss);
@@ -248,9 +249,7 @@ impl Sender {
     /// Whether RACK has marked something lost outside any recovery: time to recover
     /// (`tcp_time_to_recover()`'s "the loss is proven").
     pub(in crate::tcp) fn rack_recovery_due(&self) -> bool {
-        self.rack.as_ref().is_some_and(|rack| rack.lost_bytes > 0)
-            && !self.in_recovery
-            && !self.sack_timeout_recovery
+        self.rack.as_ref().is_some_and(|rack| rack.lost_bytes > 0) && self.state == CongestionState::Open
     }
 
     /// Start the recovery RACK found due, from an ACK or the reordering timer: the FlightSize is
@@ -271,9 +270,8 @@ impl Sender {
             return;
         }
         let prr = self.recovery_pacing == RecoveryPacing::Prr;
-        if !self.in_recovery {
-            self.sack_timeout_recovery = false;
-            self.loss_until = None;
+        if !self.state.in_recovery() {
+            self.state = CongestionState::Open;
             self.rack_enter_recovery(now, out);
             if prr {
                 // tcp_cwnd_reduction(sk, 1, ..., 0): no ACK, so no safe one.

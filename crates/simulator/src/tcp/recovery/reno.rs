@@ -22,7 +22,7 @@ impl Sender {
     ) {
         let reported = self.reduction_flight(bytes_in_flight);
         self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight: reported });
-        self.in_recovery = true;
+        self.state.enter_recovery();
         self.partial_ack_seen = false;
         // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS, the inflation being ours. The UCLA
         // WestwoodNR agent's dupwnd_ starts at 0: only later DUPACKs inflate.

@@ -7,6 +7,7 @@
 use westwood_algorithms::CongestionEvent;
 use westwood_trace::TraceEvent;
 
+use super::super::congestion_state::CongestionState;
 use super::super::sender::Sender;
 use super::Recovery;
 use crate::model::{Nanos, RecoveryPacing, SackNextSeg};
@@ -28,7 +29,7 @@ pub(in crate::tcp) enum NextSegRule {
 impl Sender {
     /// Sending is chosen by RFC 6675 `NextSeg` and limited by `pipe` (SACK loss recovery).
     pub(in crate::tcp) fn scoreboard_driven(&self) -> bool {
-        self.recovery_style == Recovery::Sack && (self.in_recovery || self.sack_timeout_recovery)
+        self.recovery_style == Recovery::Sack && self.state != CongestionState::Open
     }
 
     /// RFC 6675 `SetPipe()`.
@@ -102,7 +103,7 @@ impl Sender {
         }
         // (4) Once per recovery, after the first retransmission is acknowledged: the segment
         // holding the highest un-SACKed byte.
-        if self.in_recovery && self.rescue_rxt.is_none_or(|rescue| self.snd_una > rescue) {
+        if self.state.in_recovery() && self.rescue_rxt.is_none_or(|rescue| self.snd_una > rescue) {
             if let Some((s, e)) = self.scoreboard.last_hole(self.snd_una, self.snd_max) {
                 let start = s.max(e.saturating_sub(self.mss));
                 return Some((start, e - start, NextSegRule::Rescue));
@@ -131,7 +132,7 @@ impl Sender {
         // (4.2) the control sets ssthresh and cwnd.
         let reported = self.reduction_flight(bytes_in_flight);
         self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight: reported });
-        self.in_recovery = true;
+        self.state.enter_recovery();
         self.inflation = 0;
         self.start_prr(reported);
         self.forget_loss_probe();
@@ -211,12 +212,12 @@ impl Sender {
             self.update_lost_boundary();
         }
         // RFC 6675 §2: with SACK, a duplicate ACK counts if it SACKs new data.
-        if sacked_new_data && !self.in_recovery {
+        if sacked_new_data && !self.state.in_recovery() {
             self.dupacks += 1;
         }
         // The ACK's row comes before the loss reaction it may trigger, as in the kernel.
         self.observe_now(now, TraceEvent::Ack, 0, true, None);
-        if self.in_recovery {
+        if self.state.in_recovery() {
             return;
         }
         // §5 steps 1-2: DupThresh DUPACKs, or IsLost(HighACK + 1). With RACK, anything marked
@@ -229,7 +230,7 @@ impl Sender {
         let blocked = self.recover.is_some_and(|recover| ack_seq < recover);
         if due && !blocked {
             self.enter_sack_recovery(self.flight_size(bytes_in_flight), now, out);
-        } else if self.limited_transmit && sacked_new_data && !blocked && !self.sack_timeout_recovery {
+        } else if self.limited_transmit && sacked_new_data && !blocked && !self.state.in_loss() {
             // §5 step (3).
             self.sack_limited_transmit(now, out);
         }

@@ -18,7 +18,7 @@ impl Sender {
             bytes_in_flight: reported,
         });
         self.snd_nxt = self.snd_una;
-        self.loss_until = Some(self.snd_max);
+        self.state.enter_loss(self.snd_max);
         self.observe_now(now, TraceEvent::Recovery, 0, false, None);
         self.fast_retransmit_timer_rule(now);
     }
