@@ -110,12 +110,12 @@ use super::push::PushMarks;
 use super::receive_window::ReceiveWindow;
 use super::recovery::rack::Rack;
 use super::recovery::tlp::TailLossProbe;
+use super::recovery::LossRecovery;
 use super::reordering::RenoSacks;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use super::send_buffer::SendBuffer;
 use super::window_use::WindowUse;
-use super::Recovery;
 use crate::model::{
     FastRetransmitTimer, Inflation, LossDetection, Nanos, PartialAckTimer, PrrBound, PrrWindow, PushFlag,
     RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule, TcpSpec,
@@ -170,7 +170,8 @@ pub struct Sender {
     pub(in crate::tcp) mss: u64,
     pub(in crate::tcp) header_size: u64,
     pub(in crate::tcp) dupack_threshold: u32,
-    pub(in crate::tcp) recovery_style: Recovery,
+    /// The loss recovery and the state it alone keeps (`tcp/recovery/`).
+    pub(in crate::tcp) recovery: LossRecovery,
     pub(in crate::tcp) cc: Box<dyn CongestionControl>,
     pub(in crate::tcp) rtt: RttEstimator,
 
@@ -220,7 +221,6 @@ pub struct Sender {
     pub(in crate::tcp) recover: Option<u64>,
     /// Window inflation during fast recovery, bytes (may go negative after partial ACKs).
     pub(in crate::tcp) inflation: i64,
-    pub(in crate::tcp) partial_ack_seen: bool,
     /// Which NewReno partial ACKs restart the timer.
     pub(in crate::tcp) partial_ack_timer: PartialAckTimer,
     /// Which timeouts ask the control for a new threshold.
@@ -273,12 +273,6 @@ pub struct Sender {
 
     /// SACK: what the receiver holds above `snd_una`.
     pub(in crate::tcp) scoreboard: Scoreboard,
-    /// SACK: un-SACKed bytes below this are lost (`IsLost`; only ever moves forward).
-    pub(in crate::tcp) lost_to: u64,
-    /// SACK: one past the highest byte retransmitted in this recovery (RFC 6675 `HighRxt` + 1).
-    pub(in crate::tcp) high_rxt: u64,
-    /// SACK: RFC 6675 `RescueRxt` + 1 (`None`: undefined).
-    pub(in crate::tcp) rescue_rxt: Option<u64>,
     /// SACK with `loss_detection = "rack"`: RACK's state (`tcp/recovery/rack.rs`); `None`: RFC
     /// 6675's `IsLost` (`lost_to`).
     pub(in crate::tcp) rack: Option<Rack>,
@@ -302,7 +296,9 @@ impl Sender {
         let syn_ack_window =
             ReceiveWindow::new(spec.receive_window, spec.receiver_window, spec.segment_size).advertised();
         // RACK-TLP needs SACK: without it Linux marks losses by its DUPACK count.
-        let rack_tlp = spec.loss_detection == LossDetection::Rack && spec.recovery == Recovery::Sack;
+        let recovery = LossRecovery::new(spec.recovery);
+        let sack = recovery.sack().is_some();
+        let rack_tlp = spec.loss_detection == LossDetection::Rack && sack;
         Sender {
             flow,
             node,
@@ -310,7 +306,7 @@ impl Sender {
             mss: spec.segment_size,
             header_size: spec.header_size,
             dupack_threshold: spec.dupack_threshold,
-            recovery_style: spec.recovery,
+            recovery,
             cc,
             rtt: RttEstimator::new(spec.rto),
             snd_una: 0,
@@ -339,7 +335,6 @@ impl Sender {
             state: CongestionState::Open,
             recover: None,
             inflation: 0,
-            partial_ack_seen: false,
             partial_ack_timer: spec.partial_ack_timer,
             timeout_threshold: spec.timeout_threshold,
             recovery_pacing: spec.recovery_pacing,
@@ -352,17 +347,13 @@ impl Sender {
             recover_fs: 0,
             rexmit_pending: false,
             dup_credit: 0,
-            reno_sacks: ((spec.reordering == Reordering::Linux || spec.frto)
-                && spec.recovery != Recovery::Sack)
+            reno_sacks: ((spec.reordering == Reordering::Linux || spec.frto) && !sack)
                 .then(|| RenoSacks::new(spec.dupack_threshold, spec.reordering == Reordering::Linux)),
-            frto: spec.frto && spec.recovery != Recovery::Sack,
+            frto: spec.frto && !sack,
             frto_armed: false,
             frto_send_new: false,
             frto_new_from: None,
             scoreboard: Scoreboard::new(),
-            lost_to: 0,
-            high_rxt: 0,
-            rescue_rxt: None,
             rack: rack_tlp.then(Rack::default),
             tlp: rack_tlp.then(TailLossProbe::default),
             bad_sack_block: None,
@@ -395,15 +386,6 @@ impl Sender {
             CaState::Disorder
         } else {
             CaState::Open
-        }
-    }
-
-    /// Bytes in flight as this sender counts them: RFC 6675 `pipe` with SACK, else FlightSize.
-    pub fn in_flight(&self) -> u64 {
-        if self.recovery_style == Recovery::Sack {
-            self.pipe()
-        } else {
-            self.snd_max - self.snd_una
         }
     }
 
@@ -510,7 +492,7 @@ impl Sender {
     /// "above_recover"` (the only way a recovery outlives its recovery point), where Linux's
     /// tcp_fastretrans_alert() resets a non-SACK sender's DUPACK count on every ACK and returns
     /// before counting one.
-    fn held_at_recover(&self) -> bool {
+    pub(in crate::tcp) fn held_at_recover(&self) -> bool {
         self.state.in_recovery() && self.recover_acked()
     }
 
@@ -614,7 +596,7 @@ impl Sender {
 
     /// In Loss without SACK: the bytes the counted DUPACKs say the receiver holds (Linux's
     /// `sacked_out`), which leave the flight; 0 elsewhere or without the count.
-    fn loss_held_bytes(&self) -> u64 {
+    pub(in crate::tcp) fn loss_held_bytes(&self) -> u64 {
         match self.reno_sacks {
             Some(sacks) if self.state.in_loss() => sacks.sacked() * self.mss,
             _ => 0,
@@ -778,21 +760,9 @@ impl Sender {
         let bytes_in_flight = self.snd_max - self.snd_una;
         let una_before = self.snd_una;
         let loss_marks = self.loss_marks();
-        let mut newly_sacked = 0;
         // Linux's `prior_fack`: the highest SACKed byte before this ACK.
         let prior_fack = self.scoreboard.highest_sacked().unwrap_or(self.snd_una);
-        if self.recovery_style == Recovery::Sack {
-            // RFC 6675 §5: update the scoreboard from every ACK.
-            for (start, end) in ack.sack.iter(ack_seq) {
-                if end > self.snd_max && self.bad_sack_block.is_none() {
-                    self.bad_sack_block = Some((start, end));
-                }
-                self.rack_on_sack_block(start.max(ack_seq), end.min(self.snd_max), prior_fack, now);
-                newly_sacked += self.scoreboard.update(ack_seq, self.snd_max, start, end);
-            }
-        }
-        // What the ACK delivered (RFC 6937 DeliveredData, Linux's tcp_newly_delivered), counted
-        // before the ACK's handling as Linux counts it in tcp_clean_rtx_queue / tcp_sacktag.
+        let newly_sacked = self.on_sack_blocks(ack, prior_fack, now);
         let delivered = if self.recovery_pacing == RecoveryPacing::Prr || self.grows_by_delivered {
             Some(self.delivered_data(ack_seq, una_before, newly_sacked, bytes_in_flight))
         } else {
@@ -827,46 +797,6 @@ impl Sender {
         }
         self.record_window_use();
         self.schedule_loss_probe(now);
-    }
-
-    /// PRR: the ACK's DeliveredData (RFC 6937 §3). With SACK: the change in `snd_una` plus the
-    /// change in SACKed bytes. Without: one segment per DUPACK (while the DUPACKs do not claim
-    /// more than FlightSize less one segment), and on a cumulative ACK what it covers beyond
-    /// the segments earlier DUPACKs claimed, at least one segment (Linux's
-    /// `tcp_add_reno_sack` / `tcp_remove_reno_sacks`).
-    pub(in crate::tcp) fn delivered_data(
-        &mut self,
-        ack_seq: u64,
-        una_before: u64,
-        newly_sacked: u64,
-        flight_before: u64,
-    ) -> u64 {
-        if self.recovery_style == Recovery::Sack {
-            // The scoreboard has this ACK's blocks but still holds what it acknowledges.
-            return self.scoreboard.unsacked_between(una_before, ack_seq) + newly_sacked;
-        }
-        if ack_seq > una_before {
-            let acked = ack_seq - una_before;
-            let first = acked.min(self.mss);
-            let delivered = acked.saturating_sub(self.dup_credit).max(first);
-            self.dup_credit = self.dup_credit.saturating_sub(acked - first);
-            delivered
-        } else if flight_before > 0 {
-            if self.held_at_recover() {
-                // Held at `recover` (`recovery_exit = "above_recover"`): tcp_fastretrans_alert()
-                // resets a non-SACK sender's `sacked_out` (tcp_reset_reno_sack()) and returns
-                // through tcp_try_undo_recovery() before counting the DUPACK, so it delivers
-                // nothing: PRR sends nothing and the hole above `recover` waits for the RTO.
-                self.dup_credit = 0;
-                return 0;
-            }
-            let cap = (self.snd_max - self.snd_una).saturating_sub(self.mss);
-            let credit = self.mss.min(cap.saturating_sub(self.dup_credit));
-            self.dup_credit += credit;
-            credit
-        } else {
-            0
-        }
     }
 
     /// Reno and NewReno inflate the window by DUPACKs in fast recovery.
@@ -931,33 +861,16 @@ impl Sender {
             // a later go-back-N, Tahoe's, must not take it for one.
             self.frto_armed = false;
         }
-        let recovered = self.recover_acked();
-        if self.recovery_style == Recovery::Sack {
-            self.scoreboard.advance(ack_seq);
-            if self.rack.is_none() {
-                self.update_lost_boundary();
-            }
-        }
-
-        // Linux's hold (`recovery_exit = "above_recover"`): the ACK of exactly `recover` keeps a
-        // non-SACK sender in recovery, as one more ACK of the reduction with no hole to resend.
-        let held = self.state.in_recovery()
-            && self.recovery_style == Recovery::NewReno
-            && self.recovery_exit == RecoveryExit::AboveRecover
-            && self.recover == Some(ack_seq);
+        self.recovery_on_cumulative_ack(ack_seq);
+        let held = self.held_at(ack_seq);
         if held {
             // tcp_fastretrans_alert() once snd_una reaches high_seq: tcp_reset_reno_sack()
             // before PRR counts the flight, so the segments the receiver holds above a new
             // hole count as in flight (and in Linux's PRR window).
             self.dup_credit = 0;
         }
-        let full_ack = self.state.in_recovery()
-            && !held
-            && match self.recovery_style {
-                Recovery::Reno | Recovery::Tahoe => true,
-                // RFC 6582 §3.2 step 3; RFC 6675 §5 (A).
-                Recovery::NewReno | Recovery::Sack => recovered,
-            };
+        let full_ack =
+            self.state.in_recovery() && !held && (!self.recovery.ends_at_recover() || self.recover_acked());
         // With `recovery_exit_growth` the ACK that ends recovery is an ordinary ACK of new data
         // once the window is back to what the control decided: recovery ends first.
         let exit_first = full_ack && self.recovery_exit_growth;
@@ -979,10 +892,9 @@ impl Sender {
         let mut restart = true;
         if full_ack && !exit_first {
             self.exit_recovery(now);
-        } else if self.state.in_recovery() && self.recovery_style == Recovery::NewReno && !held {
-            restart = self.newreno_partial_ack(newly_acked_bytes, now, out);
+        } else if self.state.in_recovery() && !held {
+            restart = self.on_partial_ack(newly_acked_bytes, now, out);
         }
-        // SACK partial ACKs: the scoreboard was updated; sending follows from pipe.
         if restart || self.snd_una == self.snd_max {
             self.restart_timer(now);
         }
@@ -1014,61 +926,7 @@ impl Sender {
             bytes_in_flight,
             cwnd_limited: self.cwnd_limited(),
         });
-        if self.recovery_style == Recovery::Sack {
-            self.sack_duplicate_ack(ack_seq, bytes_in_flight, sacked_new_data, now, out);
-            return;
-        }
-        self.dupacks += 1;
-        if self.frto_armed
-            && !self.state.in_recovery()
-            && self.state.loss_until().is_some_and(|high_seq| self.snd_max > high_seq)
-        {
-            // F-RTO step 3a: a DUPACK after the new data went out: the loss was real.
-            self.frto_armed = false;
-        }
-        let counted = self.count_reno_dupack();
-        // The ACK's row comes before the loss reaction it may trigger, as in the kernel.
-        self.observe_now(now, TraceEvent::Ack, 0, true, None);
-        if self.state.in_recovery() {
-            self.inflate_on_duplicate_ack();
-            return;
-        }
-        let linux_threshold = self.reno_sacks.filter(RenoSacks::raises_threshold);
-        let loss_detected = match linux_threshold {
-            Some(sacks) => sacks.loss_detected(),
-            None => self.dupacks >= self.dupack_threshold,
-        };
-        if !loss_detected {
-            // RFC 3042 §2 (RFC 5681 §3.2 step 1): the first DUPACKs may send new data (with
-            // Linux's count, those it counted: a clamped DUPACK frees nothing in flight).
-            // In Loss, Linux's count already lets the held segments' places out (the send
-            // path's `loss_held_bytes`), which is all limited transmit is to Linux.
-            if self.limited_transmit && counted && self.loss_held_bytes() == 0 {
-                self.limited_transmit_one(now, out);
-            }
-            return;
-        }
-        if linux_threshold.is_none() && self.dupacks != self.dupack_threshold {
-            return;
-        }
-        let bytes_in_flight = self.flight_size(bytes_in_flight);
-        // RFC 6582 §3.2 step 2: DUPACKs for data sent before the last loss detection (e.g. the
-        // go-back-N resend after a timeout) must not trigger a second reduction. Tahoe applies
-        // the same test (ns-2's `bug_fix_`): its go-back-N resend makes such DUPACKs after every
-        // fast retransmit; so does Reno with `repeat_fast_retransmit = false` (ns-2's Reno
-        // agent: `bug_fix_`, no second fast retransmit in one window).
-        let guarded = matches!(self.recovery_style, Recovery::NewReno | Recovery::Tahoe)
-            || (self.recovery_style == Recovery::Reno && !self.repeat_fast_retransmit);
-        if guarded && self.recover.is_some_and(|recover| ack_seq <= recover) {
-            return;
-        }
-        self.stats.fast_retransmits += 1;
-        self.recover = Some(self.snd_max);
-        if self.recovery_style == Recovery::Tahoe {
-            self.tahoe_fast_retransmit(bytes_in_flight, now);
-        } else {
-            self.enter_fast_recovery(bytes_in_flight, now, out);
-        }
+        self.recovery_on_duplicate_ack(ack_seq, bytes_in_flight, sacked_new_data, now, out);
     }
 
     /// F-RTO on an ACK that advances `snd_una` in Loss (`tcp_process_loss()`, RFC 5682 §2):
@@ -1112,7 +970,7 @@ impl Sender {
     /// at `high_seq` (which resets the count instead), in Loss only once new data is out beyond
     /// `high_seq` (`tcp_process_loss()`), else always. Whether the DUPACK freed a place in the
     /// flight (always, without Linux's count).
-    fn count_reno_dupack(&mut self) -> bool {
+    pub(in crate::tcp) fn count_reno_dupack(&mut self) -> bool {
         let Some(mut sacks) = self.reno_sacks else { return true };
         let raises = sacks.raises_threshold();
         let before_new_data = self.state.loss_until().is_some_and(|high_seq| self.snd_max <= high_seq);
@@ -1190,17 +1048,7 @@ impl Sender {
         for segment in &mut self.outstanding {
             segment.retransmitted = true;
         }
-        if self.recovery_style == Recovery::Sack {
-            // RFC 6675 §5.1 (see the module notes): keep the scoreboard, everything un-SACKed
-            // is lost, resend it from snd_una by the scoreboard.
-            self.rack_timeout_mark_lost(now);
-            self.forget_loss_probe();
-            self.lost_to = self.snd_max;
-            self.high_rxt = self.snd_una;
-            self.rescue_rxt = None;
-        } else {
-            self.snd_nxt = self.snd_una;
-        }
+        self.recovery_on_timeout(now);
         self.observe_now(now, trace_event, 0, false, None);
         self.rto_deadline = Some(now + self.rtt.rto());
         self.send_available(now, out);
@@ -1262,10 +1110,6 @@ impl Sender {
 
     pub fn in_recovery(&self) -> bool {
         self.state.in_recovery()
-    }
-
-    pub fn recovery_style(&self) -> Recovery {
-        self.recovery_style
     }
 
     /// The SACK scoreboard (empty unless the recovery is `sack`).

@@ -4,6 +4,7 @@
 //! (§3.2 step 2; the check is in the sender's DUPACK handling, shared with Tahoe).
 
 use super::super::sender::Sender;
+use super::LossRecovery;
 use crate::model::{Inflation, Nanos, PartialAckTimer, RecoveryPacing};
 use crate::network::Packet;
 
@@ -35,8 +36,9 @@ impl Sender {
                 }
             }
         }
-        let restart = !self.partial_ack_seen || self.partial_ack_timer == PartialAckTimer::Every;
-        self.partial_ack_seen = true;
+        let LossRecovery::NewReno { partial_ack_seen } = &mut self.recovery else { return true };
+        let restart = !*partial_ack_seen || self.partial_ack_timer == PartialAckTimer::Every;
+        *partial_ack_seen = true;
         restart
     }
 }

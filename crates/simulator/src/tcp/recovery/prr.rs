@@ -6,7 +6,6 @@
 //! hole waiting for its retransmission.
 
 use super::super::sender::Sender;
-use super::Recovery;
 use crate::model::{Nanos, PrrBound, PrrWindow};
 use crate::network::Packet;
 
@@ -23,7 +22,7 @@ impl Sender {
     /// PRR's `pipe`: RFC 6675's with SACK; without, FlightSize less what the DUPACKs said the
     /// receiver holds and less the hole waiting to be resent.
     pub(in crate::tcp) fn prr_pipe(&self) -> u64 {
-        if self.recovery_style == Recovery::Sack {
+        if self.recovery.sack().is_some() {
             return self.pipe();
         }
         let hole = if self.rexmit_pending { self.mss.min(self.snd_max - self.snd_una) } else { 0 };
@@ -35,7 +34,7 @@ impl Sender {
         LossMarks {
             snd_una: self.snd_una,
             rack_marked: self.rack.as_ref().map_or(0, |rack| rack.marked),
-            lost_to: self.lost_to,
+            lost_to: self.sack_state().lost_to,
         }
     }
 
@@ -46,9 +45,9 @@ impl Sender {
     /// `snd_una` advanced and data is left): a NewReno partial ACK is never safe.
     pub(in crate::tcp) fn prr_safe_ack(&self, before: LossMarks) -> bool {
         let advanced = self.snd_una > before.snd_una;
-        let newly_lost = if self.recovery_style == Recovery::Sack {
+        let newly_lost = if self.recovery.sack().is_some() {
             self.rack.as_ref().map_or(0, |rack| rack.marked) != before.rack_marked
-                || self.lost_to > before.lost_to
+                || self.sack_state().lost_to > before.lost_to
         } else {
             advanced && self.snd_una < self.snd_max
         };
@@ -127,12 +126,10 @@ impl Sender {
             }
             self.transmit(start, len, now, out);
             self.rexmit_pending = false;
-            if self.recovery_style == Recovery::Sack {
-                self.high_rxt = self.high_rxt.max(start + len);
-            }
+            self.raise_high_rxt(start + len);
             left -= len;
         }
-        if self.recovery_style == Recovery::Sack {
+        if self.recovery.sack().is_some() {
             self.send_by_scoreboard(self.pipe() + left, now, out);
             return;
         }
@@ -157,7 +154,7 @@ impl Sender {
     /// `tcp_sendmsg()` in a recovery. Nothing without that window.
     pub(in crate::tcp) fn send_prr_window(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         let Some(window) = self.reduction_cwnd else { return };
-        if self.recovery_style == Recovery::Sack {
+        if self.recovery.sack().is_some() {
             self.send_by_scoreboard(window, now, out);
             return;
         }

@@ -9,9 +9,21 @@ use westwood_trace::TraceEvent;
 
 use super::super::congestion_state::CongestionState;
 use super::super::sender::Sender;
-use super::Recovery;
 use crate::model::{Nanos, RecoveryPacing, SackNextSeg};
 use crate::network::Packet;
+
+/// What RFC 6675's recovery keeps beside the scoreboard (which the sender keeps: RACK and the
+/// trace read it too).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(in crate::tcp) struct SackRecovery {
+    /// Un-SACKed bytes below this are lost (`IsLost`; only ever moves forward). Unused with
+    /// RACK, which marks segments instead.
+    pub(in crate::tcp) lost_to: u64,
+    /// One past the highest byte retransmitted in this recovery (`HighRxt` + 1).
+    pub(in crate::tcp) high_rxt: u64,
+    /// `RescueRxt` + 1 (`None`: undefined).
+    pub(in crate::tcp) rescue_rxt: Option<u64>,
+}
 
 /// Which `NextSeg` rule (RFC 6675 §4) chose a segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,9 +39,15 @@ pub(in crate::tcp) enum NextSegRule {
 }
 
 impl Sender {
-    /// Sending is chosen by RFC 6675 `NextSeg` and limited by `pipe` (SACK loss recovery).
+    /// RFC 6675's state; its defaults (nothing lost, nothing resent) without SACK.
+    pub(in crate::tcp) fn sack_state(&self) -> SackRecovery {
+        self.recovery.sack().copied().unwrap_or_default()
+    }
+
+    /// Sending is chosen by RFC 6675 `NextSeg` and limited by `pipe` (SACK loss recovery, and
+    /// the resend after a timeout, §5.1).
     pub(in crate::tcp) fn scoreboard_driven(&self) -> bool {
-        self.recovery_style == Recovery::Sack && self.state != CongestionState::Open
+        self.recovery.sack().is_some() && self.state != CongestionState::Open
     }
 
     /// RFC 6675 `SetPipe()`.
@@ -37,7 +55,46 @@ impl Sender {
         if let Some(rack) = self.rack.as_ref() {
             return self.rack_pipe(rack);
         }
-        self.scoreboard.pipe(self.snd_una, self.snd_max, self.lost_to, self.high_rxt)
+        let sack = self.sack_state();
+        self.scoreboard.pipe(self.snd_una, self.snd_max, sack.lost_to, sack.high_rxt)
+    }
+
+    /// RFC 6675 §5: the scoreboard is updated from every ACK (RACK sees each block first). The
+    /// bytes newly SACKed.
+    pub(in crate::tcp) fn sack_update_scoreboard(
+        &mut self,
+        ack: &Packet,
+        prior_fack: u64,
+        now: Nanos,
+    ) -> u64 {
+        let ack_seq = ack.ack;
+        let mut newly_sacked = 0;
+        for (start, end) in ack.sack.iter(ack_seq) {
+            if end > self.snd_max && self.bad_sack_block.is_none() {
+                self.bad_sack_block = Some((start, end));
+            }
+            self.rack_on_sack_block(start.max(ack_seq), end.min(self.snd_max), prior_fack, now);
+            newly_sacked += self.scoreboard.update(ack_seq, self.snd_max, start, end);
+        }
+        newly_sacked
+    }
+
+    /// RFC 6675 §5.1 after a timeout (see `tcp/sender.rs`): keep the scoreboard, everything
+    /// un-SACKed is lost, resend it from `snd_una` by the scoreboard.
+    pub(in crate::tcp) fn sack_on_timeout(&mut self, now: Nanos) {
+        self.rack_timeout_mark_lost(now);
+        self.forget_loss_probe();
+        let (snd_una, snd_max) = (self.snd_una, self.snd_max);
+        if let Some(sack) = self.recovery.sack_mut() {
+            *sack = SackRecovery { lost_to: snd_max, high_rxt: snd_una, rescue_rxt: None };
+        }
+    }
+
+    /// Moves `HighRxt` up to `end` (a segment ending there was just retransmitted).
+    pub(in crate::tcp) fn raise_high_rxt(&mut self, end: u64) {
+        if let Some(sack) = self.recovery.sack_mut() {
+            sack.high_rxt = sack.high_rxt.max(end);
+        }
     }
 
     /// RFC 6675 §5 step (C): send while `cwnd - pipe >= SMSS` (`cwnd` the control's, or PRR's
@@ -48,9 +105,14 @@ impl Sender {
             let Some((seq, len, rule)) = self.next_seg() else { break };
             self.transmit(seq, len, now, out);
             match rule {
-                NextSegRule::Lost | NextSegRule::Unsacked => self.high_rxt = self.high_rxt.max(seq + len),
+                NextSegRule::Lost | NextSegRule::Unsacked => self.raise_high_rxt(seq + len),
                 NextSegRule::New => self.snd_nxt = self.snd_max,
-                NextSegRule::Rescue => self.rescue_rxt = self.recover,
+                NextSegRule::Rescue => {
+                    let recover = self.recover;
+                    if let Some(sack) = self.recovery.sack_mut() {
+                        sack.rescue_rxt = recover;
+                    }
+                }
             }
             // (C.4)
             pipe += len;
@@ -64,7 +126,10 @@ impl Sender {
             return;
         }
         // (3.1) HighRxt = HighACK: nothing retransmitted counts twice in pipe.
-        self.high_rxt = self.snd_una;
+        let snd_una = self.snd_una;
+        if let Some(sack) = self.recovery.sack_mut() {
+            sack.high_rxt = snd_una;
+        }
         // (3.2)-(3.3)
         while self.pipe() + self.mss <= self.cc.cwnd() {
             let Some(len) = self.new_data_len() else { break };
@@ -74,13 +139,14 @@ impl Sender {
 
     /// RFC 6675 §4 `NextSeg()`: the next segment to send, `(seq, len, rule)`.
     pub(in crate::tcp) fn next_seg(&self) -> Option<(u64, u64, NextSegRule)> {
-        let from = self.high_rxt.max(self.snd_una);
+        let sack = self.sack_state();
+        let from = sack.high_rxt.max(self.snd_una);
         let segment = |(s, e): (u64, u64)| (s, (e - s).min(self.mss));
         // (1) The first un-SACKed byte above HighRxt that IsLost (so below the highest SACK);
         // with RACK, the first segment marked lost and not resent since.
         let lost = match self.rack {
             Some(_) => self.rack_next_lost(),
-            None => self.scoreboard.first_hole(from, self.lost_to.min(self.snd_max)).map(segment),
+            None => self.scoreboard.first_hole(from, sack.lost_to.min(self.snd_max)).map(segment),
         };
         if let Some((s, len)) = lost {
             return Some((s, len, NextSegRule::Lost));
@@ -103,7 +169,7 @@ impl Sender {
         }
         // (4) Once per recovery, after the first retransmission is acknowledged: the segment
         // holding the highest un-SACKed byte.
-        if self.state.in_recovery() && self.rescue_rxt.is_none_or(|rescue| self.snd_una > rescue) {
+        if self.state.in_recovery() && sack.rescue_rxt.is_none_or(|rescue| self.snd_una > rescue) {
             if let Some((s, e)) = self.scoreboard.last_hole(self.snd_una, self.snd_max) {
                 let start = s.max(e.saturating_sub(self.mss));
                 return Some((start, e - start, NextSegRule::Rescue));
@@ -114,8 +180,9 @@ impl Sender {
 
     /// SACK: move the `IsLost` boundary up to what the scoreboard now implies.
     pub(in crate::tcp) fn update_lost_boundary(&mut self) {
-        if let Some(boundary) = self.scoreboard.lost_boundary(self.dupack_threshold, self.mss) {
-            self.lost_to = self.lost_to.max(boundary);
+        let Some(boundary) = self.scoreboard.lost_boundary(self.dupack_threshold, self.mss) else { return };
+        if let Some(sack) = self.recovery.sack_mut() {
+            sack.lost_to = sack.lost_to.max(boundary);
         }
     }
 
@@ -147,15 +214,18 @@ impl Sender {
             None => Some(self.pending_hole()),
         };
         let Some((start, len)) = first else { return };
-        self.rescue_rxt = Some(start + len);
-        if self.recovery_pacing == RecoveryPacing::Prr {
-            // PRR sends it at the end of this ACK, with whatever else it allows.
-            self.high_rxt = self.snd_una;
+        let prr = self.recovery_pacing == RecoveryPacing::Prr;
+        let snd_una = self.snd_una;
+        if let Some(sack) = self.recovery.sack_mut() {
+            sack.rescue_rxt = Some(start + len);
+            // With PRR it goes out at the end of this ACK, with whatever else PRR allows.
+            sack.high_rxt = if prr { snd_una } else { start + len };
+        }
+        if prr {
             self.rexmit_pending = true;
             return;
         }
         self.transmit(start, len, now, out);
-        self.high_rxt = start + len;
         // (4.4)-(4.5): pipe and step (C) run in send_available.
     }
 
@@ -166,7 +236,7 @@ impl Sender {
         if let Some((s, e)) = self.bad_sack_block {
             return Err(format!("SACK block [{s}, {e}) reaches beyond the data sent"));
         }
-        if self.recovery_style != Recovery::Sack {
+        if self.recovery.sack().is_none() {
             return Ok(());
         }
         self.check_rack_state()?;
@@ -224,7 +294,7 @@ impl Sender {
         // lost (tcp_time_to_recover()), whatever the DUPACK count.
         let due = match self.rack.as_ref() {
             Some(rack) => rack.lost_bytes > 0,
-            None => self.dupacks >= self.dupack_threshold || self.lost_to > self.snd_una,
+            None => self.dupacks >= self.dupack_threshold || self.sack_state().lost_to > self.snd_una,
         };
         // §5.1: no new recovery before the RecoveryPoint of a timeout is acknowledged.
         let blocked = self.recover.is_some_and(|recover| ack_seq < recover);
