@@ -110,16 +110,15 @@ use super::push::PushMarks;
 use super::receive_window::ReceiveWindow;
 use super::recovery::rack::Rack;
 use super::recovery::tlp::TailLossProbe;
-use super::recovery::LossRecovery;
+use super::recovery::{LossRecovery, RecoveryPacer};
 use super::reordering::RenoSacks;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use super::send_buffer::SendBuffer;
 use super::window_use::WindowUse;
 use crate::model::{
-    FastRetransmitTimer, Inflation, LossDetection, Nanos, PartialAckTimer, PrrBound, PrrWindow, PushFlag,
-    RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg, SendBufferRule, TcpSpec,
-    TimeoutThreshold,
+    FastRetransmitTimer, LossDetection, Nanos, PartialAckTimer, PushFlag, RecoveryExit, ReductionBase,
+    Reordering, SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
 };
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::VecDeque;
@@ -219,42 +218,21 @@ pub struct Sender {
     pub(in crate::tcp) state: CongestionState,
     /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: `snd_max` when the last loss was detected.
     pub(in crate::tcp) recover: Option<u64>,
-    /// Window inflation during fast recovery, bytes (may go negative after partial ACKs).
-    pub(in crate::tcp) inflation: i64,
     /// Which NewReno partial ACKs restart the timer.
     pub(in crate::tcp) partial_ack_timer: PartialAckTimer,
     /// Which timeouts ask the control for a new threshold.
     pub(in crate::tcp) timeout_threshold: TimeoutThreshold,
-    /// Inflation (RFC 5681) or PRR (RFC 6937) in fast recovery.
-    pub(in crate::tcp) recovery_pacing: RecoveryPacing,
-    /// How Reno / NewReno fast recovery inflates the window by DUPACKs.
-    pub(in crate::tcp) fast_recovery_inflation: Inflation,
+    /// What paces fast recovery, with its state: window inflation (RFC 5681) or PRR (RFC 6937).
+    pub(in crate::tcp) pacing: RecoveryPacer,
     /// The ACK that ends fast recovery also grows the window.
     pub(in crate::tcp) recovery_exit_growth: bool,
     /// The fast retransmission restarts the retransmission timer.
     pub(in crate::tcp) fast_retransmit_timer: FastRetransmitTimer,
     /// Reno recovery: DUPACKs below `recover` may start another fast retransmit.
     pub(in crate::tcp) repeat_fast_retransmit: bool,
-    /// PRR: bytes delivered to the receiver since recovery started (RFC 6937 `prr_delivered`).
-    pub(in crate::tcp) prr_delivered: u64,
-    /// PRR: bytes sent since recovery started, the fast retransmission included (`prr_out`).
-    pub(in crate::tcp) prr_out: u64,
-    /// PRR: FlightSize when recovery started (`RecoverFS`).
-    pub(in crate::tcp) recover_fs: u64,
-    /// PRR: the first hole (at `snd_una`) waits for its retransmission: the fast retransmission
-    /// at the start of recovery, or without SACK the hole a partial ACK revealed.
-    pub(in crate::tcp) rexmit_pending: bool,
     /// PRR without SACK: bytes the DUPACKs said the receiver holds above the hole (one segment
     /// each, Linux's `sacked_out` for a connection without SACK).
     pub(in crate::tcp) dup_credit: u64,
-    /// Which window a PRR recovery holds (`prr_window`).
-    pub(in crate::tcp) prr_window: PrrWindow,
-    /// When PRR lets one segment more than was delivered (`prr_bound`).
-    pub(in crate::tcp) prr_bound: PrrBound,
-    /// With `prr_window = "linux"`, in a PRR recovery once an ACK delivered data: Linux's
-    /// `snd_cwnd` (`tcp_cwnd_reduction()`), bytes; what reads the window uses it instead of
-    /// the control's (`Sender::window`).
-    pub(in crate::tcp) reduction_cwnd: Option<u64>,
     /// Without SACK, with `reordering = "linux"` or F-RTO: Linux's DUPACK count and the
     /// threshold it may raise (`tcp/reordering.rs`); `None`: the threshold is `dupack_threshold`
     /// and DUPACKs free nothing in Loss.
@@ -316,9 +294,6 @@ impl Sender {
             preamble_end: (spec.preamble > 0).then_some(spec.preamble),
             send_buffer: SendBuffer::new(spec.send_buffer, spec.segment_size, spec.receiver_window),
             window_use: WindowUse::new(spec.cwnd_validation),
-            prr_window: spec.prr_window,
-            prr_bound: spec.prr_bound,
-            reduction_cwnd: None,
             reduction_base: spec.reduction_base,
             sack_next_seg: spec.sack_next_seg,
             recovery_exit: spec.recovery_exit,
@@ -334,18 +309,12 @@ impl Sender {
             limited_bytes: 0,
             state: CongestionState::Open,
             recover: None,
-            inflation: 0,
             partial_ack_timer: spec.partial_ack_timer,
             timeout_threshold: spec.timeout_threshold,
-            recovery_pacing: spec.recovery_pacing,
-            fast_recovery_inflation: spec.fast_recovery_inflation,
+            pacing: RecoveryPacer::new(spec),
             recovery_exit_growth: spec.recovery_exit_growth,
             fast_retransmit_timer: spec.fast_retransmit_timer,
             repeat_fast_retransmit: spec.repeat_fast_retransmit,
-            prr_delivered: 0,
-            prr_out: 0,
-            recover_fs: 0,
-            rexmit_pending: false,
             dup_credit: 0,
             reno_sacks: ((spec.reordering == Reordering::Linux || spec.frto) && !sack)
                 .then(|| RenoSacks::new(spec.dupack_threshold, spec.reordering == Reordering::Linux)),
@@ -475,7 +444,7 @@ impl Sender {
     /// `prr_window = "linux"`, else the control's. Sending uses the control's (PRR paces a
     /// recovery by `sndcnt` itself); the send buffer, cwnd validation and the trace read this.
     pub fn window(&self) -> u64 {
-        self.reduction_cwnd.unwrap_or_else(|| self.cc.cwnd())
+        self.pacing.reduction_cwnd().unwrap_or_else(|| self.cc.cwnd())
     }
 
     /// The DUPACKs that start fast recovery now (Linux's `tp->reordering`).
@@ -547,7 +516,7 @@ impl Sender {
 
     /// The usable congestion window: cwnd plus recovery inflation, never below one segment.
     fn congestion_window(&self) -> u64 {
-        let inflated = self.cc.cwnd() as i64 + self.inflation;
+        let inflated = self.cc.cwnd() as i64 + self.pacing.inflation();
         inflated.max(self.mss as i64) as u64
     }
 
@@ -699,8 +668,8 @@ impl Sender {
         }
         self.stats.segments_sent += 1;
         self.sent_since_window_use += 1;
-        if self.state.in_recovery() {
-            self.prr_out += len;
+        if let (true, Some(prr)) = (self.state.in_recovery(), self.pacing.prr_mut()) {
+            prr.out += len;
         }
         if self.rto_deadline.is_none() {
             // RFC 6298 §5.1
@@ -763,7 +732,7 @@ impl Sender {
         // Linux's `prior_fack`: the highest SACKed byte before this ACK.
         let prior_fack = self.scoreboard.highest_sacked().unwrap_or(self.snd_una);
         let newly_sacked = self.on_sack_blocks(ack, prior_fack, now);
-        let delivered = if self.recovery_pacing == RecoveryPacing::Prr || self.grows_by_delivered {
+        let delivered = if self.pacing.prr().is_some() || self.grows_by_delivered {
             Some(self.delivered_data(ack_seq, una_before, newly_sacked, bytes_in_flight))
         } else {
             None
@@ -776,7 +745,7 @@ impl Sender {
             self.on_duplicate_ack(ack_seq, bytes_in_flight, newly_sacked > 0, now, out);
         }
         let mut sent_by_prr = false;
-        if let (RecoveryPacing::Prr, Some(delivered)) = (self.recovery_pacing, delivered) {
+        if let (Some(_), Some(delivered)) = (self.pacing.prr(), delivered) {
             if self.state.in_recovery() {
                 let safe_ack = self.prr_safe_ack(loss_marks);
                 self.send_by_prr(delivered, safe_ack, now, out);
@@ -797,11 +766,6 @@ impl Sender {
         }
         self.record_window_use();
         self.schedule_loss_probe(now);
-    }
-
-    /// Reno and NewReno inflate the window by DUPACKs in fast recovery.
-    pub(in crate::tcp) fn inflates(&self) -> bool {
-        self.fast_recovery_inflation != Inflation::Off && self.recovery_pacing == RecoveryPacing::Inflation
     }
 
     /// After a fast retransmission (any recovery's): restart the retransmission timer if the
@@ -989,9 +953,7 @@ impl Sender {
 
     pub(in crate::tcp) fn exit_recovery(&mut self, now: Nanos) {
         self.state.exit_recovery();
-        self.reduction_cwnd = None;
-        self.inflation = 0;
-        self.rexmit_pending = false;
+        self.pacing.on_recovery_end();
         self.dup_credit = 0;
         self.cc.on_recovery_exit(now);
     }
@@ -1034,9 +996,7 @@ impl Sender {
         self.cc.on_congestion(event);
         self.rtt.back_off();
         self.state.enter_loss(self.snd_max);
-        self.reduction_cwnd = None;
-        self.inflation = 0;
-        self.rexmit_pending = false;
+        self.pacing.on_recovery_end();
         self.dup_credit = 0;
         self.dupacks = 0;
         self.limited_bytes = 0;

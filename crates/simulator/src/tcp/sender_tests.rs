@@ -48,6 +48,11 @@ fn sender_spec(recovery: Recovery, initial_segments: u64, edit: impl FnOnce(&mut
     Sender::new(0, 0, 1, &spec, Box::new(Reno::new(config)))
 }
 
+/// The PRR state of a sender that paces by PRR.
+fn prr(s: &Sender) -> super::recovery::prr::Prr {
+    *s.pacing.prr().expect("the sender paces by PRR")
+}
+
 fn ack(n: u64) -> Packet {
     Packet {
         kind: PacketKind::Ack,
@@ -327,7 +332,7 @@ fn with_a_cwnd_reduction_base_reno_halves_its_window_not_a_smaller_flight_and_pr
         }
         assert!(s.in_recovery());
         assert_eq!(s.ssthresh() / MSS, ssthresh, "{base:?}");
-        assert_eq!(s.recover_fs / MSS, recover_fs, "{base:?}");
+        assert_eq!(prr(&s).recover_fs / MSS, recover_fs, "{base:?}");
     }
 }
 
@@ -760,17 +765,17 @@ fn later_dupacks_inflation_starts_at_zero_and_a_partial_ack_drops_it() {
     for i in 0..9 {
         s.on_ack(&ack(2), 101 * MS, &mut out);
         if i == 2 {
-            assert_eq!(s.inflation, 0, "nothing at the fast retransmit");
+            assert_eq!(s.pacing.inflation(), 0, "nothing at the fast retransmit");
         }
     }
-    assert_eq!(s.inflation, 6 * MSS as i64);
+    assert_eq!(s.pacing.inflation(), 6 * MSS as i64);
     // cwnd 5.5 + 6 = 11.5 segments from snd_una 2: nothing beyond 13 may go yet.
     assert_eq!(seqs(&out), vec![2]);
     // The partial ACK to 5 resends the hole and drops the inflation altogether.
     out.clear();
     s.on_ack(&ack(5), 200 * MS, &mut out);
     assert!(s.in_recovery());
-    assert_eq!(s.inflation, 0);
+    assert_eq!(s.pacing.inflation(), 0);
     assert_eq!(seqs(&out), vec![5]);
     // The standard rule keeps 6 - 3 + 1 = 4 segments of it (3 + 6 DUPACKs, deflated by the
     // three acknowledged, one added back).
@@ -779,9 +784,9 @@ fn later_dupacks_inflation_starts_at_zero_and_a_partial_ack_drops_it() {
     for _ in 0..9 {
         s.on_ack(&ack(2), 101 * MS, &mut Vec::new());
     }
-    assert_eq!(s.inflation, 9 * MSS as i64);
+    assert_eq!(s.pacing.inflation(), 9 * MSS as i64);
     s.on_ack(&ack(5), 200 * MS, &mut Vec::new());
-    assert_eq!(s.inflation, 7 * MSS as i64);
+    assert_eq!(s.pacing.inflation(), 7 * MSS as i64);
 }
 
 #[test]
@@ -857,11 +862,11 @@ fn reno_without_repeated_fast_retransmits_waits_for_recover() {
 /// sending, pipe after).
 fn prr_step(s: &mut Sender, packet: &Packet, now: Nanos) -> (Vec<u64>, [u64; 4]) {
     let mut out = Vec::new();
-    let delivered_before = s.prr_delivered;
+    let delivered_before = prr(&s).delivered;
     s.on_ack(packet, now, &mut out);
     let after = s.prr_pipe();
     let sent: u64 = out.iter().map(|p| u64::from(p.len)).sum();
-    (seqs(&out), [s.prr_delivered - delivered_before, sent, after - sent.min(after), after])
+    (seqs(&out), [prr(&s).delivered - delivered_before, sent, after - sent.min(after), after])
 }
 
 #[test]
@@ -909,7 +914,7 @@ fn prr_reduces_the_flight_in_proportion_and_ends_recovery_at_ssthresh() {
     }
     // The proportional part: what recovery sent is ssthresh / RecoverFS of what was
     // delivered, rounded up.
-    assert_eq!((s.prr_delivered, s.prr_out), (19 * MSS, 10 * MSS));
+    assert_eq!((prr(&s).delivered, prr(&s).out), (19 * MSS, 10 * MSS));
     // pipe is at ssthresh: the retransmission and the 9 new segments 22..30.
     assert_eq!(s.prr_pipe(), 10 * MSS);
     // The retransmission's ACK covers everything up to 22: recovery ends, the control's
@@ -934,12 +939,12 @@ fn prr_slow_start_reduction_bound_catches_up_at_most_one_segment_beyond_delivery
     let mut history = Vec::new();
     for k in 15..20 {
         out.clear();
-        let delivered_before = s.prr_delivered;
+        let delivered_before = prr(&s).delivered;
         s.on_ack(&sack_ack(0, &[(15, k + 1)]), (100 + k) * MS, &mut out);
         let sent = out.len() as u64 * MSS;
         history.push(seqs(&out));
         if s.in_recovery() && k > 17 {
-            let delivered = s.prr_delivered - delivered_before;
+            let delivered = prr(&s).delivered - delivered_before;
             assert!(sent <= delivered + MSS, "ACK {k}: sent {sent} for {delivered} delivered");
             assert!(s.pipe() <= s.ssthresh(), "ACK {k}: pipe {}", s.pipe());
         }
@@ -1026,10 +1031,10 @@ fn prr_without_sack_counts_duplicate_acks_as_delivered_and_resends_the_hole_when
     // Third DUPACK: fast retransmit of 2 (ssthresh 5.5 segments, RecoverFS 11). Then one
     // segment per two DUPACKs: CEIL(prr_delivered * 5.5 / 11) - prr_out.
     assert_eq!(per_ack[..3], [vec![], vec![], vec![2]]);
-    assert_eq!(s.recover_fs, 11 * MSS);
+    assert_eq!(prr(&s).recover_fs, 11 * MSS);
     let new: Vec<u64> = per_ack[3..].iter().flatten().copied().collect();
     assert_eq!(new, vec![13, 14, 15]);
-    assert_eq!((s.prr_delivered, s.prr_out), (7 * MSS, 4 * MSS));
+    assert_eq!((prr(&s).delivered, prr(&s).out), (7 * MSS, 4 * MSS));
     // Partial ACK to 5 (the retransmission of 2 with 3 and 4): it counts one segment
     // delivered (its DUPACKs counted the others). pipe: 5..15 less the 7 segments the
     // DUPACKs said are held (6..12) and the hole 5 = 13..15, 3 segments, below ssthresh:
@@ -1037,9 +1042,9 @@ fn prr_without_sack_counts_duplicate_acks_as_delivered_and_resends_the_hole_when
     let mut o = Vec::new();
     s.on_ack(&ack(5), 200 * MS, &mut o);
     assert!(s.in_recovery());
-    assert_eq!(s.prr_delivered, 8 * MSS);
+    assert_eq!(prr(&s).delivered, 8 * MSS);
     assert_eq!(seqs(&o), vec![5, 16]);
-    assert!(!s.rexmit_pending);
+    assert!(!prr(&s).rexmit_pending);
     assert_eq!(s.prr_pipe(), 5 * MSS);
     // Its ACK (with 6..15) ends recovery (recover = 13): the control's window, ssthresh,
     // applies again.

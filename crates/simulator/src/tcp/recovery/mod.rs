@@ -12,9 +12,10 @@
 //! handlers (`tcp/sender.rs`) call the hooks below, which are the only place that chooses by
 //! recovery: the sender itself never asks which one it has.
 
+use self::prr::Prr;
 use self::sack::SackRecovery;
 use super::sender::Sender;
-use crate::model::{Nanos, RecoveryExit};
+use crate::model::{Inflation, Nanos, RecoveryExit, RecoveryPacing, TcpSpec};
 use crate::network::Packet;
 
 pub mod newreno;
@@ -131,6 +132,66 @@ impl LossRecovery {
             LossRecovery::NewReno { .. } | LossRecovery::Tahoe => true,
             LossRecovery::Reno => !repeat_fast_retransmit,
             LossRecovery::Sack(_) => false,
+        }
+    }
+}
+
+/// What paces the sending in fast recovery, with its state (ns-3's `TcpRecoveryOps`: classic
+/// or PRR). Either composes with any [`LossRecovery`] and any congestion control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::tcp) enum RecoveryPacer {
+    /// RFC 5681 §3.2 steps 3-4 and RFC 6582 §3.2 (`recovery_pacing = "inflation"`): the usable
+    /// window is the control's cwnd plus `bytes`, which DUPACKs inflate and NewReno partial ACKs
+    /// deflate as `rule` says (`reno.rs`, `newreno.rs`), kept apart from the control's cwnd as
+    /// ns-2 keeps `dupwnd_`. May go negative after partial ACKs. SACK never inflates.
+    Inflation { rule: Inflation, bytes: i64 },
+    /// RFC 6937 (`recovery_pacing = "prr"`, `prr.rs`).
+    Prr(Prr),
+}
+
+impl RecoveryPacer {
+    pub(in crate::tcp) fn new(spec: &TcpSpec) -> Self {
+        match spec.recovery_pacing {
+            RecoveryPacing::Inflation => {
+                RecoveryPacer::Inflation { rule: spec.fast_recovery_inflation, bytes: 0 }
+            }
+            RecoveryPacing::Prr => RecoveryPacer::Prr(Prr::new(spec.prr_window, spec.prr_bound)),
+        }
+    }
+
+    pub(in crate::tcp) fn prr(&self) -> Option<&Prr> {
+        match self {
+            RecoveryPacer::Prr(prr) => Some(prr),
+            RecoveryPacer::Inflation { .. } => None,
+        }
+    }
+
+    pub(in crate::tcp) fn prr_mut(&mut self) -> Option<&mut Prr> {
+        match self {
+            RecoveryPacer::Prr(prr) => Some(prr),
+            RecoveryPacer::Inflation { .. } => None,
+        }
+    }
+
+    /// The window inflation now, bytes (0 with PRR).
+    pub(in crate::tcp) fn inflation(&self) -> i64 {
+        match self {
+            RecoveryPacer::Inflation { bytes, .. } => *bytes,
+            RecoveryPacer::Prr(_) => 0,
+        }
+    }
+
+    /// PRR's window in a reduction with `prr_window = "linux"` (Linux's `snd_cwnd`), if set.
+    pub(in crate::tcp) fn reduction_cwnd(&self) -> Option<u64> {
+        self.prr().and_then(|prr| prr.reduction_cwnd)
+    }
+
+    /// Fast recovery ended, by its last ACK or a timeout: no inflation, no PRR window, no hole
+    /// waiting.
+    pub(in crate::tcp) fn on_recovery_end(&mut self) {
+        match self {
+            RecoveryPacer::Inflation { bytes, .. } => *bytes = 0,
+            RecoveryPacer::Prr(prr) => prr.finish(),
         }
     }
 }

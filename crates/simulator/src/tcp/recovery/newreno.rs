@@ -4,8 +4,8 @@
 //! (§3.2 step 2; the check is in the sender's DUPACK handling, shared with Tahoe).
 
 use super::super::sender::Sender;
-use super::LossRecovery;
-use crate::model::{Inflation, Nanos, PartialAckTimer, RecoveryPacing};
+use super::{LossRecovery, RecoveryPacer};
+use crate::model::{Inflation, Nanos, PartialAckTimer};
 use crate::network::Packet;
 
 impl Sender {
@@ -20,19 +20,20 @@ impl Sender {
         now: Nanos,
         out: &mut Vec<Packet>,
     ) -> bool {
-        if self.recovery_pacing == RecoveryPacing::Prr {
-            self.rexmit_pending = true;
-        } else {
-            self.retransmit_first_unacked(now, out);
+        match self.pacing.prr_mut() {
+            Some(prr) => prr.rexmit_pending = true,
+            None => self.retransmit_first_unacked(now, out),
         }
-        if self.inflates() {
-            if self.fast_recovery_inflation == Inflation::LaterDupacks {
+        if let RecoveryPacer::Inflation { rule, bytes } = &mut self.pacing {
+            match rule {
+                Inflation::Off => {}
                 // ns-2's partial_window_deflation_ 0: the window falls back to cwnd.
-                self.inflation = 0;
-            } else {
-                self.inflation -= newly_acked_bytes as i64;
-                if newly_acked_bytes >= self.mss {
-                    self.inflation += self.mss as i64;
+                Inflation::LaterDupacks => *bytes = 0,
+                Inflation::Standard => {
+                    *bytes -= newly_acked_bytes as i64;
+                    if newly_acked_bytes >= self.mss {
+                        *bytes += self.mss as i64;
+                    }
                 }
             }
         }

@@ -9,6 +9,74 @@ use super::super::sender::Sender;
 use crate::model::{Nanos, PrrBound, PrrWindow};
 use crate::network::Packet;
 
+/// RFC 6937's state for one recovery, and the flow's PRR rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::tcp) struct Prr {
+    /// Bytes delivered to the receiver since recovery started (`prr_delivered`).
+    pub(in crate::tcp) delivered: u64,
+    /// Bytes sent since recovery started, the fast retransmission included (`prr_out`).
+    pub(in crate::tcp) out: u64,
+    /// What the control's reduction was computed from when recovery started (`RecoverFS`).
+    pub(in crate::tcp) recover_fs: u64,
+    /// The first hole (at `snd_una`) waits for its retransmission: the fast retransmission at
+    /// the start of recovery, or without SACK the hole a partial ACK revealed.
+    pub(in crate::tcp) rexmit_pending: bool,
+    /// With `prr_window = "linux"`, once an ACK of the recovery delivered data: Linux's
+    /// `snd_cwnd` (`tcp_cwnd_reduction()`), bytes; what reads the window uses it instead of the
+    /// control's (`Sender::window`).
+    pub(in crate::tcp) reduction_cwnd: Option<u64>,
+    /// Which window a recovery holds (`prr_window`).
+    window: PrrWindow,
+    /// When PRR lets one segment more than was delivered (`prr_bound`).
+    bound: PrrBound,
+}
+
+impl Prr {
+    pub(in crate::tcp) fn new(window: PrrWindow, bound: PrrBound) -> Self {
+        Prr {
+            delivered: 0,
+            out: 0,
+            recover_fs: 0,
+            rexmit_pending: false,
+            reduction_cwnd: None,
+            window,
+            bound,
+        }
+    }
+
+    /// RFC 6937 §3 at the start of recovery, before the fast retransmission.
+    fn start(&mut self, recover_fs: u64) {
+        *self = Prr { recover_fs, ..Prr::new(self.window, self.bound) };
+    }
+
+    /// The recovery is over: the control's window applies again and no hole waits.
+    pub(in crate::tcp) fn finish(&mut self) {
+        self.reduction_cwnd = None;
+        self.rexmit_pending = false;
+    }
+
+    /// RFC 6937 §3: how many bytes an ACK that delivered `delivered` lets out with `pipe` in
+    /// flight (may be negative: nothing). `safe_ack`: [`Sender::prr_safe_ack`].
+    fn sndcnt(&self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64, safe_ack: bool) -> i64 {
+        if pipe > ssthresh {
+            // CEIL(prr_delivered * ssthresh / RecoverFS), in whole segments as Linux counts.
+            let share = u128::from(self.delivered) * u128::from(ssthresh);
+            let segments = share.div_ceil(u128::from(self.recover_fs.max(1)) * u128::from(mss));
+            (segments * u128::from(mss)).min(i64::MAX as u128) as i64 - self.out as i64
+        } else {
+            // PRR-SSRB: catch up towards ssthresh, at most one segment beyond what was delivered
+            // (with `prr_bound = "safe_ack"`, only on a safe ACK).
+            let extra = match self.bound {
+                PrrBound::Ssrb => mss,
+                PrrBound::SafeAck if safe_ack => mss,
+                PrrBound::SafeAck => 0,
+            };
+            let limit = (self.delivered as i64 - self.out as i64).max(delivered as i64) + extra as i64;
+            ((ssthresh - pipe) as i64).min(limit)
+        }
+    }
+}
+
 /// What marks losses, read before an ACK is handled so that PRR can tell whether the ACK marked
 /// any (Linux's `tp->lost` before `tcp_ack()`, whose change is `rs->losses`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +93,11 @@ impl Sender {
         if self.recovery.sack().is_some() {
             return self.pipe();
         }
-        let hole = if self.rexmit_pending { self.mss.min(self.snd_max - self.snd_una) } else { 0 };
+        let hole = if self.pacing.prr().is_some_and(|prr| prr.rexmit_pending) {
+            self.mss.min(self.snd_max - self.snd_una)
+        } else {
+            0
+        };
         (self.snd_max - self.snd_una).saturating_sub(self.dup_credit).saturating_sub(hole)
     }
 
@@ -54,29 +126,7 @@ impl Sender {
         advanced && !newly_lost
     }
 
-    /// RFC 6937 §3: how many bytes this ACK lets out (may be negative: nothing).
-    pub(in crate::tcp) fn prr_sndcnt(&self, delivered: u64, pipe: u64, safe_ack: bool) -> i64 {
-        let ssthresh = self.cc.ssthresh();
-        if pipe > ssthresh {
-            // CEIL(prr_delivered * ssthresh / RecoverFS), in whole segments as Linux counts.
-            let share = u128::from(self.prr_delivered) * u128::from(ssthresh);
-            let segments = share.div_ceil(u128::from(self.recover_fs.max(1)) * u128::from(self.mss));
-            (segments * u128::from(self.mss)).min(i64::MAX as u128) as i64 - self.prr_out as i64
-        } else {
-            // PRR-SSRB: catch up towards ssthresh, at most one segment beyond what was delivered
-            // (with `prr_bound = "safe_ack"`, only on a safe ACK).
-            let extra = match self.prr_bound {
-                PrrBound::Ssrb => self.mss,
-                PrrBound::SafeAck if safe_ack => self.mss,
-                PrrBound::SafeAck => 0,
-            };
-            let limit =
-                (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + extra as i64;
-            ((ssthresh - pipe) as i64).min(limit)
-        }
-    }
-
-    /// The hole [`Sender::rexmit_pending`] stands for: the first un-SACKed segment at
+    /// The hole [`Prr::rexmit_pending`] stands for: the first un-SACKed segment at
     /// `snd_una`.
     pub(in crate::tcp) fn pending_hole(&self) -> (u64, u64) {
         if let Some(lost) = self.rack_next_lost() {
@@ -98,34 +148,45 @@ impl Sender {
         now: Nanos,
         out: &mut Vec<Packet>,
     ) {
-        self.prr_delivered += delivered;
+        let Some(prr) = self.pacing.prr_mut() else { return };
+        prr.delivered += delivered;
+        let prr = *prr;
         if !self.started {
             return;
         }
         let pipe = self.prr_pipe();
-        let mut sndcnt = if delivered == 0 { 0 } else { self.prr_sndcnt(delivered, pipe, safe_ack) };
-        if self.rexmit_pending && self.prr_out == 0 {
+        let mut sndcnt = if delivered == 0 {
+            0
+        } else {
+            prr.sndcnt(delivered, pipe, self.cc.ssthresh(), self.mss, safe_ack)
+        };
+        if prr.rexmit_pending && prr.out == 0 {
             // The fast retransmission goes out whatever PRR says (as Linux forces it).
             sndcnt = sndcnt.max(self.pending_hole().1 as i64);
         }
-        if delivered > 0 && self.prr_window == PrrWindow::Linux {
+        if delivered > 0 && prr.window == PrrWindow::Linux {
             // tcp_cwnd_reduction(): snd_cwnd = tcp_packets_in_flight() + sndcnt, in packets,
             // on every ACK that delivered something (it returns early on the others).
             let in_flight = pipe.div_ceil(self.mss) as i64;
             let allowed = sndcnt.div_euclid(self.mss as i64);
-            self.reduction_cwnd = Some((in_flight + allowed).max(1) as u64 * self.mss);
+            let window = (in_flight + allowed).max(1) as u64 * self.mss;
+            if let Some(prr) = self.pacing.prr_mut() {
+                prr.reduction_cwnd = Some(window);
+            }
         }
         if sndcnt <= 0 {
             return;
         }
         let mut left = sndcnt as u64;
-        if self.rexmit_pending {
+        if prr.rexmit_pending {
             let (start, len) = self.pending_hole();
             if len > left {
                 return;
             }
             self.transmit(start, len, now, out);
-            self.rexmit_pending = false;
+            if let Some(prr) = self.pacing.prr_mut() {
+                prr.rexmit_pending = false;
+            }
             self.raise_high_rxt(start + len);
             left -= len;
         }
@@ -153,7 +214,7 @@ impl Sender {
     /// (`snd_cwnd = in flight + sndcnt`, `prr_window = "linux"`): what `tcp_push()` sends from
     /// `tcp_sendmsg()` in a recovery. Nothing without that window.
     pub(in crate::tcp) fn send_prr_window(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        let Some(window) = self.reduction_cwnd else { return };
+        let Some(window) = self.pacing.reduction_cwnd() else { return };
         if self.recovery.sack().is_some() {
             self.send_by_scoreboard(window, now, out);
             return;
@@ -179,10 +240,8 @@ impl Sender {
     /// ssthresh (BWE·RTTmin) and sends `ssthresh / prior_cwnd` segments per delivered one (the
     /// testbed's traces: 1.3-1.4 per DUPACK at prior_cwnd 25, ssthresh 35).
     pub(in crate::tcp) fn start_prr(&mut self, flight_size: u64) {
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.reduction_cwnd = None;
-        self.recover_fs = flight_size;
-        self.rexmit_pending = false;
+        if let Some(prr) = self.pacing.prr_mut() {
+            prr.start(flight_size);
+        }
     }
 }

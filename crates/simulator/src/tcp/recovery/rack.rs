@@ -38,7 +38,7 @@ use westwood_algorithms::cubic_linux::HZ;
 
 use super::super::congestion_state::CongestionState;
 use super::super::sender::{Sender, SentSegment};
-use crate::model::{Nanos, RecoveryPacing};
+use crate::model::Nanos;
 use crate::network::Packet;
 
 /// One jiffy: the reordering timer is a kernel timer and fires on a tick.
@@ -269,7 +269,7 @@ impl Sender {
         if self.pipe() == before {
             return;
         }
-        let prr = self.recovery_pacing == RecoveryPacing::Prr;
+        let prr = self.pacing.prr().is_some();
         if !self.state.in_recovery() {
             self.state = CongestionState::Open;
             self.rack_enter_recovery(now, out);

@@ -8,8 +8,8 @@ use westwood_trace::TraceEvent;
 
 use super::super::reordering::RenoSacks;
 use super::super::sender::Sender;
-use super::LossRecovery;
-use crate::model::{Inflation, Nanos, RecoveryPacing};
+use super::{LossRecovery, RecoveryPacer};
+use crate::model::{Inflation, Nanos};
 use crate::network::Packet;
 
 impl Sender {
@@ -30,17 +30,16 @@ impl Sender {
         }
         // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS, the inflation being ours. The UCLA
         // WestwoodNR agent's dupwnd_ starts at 0: only later DUPACKs inflate.
-        self.inflation = match self.fast_recovery_inflation {
-            Inflation::Standard if self.inflates() => i64::from(self.dupack_threshold) * self.mss as i64,
-            _ => 0,
-        };
+        let dupthresh_bytes = i64::from(self.dupack_threshold) * self.mss as i64;
+        if let RecoveryPacer::Inflation { rule, bytes } = &mut self.pacing {
+            *bytes = if *rule == Inflation::Standard { dupthresh_bytes } else { 0 };
+        }
         self.start_prr(reported);
         self.observe_now(now, TraceEvent::Recovery, 0, false, None);
-        if self.recovery_pacing == RecoveryPacing::Prr {
+        match self.pacing.prr_mut() {
             // Sent by PRR at the end of this ACK, counted in prr_out like anything it sends.
-            self.rexmit_pending = true;
-        } else {
-            self.retransmit_first_unacked(now, out);
+            Some(prr) => prr.rexmit_pending = true,
+            None => self.retransmit_first_unacked(now, out),
         }
         self.fast_retransmit_timer_rule(now);
     }
@@ -48,8 +47,11 @@ impl Sender {
     /// RFC 5681 §3.2 step 4: in fast recovery each further DUPACK means a segment left the
     /// network; the window is inflated by one segment (when the sender inflates).
     pub(in crate::tcp) fn inflate_on_duplicate_ack(&mut self) {
-        if self.inflates() {
-            self.inflation += self.mss as i64;
+        let mss = self.mss as i64;
+        if let RecoveryPacer::Inflation { rule: Inflation::Standard | Inflation::LaterDupacks, bytes } =
+            &mut self.pacing
+        {
+            *bytes += mss;
         }
     }
 

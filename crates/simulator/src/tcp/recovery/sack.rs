@@ -9,7 +9,7 @@ use westwood_trace::TraceEvent;
 
 use super::super::congestion_state::CongestionState;
 use super::super::sender::Sender;
-use crate::model::{Nanos, RecoveryPacing, SackNextSeg};
+use crate::model::{Nanos, SackNextSeg};
 use crate::network::Packet;
 
 /// What RFC 6675's recovery keeps beside the scoreboard (which the sender keeps: RACK and the
@@ -200,7 +200,6 @@ impl Sender {
         let reported = self.reduction_flight(bytes_in_flight);
         self.cc.on_congestion(CongestionEvent::DuplicateAcks { now_ns: now, bytes_in_flight: reported });
         self.state.enter_recovery();
-        self.inflation = 0;
         self.start_prr(reported);
         self.forget_loss_probe();
         self.observe_now(now, TraceEvent::Recovery, 0, false, None);
@@ -214,15 +213,15 @@ impl Sender {
             None => Some(self.pending_hole()),
         };
         let Some((start, len)) = first else { return };
-        let prr = self.recovery_pacing == RecoveryPacing::Prr;
+        let prr = self.pacing.prr().is_some();
         let snd_una = self.snd_una;
         if let Some(sack) = self.recovery.sack_mut() {
             sack.rescue_rxt = Some(start + len);
             // With PRR it goes out at the end of this ACK, with whatever else PRR allows.
             sack.high_rxt = if prr { snd_una } else { start + len };
         }
-        if prr {
-            self.rexmit_pending = true;
+        if let Some(prr) = self.pacing.prr_mut() {
+            prr.rexmit_pending = true;
             return;
         }
         self.transmit(start, len, now, out);
