@@ -84,16 +84,7 @@
 //! NewReno partial ACK revealed (not resent at once but as the first segment PRR allows, as Linux
 //! does), then new data; with SACK, RFC 6675's `NextSeg` as usual.
 //!
-//! F-RTO (RFC 5682 §2, `frto`, without SACK), as Linux's `tcp_process_loss()` does it with
-//! `tcp_frto` = 2. A timeout from outside any recovery, or one with nothing acknowledged since
-//! the last, arms it (`tcp_enter_loss()`). The first ACK after it that advances `snd_una` but
-//! not to the data outstanding at the timeout then sends previously unsent data as the window
-//! allows instead of resending (step 2b); the DUPACK that data brings shows the loss real
-//! (step 3a) and the resend goes on, stepping over that new data, which is in flight. In Loss
-//! the flight is Linux's `tcp_packets_in_flight()`: what was resent and not acknowledged, plus
-//! new data beyond the resend, less one segment per counted DUPACK (`tcp/reordering.rs`), so
-//! each DUPACK clocks out one more segment. An ACK of never-resent data that shows the timeout
-//! spurious (step 3b, Linux's undo) is not modelled: the sender goes on as after a real loss.
+//! F-RTO after a timeout without SACK (RFC 5682 §2): `tcp/recovery/frto.rs`.
 //!
 //! Deviations: limited transmit is off unless the flow asks for it (RFC 5681 §3.2 step 1 says a
 //! sender SHOULD do it; ns-2's agents did not, by default, before 2001-11-28, and the seed
@@ -108,6 +99,7 @@ use super::congestion_state::CongestionState;
 use super::observation::AckObservation;
 use super::push::PushMarks;
 use super::receive_window::ReceiveWindow;
+use super::recovery::frto::Frto;
 use super::recovery::rack::Rack;
 use super::recovery::tlp::TailLossProbe;
 use super::recovery::{LossRecovery, RecoveryPacer};
@@ -237,17 +229,8 @@ pub struct Sender {
     /// threshold it may raise (`tcp/reordering.rs`); `None`: the threshold is `dupack_threshold`
     /// and DUPACKs free nothing in Loss.
     pub(in crate::tcp) reno_sacks: Option<RenoSacks>,
-    /// F-RTO (RFC 5682) is on for this flow (`frto`).
-    pub(in crate::tcp) frto: bool,
-    /// Linux's `tp->frto`: the last timeout may still prove spurious, so the first ACK that
-    /// advances `snd_una` sends new data rather than resends (`tcp_enter_loss()` arms it).
-    pub(in crate::tcp) frto_armed: bool,
-    /// F-RTO step 2b on this ACK: send new data (Linux's `REXMIT_NEW`).
-    pub(in crate::tcp) frto_send_new: bool,
-    /// Where the new data that F-RTO sent in Loss starts (Loss's end then): the resend of the
-    /// data outstanding at the timeout stops here and goes on at `snd_max`, and the data from
-    /// here to `snd_max` is in flight meanwhile. `None` once the resend has passed it.
-    pub(in crate::tcp) frto_new_from: Option<u64>,
+    /// F-RTO's state (`tcp/recovery/frto.rs`); `None`: the flow does not do F-RTO (`frto`).
+    pub(in crate::tcp) frto: Option<Frto>,
 
     /// SACK: what the receiver holds above `snd_una`.
     pub(in crate::tcp) scoreboard: Scoreboard,
@@ -318,10 +301,7 @@ impl Sender {
             dup_credit: 0,
             reno_sacks: ((spec.reordering == Reordering::Linux || spec.frto) && !sack)
                 .then(|| RenoSacks::new(spec.dupack_threshold, spec.reordering == Reordering::Linux)),
-            frto: spec.frto && !sack,
-            frto_armed: false,
-            frto_send_new: false,
-            frto_new_from: None,
+            frto: (spec.frto && !sack).then(Frto::default),
             scoreboard: Scoreboard::new(),
             rack: rack_tlp.then(Rack::default),
             tlp: rack_tlp.then(TailLossProbe::default),
@@ -515,7 +495,7 @@ impl Sender {
     }
 
     /// The usable congestion window: cwnd plus recovery inflation, never below one segment.
-    fn congestion_window(&self) -> u64 {
+    pub(in crate::tcp) fn congestion_window(&self) -> u64 {
         let inflated = self.cc.cwnd() as i64 + self.pacing.inflation();
         inflated.max(self.mss as i64) as u64
     }
@@ -524,8 +504,8 @@ impl Sender {
     /// (`tcp_packets_in_flight()`): resent and not acknowledged, plus the new data F-RTO sent
     /// beyond the resend, less what the counted DUPACKs say the receiver holds. Elsewhere (no
     /// such data, no count) the plain `end - snd_una`.
-    fn flight_to(&self, end: u64) -> u64 {
-        let beyond = self.frto_new_from.map_or(0, |from| self.snd_max - from);
+    pub(in crate::tcp) fn flight_to(&self, end: u64) -> u64 {
+        let beyond = self.frto_new_data_in_flight();
         (end.saturating_sub(self.snd_una) + beyond).saturating_sub(self.loss_held_bytes())
     }
 
@@ -537,12 +517,8 @@ impl Sender {
             self.send_by_scoreboard(self.cc.cwnd(), now, out);
             return;
         }
-        if std::mem::take(&mut self.frto_send_new) {
-            if self.frto_send_new_data(now, out) {
-                return;
-            }
-            // Nothing new could go: the conventional recovery (tcp_xmit_recovery()).
-            self.frto_armed = false;
+        if self.frto_send_new_data(now, out) {
+            return;
         }
         let congestion_window = self.congestion_window();
         let receiver_window = self.peer_window.max(self.mss);
@@ -570,32 +546,6 @@ impl Sender {
             Some(sacks) if self.state.in_loss() => sacks.sacked() * self.mss,
             _ => 0,
         }
-    }
-
-    /// The resend after a timeout reached the new data F-RTO sent: that data is in flight, not
-    /// lost, so the resend goes on beyond it (Linux resends only what it marked lost).
-    fn skip_frto_new_data(&mut self) {
-        if self.frto_new_from.is_some_and(|from| self.snd_nxt >= from) {
-            self.snd_nxt = self.snd_nxt.max(self.snd_max);
-            self.frto_new_from = None;
-        }
-    }
-
-    /// F-RTO step 2b (RFC 5682 §2; `tcp_process_loss()` -> `REXMIT_NEW`): send previously unsent
-    /// data as the window allows, the data outstanding at the timeout left unsent for now. The
-    /// flight is Linux's: what was resent and not acknowledged, plus this new data. Whether
-    /// anything went.
-    fn frto_send_new_data(&mut self, now: Nanos, out: &mut Vec<Packet>) -> bool {
-        let mut sent = false;
-        while let Some(len) = self.new_data_len() {
-            if self.flight_to(self.snd_nxt) + len > self.congestion_window() {
-                break;
-            }
-            self.frto_new_from.get_or_insert(self.snd_max);
-            self.transmit(self.snd_max, len, now, out);
-            sent = true;
-        }
-        sent
     }
 
     /// The length of the next segment of previously unsent data (at `snd_max`), if the
@@ -817,13 +767,11 @@ impl Sender {
         self.dupacks = 0;
         self.limited_bytes = 0;
         self.count_reno_sacks_acked(acked_segments);
-        if self.frto_armed && !self.state.in_recovery() {
-            self.frto_on_new_ack(ack_seq);
-        }
+        self.frto_on_new_ack(ack_seq);
         if self.state.on_cumulative_ack(ack_seq) {
             // F-RTO belongs to the Loss episode it was armed in (the next RTO decides again):
             // a later go-back-N, Tahoe's, must not take it for one.
-            self.frto_armed = false;
+            self.frto_disarm();
         }
         self.recovery_on_cumulative_ack(ack_seq);
         let held = self.held_at(ack_seq);
@@ -893,25 +841,6 @@ impl Sender {
         self.recovery_on_duplicate_ack(ack_seq, bytes_in_flight, sacked_new_data, now, out);
     }
 
-    /// F-RTO on an ACK that advances `snd_una` in Loss (`tcp_process_loss()`, RFC 5682 §2):
-    /// once new data is out only a DUPACK decides (step 3a); before, an ACK that leaves data
-    /// of the timeout unacknowledged moves `high_seq` to `snd_nxt` and lets new data go
-    /// (step 2b), or, with none to send, ends F-RTO. Step 3b, an ACK of never-resent data that
-    /// shows the timeout spurious and undoes its reduction, is not modelled: the sender goes on
-    /// as after a real loss.
-    fn frto_on_new_ack(&mut self, ack_seq: u64) {
-        let Some(high_seq) = self.state.loss_until() else { return };
-        if self.snd_max > high_seq || ack_seq >= high_seq {
-            return;
-        }
-        self.state.extend_loss(self.snd_max);
-        if self.new_data_len().is_some() {
-            self.frto_send_new = true;
-        } else {
-            self.frto_armed = false;
-        }
-    }
-
     /// Linux's DUPACK count after a cumulative ACK of `acked_segments` (`snd_una` already
     /// moved): `tcp_remove_reno_sacks()`, then `tcp_fastretrans_alert()`'s reset, which Recovery
     /// makes once `high_seq` is acknowledged and the other states on any advance, except Loss
@@ -978,13 +907,7 @@ impl Sender {
         let bytes_in_flight = self.snd_max - self.snd_una;
         let repeated = self.last_timeout_una == Some(self.snd_una);
         self.last_timeout_una = Some(self.snd_una);
-        // tcp_enter_loss(): F-RTO unless a recovery is under way, except after a timeout that
-        // nothing has acknowledged since (RFC 5682 §2.1 step 1 and §2.2, "new_recovery ||
-        // icsk_retransmits").
-        let open = self.state == CongestionState::Open;
-        self.frto_armed = self.frto && (open || repeated);
-        self.frto_send_new = false;
-        self.frto_new_from = None;
+        self.frto_on_timeout(self.state == CongestionState::Open, repeated);
         let held =
             self.timeout_threshold == TimeoutThreshold::NewEpisode && self.within_loss_episode(repeated);
         let (event, trace_event) = if held {

@@ -1179,7 +1179,7 @@ fn with_frto_the_first_partial_ack_after_a_timeout_sends_new_data_and_a_dupack_r
         let deadline = s.timer_deadline().unwrap();
         s.on_timer(deadline, &mut out);
         assert_eq!(seqs(&out), vec![0]);
-        assert_eq!(s.frto_armed, frto);
+        assert_eq!(s.frto_armed(), frto);
         // The resend repairs 0..8, 9 is still missing; the window is two.
         let t = deadline + 100 * MS;
         out.clear();
@@ -1195,7 +1195,7 @@ fn with_frto_the_first_partial_ack_after_a_timeout_sends_new_data_and_a_dupack_r
         // the resend of 9 into the window of two.
         out.clear();
         s.on_ack(&ack(9), t + 100 * MS, &mut out);
-        assert!(!s.frto_armed);
+        assert!(!s.frto_armed());
         assert_eq!(seqs(&out), vec![9]);
         // The second DUPACK frees one more: the resend goes on beyond the new data.
         out.clear();
@@ -1233,11 +1233,11 @@ fn frto_ends_with_its_loss_episode() {
     let mut out = Vec::new();
     let deadline = s.timer_deadline().unwrap();
     s.on_timer(deadline, &mut out);
-    assert!(s.frto_armed);
+    assert!(s.frto_armed());
     // The resend of 0 repairs everything: the episode ends at once, and F-RTO with it.
     s.on_ack(&ack(10), deadline + 100 * MS, &mut out);
     assert_eq!(s.ca_state(), CaState::Open);
-    assert!(!s.frto_armed);
+    assert!(!s.frto_armed());
 }
 
 #[test]
@@ -1250,10 +1250,10 @@ fn frto_is_armed_by_a_timeout_from_open_or_a_repeated_one_not_by_one_in_recovery
     assert!(s.in_recovery());
     let deadline = s.timer_deadline().unwrap();
     s.on_timer(deadline, &mut out);
-    assert!(!s.frto_armed, "a timeout in recovery");
+    assert!(!s.frto_armed(), "a timeout in recovery");
     let again = s.timer_deadline().unwrap();
     s.on_timer(again, &mut out);
-    assert!(s.frto_armed, "a second timeout with nothing acknowledged since");
+    assert!(s.frto_armed(), "a second timeout with nothing acknowledged since");
 }
 
 /// NewReno with PRR, exit growth and Linux's growth, as the linux profile, the defaults edited

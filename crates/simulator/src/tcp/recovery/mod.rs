@@ -18,6 +18,7 @@ use super::sender::Sender;
 use crate::model::{Inflation, Nanos, RecoveryExit, RecoveryPacing, TcpSpec};
 use crate::network::Packet;
 
+pub mod frto;
 pub mod newreno;
 pub mod prr;
 pub mod rack;

@@ -101,13 +101,7 @@ impl Sender {
         out: &mut Vec<Packet>,
     ) {
         self.dupacks += 1;
-        if self.frto_armed
-            && !self.state.in_recovery()
-            && self.state.loss_until().is_some_and(|high_seq| self.snd_max > high_seq)
-        {
-            // F-RTO step 3a: a DUPACK after the new data went out: the loss was real.
-            self.frto_armed = false;
-        }
+        self.frto_on_duplicate_ack();
         let counted = self.count_reno_dupack();
         // The ACK's row comes before the loss reaction it may trigger, as in the kernel.
         self.observe_now(now, TraceEvent::Ack, 0, true, None);
