@@ -11,6 +11,7 @@ pub mod receive_window;
 pub mod receiver;
 pub mod recovery;
 pub mod reordering;
+pub mod retransmission_timer;
 pub mod rtt;
 pub mod sack;
 pub mod send_buffer;

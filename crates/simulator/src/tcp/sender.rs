@@ -104,6 +104,7 @@ use super::recovery::rack::Rack;
 use super::recovery::tlp::TailLossProbe;
 use super::recovery::{LossRecovery, RecoveryPacer};
 use super::reordering::RenoSacks;
+use super::retransmission_timer::RetransmissionTimer;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use super::send_buffer::SendBuffer;
@@ -243,9 +244,8 @@ pub struct Sender {
     pub(in crate::tcp) bad_sack_block: Option<(u64, u64)>,
 
     pub(in crate::tcp) outstanding: VecDeque<SentSegment>,
-    pub(in crate::tcp) rto_deadline: Option<Nanos>,
-    /// snd_una at the last timeout: a timeout with snd_una unchanged is a repeated one.
-    pub(in crate::tcp) last_timeout_una: Option<u64>,
+    /// RFC 6298's retransmission timer (`tcp/retransmission_timer.rs`).
+    pub(in crate::tcp) rto_timer: RetransmissionTimer,
     /// The per-ACK trace's rows not yet taken by the simulator; `None` when not tracing.
     pub(in crate::tcp) observations: Option<Vec<AckObservation>>,
     pub stats: SenderStats,
@@ -307,8 +307,7 @@ impl Sender {
             tlp: rack_tlp.then(TailLossProbe::default),
             bad_sack_block: None,
             outstanding: VecDeque::new(),
-            rto_deadline: None,
-            last_timeout_una: None,
+            rto_timer: RetransmissionTimer::default(),
             observations: None,
             stats: SenderStats::default(),
         }
@@ -621,10 +620,8 @@ impl Sender {
         if let (true, Some(prr)) = (self.state.in_recovery(), self.pacing.prr_mut()) {
             prr.out += len;
         }
-        if self.rto_deadline.is_none() {
-            // RFC 6298 §5.1
-            self.rto_deadline = Some(now + self.rtt.rto());
-        }
+        let rtt = &self.rtt;
+        self.rto_timer.on_send(now, || rtt.rto());
         out.push(Packet {
             kind: PacketKind::Data,
             flow: self.flow,
@@ -664,8 +661,7 @@ impl Sender {
     }
 
     pub(in crate::tcp) fn restart_timer(&mut self, now: Nanos) {
-        // RFC 6298 §5.2-5.3
-        self.rto_deadline = if self.snd_una < self.snd_max { Some(now + self.rtt.rto()) } else { None };
+        self.rto_timer.on_new_ack(now, self.rtt.rto(), self.snd_una < self.snd_max);
     }
 
     /// Handle an arriving ACK.
@@ -722,7 +718,7 @@ impl Sender {
     /// flow's rule says so (ns-2's `reset_rtx_timer(1,0)`, Linux's rearm at the head's resend).
     pub(in crate::tcp) fn fast_retransmit_timer_rule(&mut self, now: Nanos) {
         if self.fast_retransmit_timer == FastRetransmitTimer::Restart {
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rto_timer.start(now, self.rtt.rto());
         }
     }
 
@@ -895,18 +891,16 @@ impl Sender {
         if self.tlp.as_ref().and_then(|tlp| tlp.deadline).is_some_and(|at| at <= now) {
             self.send_loss_probe(now, out);
         }
-        match self.rto_deadline {
-            Some(deadline) if deadline <= now => {}
-            _ => return,
+        if !self.rto_timer.expired(now) {
+            return;
         }
         if self.snd_una == self.snd_max {
-            self.rto_deadline = None;
+            self.rto_timer.stop();
             return;
         }
         self.stats.timeouts += 1;
         let bytes_in_flight = self.snd_max - self.snd_una;
-        let repeated = self.last_timeout_una == Some(self.snd_una);
-        self.last_timeout_una = Some(self.snd_una);
+        let repeated = self.rto_timer.on_timeout(self.snd_una);
         self.frto_on_timeout(self.state == CongestionState::Open, repeated);
         let held =
             self.timeout_threshold == TimeoutThreshold::NewEpisode && self.within_loss_episode(repeated);
@@ -933,7 +927,7 @@ impl Sender {
         }
         self.recovery_on_timeout(now);
         self.observe_now(now, trace_event, 0, false, None);
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rto_timer.start(now, self.rtt.rto());
         self.send_available(now, out);
         self.record_window_use();
     }
@@ -956,7 +950,7 @@ impl Sender {
     pub fn timer_deadline(&self) -> Option<Nanos> {
         let reordering = self.rack.as_ref().and_then(|rack| rack.reo_deadline);
         let probe = self.tlp.as_ref().and_then(|tlp| tlp.deadline);
-        [self.rto_deadline, reordering, probe].into_iter().flatten().min()
+        [self.rto_timer.deadline(), reordering, probe].into_iter().flatten().min()
     }
 
     pub fn cwnd(&self) -> u64 {

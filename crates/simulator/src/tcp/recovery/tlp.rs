@@ -54,7 +54,7 @@ impl Sender {
                 (2 * srtt + extra).div_ceil(JIFFY_NS) * JIFFY_NS
             });
             // "If the RTO formula yields an earlier time, then use that time."
-            self.rto_deadline.map_or(now + wait, |rto| rto.min(now + wait))
+            self.rto_timer.deadline().map_or(now + wait, |rto| rto.min(now + wait))
         });
         if let Some(tlp) = self.tlp.as_mut() {
             tlp.deadline = deadline;
@@ -85,7 +85,7 @@ impl Sender {
             tlp.high_seq = Some(self.snd_max);
             tlp.resent = resent;
         }
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rto_timer.start(now, self.rtt.rto());
         self.record_window_use();
     }
 
