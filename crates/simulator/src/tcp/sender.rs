@@ -8,7 +8,7 @@
 //! sees every ACK; recovery keeps its temporary window inflation separately (like ns-2's
 //! `dupwnd_`), so any congestion control composes with any recovery.
 //!
-//! The recoveries ([`Recovery`]):
+//! The recoveries ([`Recovery`](super::Recovery); `tcp/recovery/`):
 //! * `reno` (RFC 5681 §3.2): leave recovery on the first ACK of new data.
 //! * `newreno` (RFC 6582): stay until `recover` is acknowledged, one hole per partial ACK, the
 //!   timer restarted on the first partial ACK only ("Impatient", RFC 6582 §4), or on every one

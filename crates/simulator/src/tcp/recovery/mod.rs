@@ -8,7 +8,7 @@
 //! recovery, and the DUPACK counting Reno, NewReno and Tahoe share), `newreno.rs` (RFC 6582
 //! partial ACKs), `sack.rs` (RFC 6675), `tahoe.rs`; `prr.rs` paces any of them (RFC 6937),
 //! `rack.rs` and `tlp.rs` detect losses for SACK as Linux does (RFC 8985). The sender holds a
-//! [`LossRecovery`], the recovery with the state it alone keeps, and its ACK and timer
+//! `LossRecovery`, the recovery with the state it alone keeps, and its ACK and timer
 //! handlers (`tcp/sender.rs`) call the hooks below, which are the only place that chooses by
 //! recovery: the sender itself never asks which one it has.
 

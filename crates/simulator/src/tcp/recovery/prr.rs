@@ -126,7 +126,7 @@ impl Sender {
         advanced && !newly_lost
     }
 
-    /// The hole [`Prr::rexmit_pending`] stands for: the first un-SACKed segment at
+    /// The hole `Prr::rexmit_pending` stands for: the first un-SACKed segment at
     /// `snd_una`.
     pub(in crate::tcp) fn pending_hole(&self) -> (u64, u64) {
         if let Some(lost) = self.rack_next_lost() {
