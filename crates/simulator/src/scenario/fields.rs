@@ -182,6 +182,26 @@ pub(crate) fn size(v: &Value, field: &str) -> Res<u64> {
     }
 }
 
+/// The largest size of one packet or of one part of it (a segment's payload, its headers), in
+/// bytes: 1 GiB. The simulator holds a packet's size in 32 bits, so payload and headers
+/// together must stay below 4 GiB; a real IP packet is at most 64 KiB (a jumbogram 4 GiB).
+pub(crate) const MAX_PACKET_PART_BYTES: u64 = 1 << 30;
+
+/// A size of (a part of) one packet: a [`size`] of at most [`MAX_PACKET_PART_BYTES`].
+pub(crate) fn packet_size(v: &Value, field: &str) -> Res<u64> {
+    let n = size(v, field)?;
+    if n > MAX_PACKET_PART_BYTES {
+        return Err(FieldError::new(
+            field,
+            format!(
+                "{n} bytes is more than one packet can hold here (at most 1GiB = {MAX_PACKET_PART_BYTES} \
+                 bytes; a real IP packet is at most 64KiB)"
+            ),
+        ));
+    }
+    Ok(n)
+}
+
 fn check_probability(p: f64, field: &str, v: &Value) -> Res<f64> {
     if (0.0..=1.0).contains(&p) {
         Ok(p)

@@ -49,7 +49,7 @@ pub(crate) fn source(
     let rate_bps = fields::rate(v, &f)?;
     let packet_size = match section.get("packet_size") {
         Some((v, f)) => {
-            let n = fields::size(v, &f)?;
+            let n = fields::packet_size(v, &f)?;
             if n == 0 {
                 return Err(FieldError::new(f, "must be at least 1 byte"));
             }

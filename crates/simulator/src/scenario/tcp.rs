@@ -138,7 +138,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
     };
     let segment_size = match get("segment_size") {
         Some((v, f)) => {
-            let n = fields::size(v, &f)?;
+            let n = fields::packet_size(v, &f)?;
             if n < 1 {
                 return Err(FieldError::new(f, "must be at least 1 byte, like \"1000B\""));
             }
@@ -147,7 +147,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         None => 1_000,
     };
     let header_size = match get("header_size") {
-        Some((v, f)) => fields::size(v, &f)?,
+        Some((v, f)) => fields::packet_size(v, &f)?,
         None => 40,
     };
     let receiver_window = match get("receiver_window") {

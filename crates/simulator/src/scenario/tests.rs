@@ -1020,3 +1020,16 @@ fn durations_beyond_a_million_seconds_are_refused() {
     fails(&edit("delay = \"5ms\"", "delay = \"18446744073s\""), "links.ab.delay", &["at most 1000000s"]);
     fails(&edit("duration = \"10s\"", "duration = \"1000001s\""), "scenario.duration", &["at most 1000000s"]);
 }
+
+#[test]
+fn packet_sizes_that_would_not_fit_a_packet_are_refused_not_wrapped() {
+    // A 5 GB header once wrapped modulo 2^32 into a 705 MB packet, and the run exited 0.
+    for key in ["flows.f.header_size", "flows.f.segment_size"] {
+        let e = load_with(BASE, &[(key, "5GB")]).unwrap_err();
+        assert_eq!(e.field, key);
+        assert!(e.message.contains("more than one packet can hold"), "{e}");
+    }
+    // The bound itself is accepted (a header of 1 GiB makes a slow run, not a wrong one).
+    let s = load_with(BASE, &[("flows.f.header_size", "1GiB")]).unwrap();
+    assert_eq!(s.flows[0].tcp.header_size, 1 << 30);
+}
