@@ -96,3 +96,19 @@ def test_goodput_of_a_flow_stopped_early_stays_within_the_link(stop: str) -> Non
 def test_the_wrapping_delay_is_refused() -> None:
     proc = cli("run", "wireless", "--set", "wired_delay=18446744073s", "--set", "duration=10s")
     assert_clean_error(proc, "wired", "at most 1000000s")
+
+
+def test_sizes_and_directories_that_cannot_be_meant_are_refused(tmp_path: Path) -> None:
+    # A limit past 64 bits once ended in an OverflowError traceback.
+    assert_clean_error(
+        cli("run", "wireless", "--max-memory", "20000000TB"), "--max-memory", "64-bit"
+    )
+    # A packet size that wrapped modulo 2^32 once gave a run with impossible link bytes, exit 0.
+    proc = cli("run", "wireless", "--set", "tcp.header_size=5GB", "--set", "duration=1s")
+    assert_clean_error(proc, "tcp.header_size", "1GiB")
+    # An empty --out once wrote nothing (run) or wrote into the current directory (reproduce).
+    for command in (["run", "wireless"], ["reproduce", "fig9", "--quick"], ["sweep", "wireless"]):
+        proc = cli(*command, "--out", "", cwd=tmp_path)
+        assert proc.returncode == 2, (command, proc.stderr)
+        assert "Traceback" not in proc.stderr and "empty string" in proc.stderr, proc.stderr
+    assert not list(tmp_path.iterdir()), "nothing written where the command ran"

@@ -41,6 +41,14 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+def _directory(text: str) -> str:
+    """An output directory: any path but an empty one, which would write into the current
+    directory without saying so."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a directory name, not an empty string")
+    return text
+
+
 def _check_seeds(args: argparse.Namespace) -> None:
     """``--seeds`` below 1 is bad input, named as the option (the API's message says
     ``seeds``)."""
@@ -142,6 +150,7 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--out",
         metavar="DIR",
+        type=_directory,
         help="write summary.json, flows.csv, links.csv, flow_series.csv, link_series.csv",
     )
     run.add_argument(
@@ -177,7 +186,12 @@ def _plot_arguments(plot: argparse.ArgumentParser) -> None:
     plot.add_argument(
         "run_dir", metavar="RUN_DIR", help="directory written by `westwood run --out`"
     )
-    plot.add_argument("--out", metavar="DIR", help="where to write the figures (default: RUN_DIR)")
+    plot.add_argument(
+        "--out",
+        metavar="DIR",
+        type=_directory,
+        help="where to write the figures (default: RUN_DIR)",
+    )
     plot.add_argument(
         "--flows", nargs="+", metavar="NAME", help="only these flows (default: every TCP flow)"
     )
@@ -212,7 +226,11 @@ def _reproduce_arguments(rep: argparse.ArgumentParser) -> None:
     )
     _add_executor(rep)
     rep.add_argument(
-        "--out", metavar="DIR", default="results", help="output directory (default results/)"
+        "--out",
+        metavar="DIR",
+        type=_directory,
+        default="results",
+        help="output directory (default results/)",
     )
     _add_wait(rep)
     _add_set(rep, "extra override applied to every run (repeatable)")
@@ -234,7 +252,9 @@ def _sweep_arguments(sw: argparse.ArgumentParser) -> None:
     _add_set(sw, "override applied to every run (repeatable), e.g. --set duration=30s")
     sw.add_argument("--seeds", type=int, help="seeds per grid point, 1..N (default 3)")
     _add_executor(sw)
-    sw.add_argument("--out", metavar="DIR", help="the sweep's store and reports (required)")
+    sw.add_argument(
+        "--out", metavar="DIR", type=_directory, help="the sweep's store and reports (required)"
+    )
     _add_wait(sw)
     sw.add_argument(
         "--rebuild",
@@ -312,6 +332,7 @@ def _replay_arguments(rp: argparse.ArgumentParser) -> None:
     rp.add_argument(
         "--out",
         metavar="DIR",
+        type=_directory,
         help="write DIR/replay.csv (every row), DIR/replay.json (the report) and "
         "DIR/replay.png/.svg (BWE vs time)",
     )

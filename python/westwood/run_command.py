@@ -158,6 +158,8 @@ def parse_memory(text: str) -> int:
     value = round(float(m.group(1)) * scale)
     if value < 1:
         raise UsageError(f"--max-memory {text!r}: must be at least 1 byte")
+    if value >= 2**64:
+        raise UsageError(f"--max-memory {text!r}: more than a 64-bit count of bytes holds (18 EB)")
     return value
 
 
@@ -178,6 +180,8 @@ def run(args) -> int:
     from .overrides import parse_assignments
     from .raw import run_raw
 
+    if args.out is not None and not str(args.out).strip():
+        raise UsageError("run: --out needs a directory name, not an empty string")
     if args.ack_trace and not args.out:
         raise UsageError("run: --ack-trace writes DIR/acks.csv, so it needs --out DIR")
     overrides = parse_assignments(args.overrides)
