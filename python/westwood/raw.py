@@ -88,7 +88,9 @@ def run_raw(
     if max_memory is not None:
         max_memory = integer(max_memory, "max_memory")
         if not 0 < max_memory < 2**64:
-            raise ValueError(f"max_memory must be a positive 64-bit number of bytes, not {max_memory}")
+            raise ValueError(
+                f"max_memory must be a positive 64-bit number of bytes, not {max_memory}"
+            )
     # The core raises OSError only when it cannot write an output. With the trace alone, name its
     # file; the series' errors name their own file in the core's message.
     only_trace = trace is not None and series is None and pcap is None
