@@ -116,22 +116,32 @@ def test_flows_filter(westwood_run: Path, tmp_path: Path):
     assert not (tmp_path / "x").exists()
 
 
-@pytest.mark.parametrize("case", ["missing", "empty", "results_dir", "bad_json", "bad_csv"])
+@pytest.mark.parametrize(
+    "case", ["missing", "empty", "results_dir", "bad_json", "bad_csv", "cut_csv", "long_row"]
+)
 def test_not_a_run_directory(case: str, tmp_path: Path, westwood_run: Path):
     target = tmp_path / "d"
     if case != "missing":
         target.mkdir()
     if case == "results_dir":
         (target / "index.html").write_text("<html></html>")
-    if case in ("bad_json", "bad_csv"):
+    if case in ("bad_json", "bad_csv", "cut_csv", "long_row"):
         (target / "flow_series.csv").write_bytes((westwood_run / "flow_series.csv").read_bytes())
         (target / "summary.json").write_bytes((westwood_run / "summary.json").read_bytes())
     if case == "bad_json":
         (target / "summary.json").write_text("{not json")
     if case == "bad_csv":
         (target / "flow_series.csv").write_text("a,b\n1,2\n")
+    series = (westwood_run / "flow_series.csv").read_text()
+    if case == "cut_csv":
+        # A file cut in the middle of a row (once a TypeError traceback).
+        (target / "flow_series.csv").write_text(series[: len(series) // 2].rsplit(",", 3)[0])
+    if case == "long_row":
+        (target / "flow_series.csv").write_text(series + series.splitlines()[1] + ",1,2\n")
     proc = cli("plot", str(target))
     assert_clean_error(proc, str(target), "not a run directory")
+    if case in ("cut_csv", "long_row"):
+        assert "cut short or damaged" in proc.stderr
     assert not list(target.glob("*.png")) if target.exists() else True
 
 

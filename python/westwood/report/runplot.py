@@ -72,7 +72,17 @@ def _read_series(
             if missing:
                 raise _not_a_run_dir(directory, f"{path.name} lacks {', '.join(missing)}")
             numeric = [c for c in required if c != key]
+            width = len(reader.fieldnames or [])
             for row in reader:
+                if None in row or None in row.values():
+                    # DictReader files the fields beyond the header under None, and gives the
+                    # missing ones as None: a row cut short, or one that is not this file's.
+                    fields = width - list(row.values()).count(None) + len(row.get(None) or [])
+                    raise _not_a_run_dir(
+                        directory,
+                        f"{path.name} line {reader.line_num} has {fields} fields where its "
+                        f"header has {width}: the file is cut short or damaged",
+                    )
                 columns = out.setdefault(row[key], {c: [] for c in numeric})
                 for c in numeric:
                     columns[c].append(_number(row[c]))
