@@ -182,8 +182,18 @@ fn kernel_parameters(
 }
 
 /// Scenario features the testbed cannot reproduce (each a sentence).
+/// The longest test iperf3 runs (its `-t` is at most a day).
+pub const IPERF3_MAX_TEST_NS: Nanos = 86_400 * NANOS_PER_SECOND;
+
 pub fn unsupported(scenario: &Scenario, kernel_override: Option<&str>) -> Vec<String> {
     let mut problems = Vec::new();
+    if scenario.duration > IPERF3_MAX_TEST_NS {
+        problems.push(format!(
+            "a run of {} s: iperf3 runs a test for at most 86400 s (a day), and the testbed runs in \
+             real time; shorten scenario.duration (or --duration)",
+            scenario.duration / NANOS_PER_SECOND
+        ));
+    }
     if !scenario.sources.is_empty() {
         let names: Vec<&str> = scenario.sources.iter().map(|s| s.name.as_str()).collect();
         problems.push(format!(
@@ -526,6 +536,14 @@ mod tests {
         let w = plan(&s, Some("tcpw")).unwrap();
         assert_eq!(w.flows[0].kernel_cc, "tcpw");
         assert!(w.flows[0].uses_bpf());
+    }
+
+    #[test]
+    fn a_run_longer_than_iperf3_allows_is_refused_before_anything_is_set_up() {
+        let s = load("wireless.toml", &[("scenario.duration", "200000s")]);
+        let Err(Error::Usage(message)) = plan(&s, Some("reno")) else { panic!("a day is the limit") };
+        assert!(message.contains("at most 86400 s") && message.contains("200000 s"), "{message}");
+        assert!(plan(&load("wireless.toml", &[("scenario.duration", "86400s")]), None).is_ok());
     }
 
     #[test]
