@@ -112,3 +112,50 @@ def test_sizes_and_directories_that_cannot_be_meant_are_refused(tmp_path: Path) 
         assert proc.returncode == 2, (command, proc.stderr)
         assert "Traceback" not in proc.stderr and "empty string" in proc.stderr, proc.stderr
     assert not list(tmp_path.iterdir()), "nothing written where the command ran"
+
+
+def test_run_directories_of_killed_workers_are_removed(tmp_path: Path, monkeypatch) -> None:
+    """A sweep's Ctrl-C kills its workers mid-run (SIGKILL: nothing runs in them), which left
+    each one's TMPDIR/westwood-run-* behind; whoever knows the PID is gone removes them."""
+    import os
+    import tempfile
+
+    from westwood.runs.store import remove_run_directories
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    live = os.getppid()
+    for pid in (dead.pid, live):
+        (tmp_path / f"westwood-run-{pid}-abc123").mkdir()
+    (tmp_path / "westwood-run-nopid").mkdir()  # not one of ours: left alone
+    assert remove_run_directories() == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"westwood-run-{live}-abc123",
+        "westwood-run-nopid",
+    ]
+    # The PIDs of workers the driver has just killed go whether or not the PID was reused.
+    assert remove_run_directories([live]) == 1
+
+
+def test_ctrl_c_of_a_sweep_leaves_no_run_directory(tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    args = ["sweep", "wireless", "--vary", "loss=1%,2%", "--seeds", "2", "--jobs", "2"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "westwood", *args, "--set", "duration=100000s"]
+        + ["--out", str(tmp_path / "sweep")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**__import__("os").environ, "TMPDIR": str(tmp)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 60
+    while not list(tmp.glob("westwood-run-*")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list(tmp.glob("westwood-run-*")), "the workers were running"
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert b"Traceback" not in stderr and b"Exception ignored" not in stderr, stderr
+    assert not list(tmp.glob("westwood-run-*"))

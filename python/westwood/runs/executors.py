@@ -33,7 +33,15 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Deque, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import UsageError
-from .store import Entry, Job, commit_entry, default_jobs, failed_entry, run_job
+from .store import (
+    Entry,
+    Job,
+    commit_entry,
+    default_jobs,
+    failed_entry,
+    remove_run_directories,
+    run_job,
+)
 
 EXECUTORS = ("local", "dask")
 TICK = 1.0  # seconds
@@ -96,6 +104,8 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
     for process in processes:
         with contextlib.suppress(Exception):
             process.join(5)
+    # A killed worker leaves its run's scenario directory behind.
+    remove_run_directories(p.pid for p in processes if p.pid is not None)
 
 
 class LocalExecutor:

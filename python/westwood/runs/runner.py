@@ -13,7 +13,7 @@ from ..errors import RunFailed
 from ..files import make_directory
 from ..progress import Progress
 from .executors import LocalExecutor
-from .store import STATUS_OK, Entry, Job, RunSpec, _load_entry, make_jobs
+from .store import STATUS_OK, Entry, Job, RunSpec, _load_entry, make_jobs, remove_run_directories
 
 # --- executing ---------------------------------------------------------------------------------
 
@@ -42,6 +42,8 @@ def run_all(
     ``ScenarioError`` for an invalid scenario or override); otherwise failed runs are recorded
     and the others go on."""
     executor = executor if executor is not None else LocalExecutor()
+    # What killed runs of earlier sweeps left (a kill -9 of the driver kills its workers too).
+    remove_run_directories()
     cache_dir = Path(cache_dir)
     entries: Dict[str, Entry] = {}
     todo: List[RunSpec] = []

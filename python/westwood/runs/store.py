@@ -293,6 +293,56 @@ def failed_entry(job: Job, error: str, error_type: str = "") -> Entry:
     return entry
 
 
+# A run's private scenario file lives in ``TMPDIR/westwood-run-PID-XXXX``: a worker killed
+# mid-run (a sweep's Ctrl-C kills its pool) cannot remove it, so whoever knows the PID is gone
+# does (``remove_run_directories``).
+RUN_DIRECTORY_PREFIX = "westwood-run-"
+
+
+def remove_run_directories(pids: Optional[Iterable[int]] = None) -> int:
+    """Remove the run directories of processes ``pids`` (killed workers), or with ``pids`` None of
+    every process of this user that no longer exists (stale ones). Returns how many went."""
+    import re
+    import shutil
+
+    wanted = None if pids is None else set(pids)
+    removed = 0
+    root = Path(tempfile.gettempdir())
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return 0
+    for name in names:
+        m = re.fullmatch(re.escape(RUN_DIRECTORY_PREFIX) + r"(\d+)-[A-Za-z0-9_]+", name)
+        if not m:
+            continue
+        pid = int(m.group(1))
+        path = root / name
+        try:
+            if path.is_symlink() or not path.is_dir() or path.stat().st_uid != os.getuid():
+                continue
+        except OSError:
+            continue
+        if wanted is not None:
+            if pid not in wanted:
+                continue
+        elif pid == os.getpid() or _alive(pid):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed += not path.exists()
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
 def _run_text(job: Job):
     """Run ``job`` from its scenario text: written to a private temporary file named like the
     original (so the scenario's default name and messages are the same); messages naming the
@@ -300,7 +350,7 @@ def _run_text(job: Job):
     from .. import _core
 
     name = Path(job.origin).name or "scenario.toml"
-    with tempfile.TemporaryDirectory(prefix="westwood-run-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"{RUN_DIRECTORY_PREFIX}{os.getpid()}-") as tmp:
         path = os.path.join(tmp, name)
         with open(path, "wb") as f:
             f.write(job.text.encode("utf-8", "surrogateescape"))
