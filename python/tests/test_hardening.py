@@ -159,3 +159,26 @@ def test_ctrl_c_of_a_sweep_leaves_no_run_directory(tmp_path: Path) -> None:
     assert proc.returncode == 130, stderr
     assert b"Traceback" not in stderr and b"Exception ignored" not in stderr, stderr
     assert not list(tmp.glob("westwood-run-*"))
+
+
+def test_a_killed_run_leaves_its_staging_directory_only_until_the_next_run(
+    tmp_path: Path,
+) -> None:
+    """kill -9 of ``run --out D`` left a hidden ``.D.XXXX.tmp`` with the series' ``.partial``
+    files (190 MB for the 1000-flow dumbbell) that no later run removed."""
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "westwood", "run", "wireless", "--set", "duration=100000s"]
+        + ["--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not list(tmp_path.glob(".run.*.tmp/*.partial")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(tmp_path.glob(".run.*.tmp/*.partial")), "the run was writing its series"
+    proc.kill()
+    proc.wait()
+    assert list(tmp_path.glob(".run.*.tmp"))
+    assert cli("run", "wireless", "--set", "duration=1s", "--out", str(out)).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]

@@ -106,12 +106,51 @@ def make_directory(path: PathLike) -> Path:
     return path
 
 
+def process_gone(pid: int) -> bool:
+    """No process ``pid`` exists (another user's process counts as existing)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return pid <= 0
+
+
+def remove_stale_siblings(parent: Path, prefix: str, suffix: str) -> None:
+    """Remove what killed processes of this user left in ``parent``: the temporary files and
+    staging directories named ``{prefix}{pid}.XXXX{suffix}`` (as ``_temporary_beside`` and
+    ``staged_directory`` name them) of a process that no longer exists. A kill -9 gives a
+    process no chance to remove its own (a staging directory of a large run holds hundreds of
+    megabytes)."""
+    pattern = re.compile(re.escape(prefix) + r"(\d+)\.[A-Za-z0-9_]+" + re.escape(suffix))
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        m = pattern.fullmatch(name)
+        if not m or int(m.group(1)) == os.getpid() or not process_gone(int(m.group(1))):
+            continue
+        path = parent / name
+        with contextlib.suppress(OSError):
+            if path.is_symlink() or path.lstat().st_uid != os.getuid():
+                continue
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink()
+
+
 def _temporary_beside(path: Path, suffix: str) -> str:
     """An empty file beside ``path`` (same directory, hence same filesystem, so that renaming it
     onto ``path`` is atomic), readable like a file ``open`` would have made."""
     with writing(path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+        remove_stale_siblings(path.parent, f".{path.name}.", suffix)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=suffix, dir=path.parent
+        )
         os.close(fd)
         try:
             make_readable(tmp)
@@ -184,7 +223,10 @@ def staged_directory(out_dir: PathLike) -> Iterator[Path]:
     with writing(out_dir):
         parent = out_dir.resolve().parent
         parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=parent))
+        remove_stale_siblings(parent, f".{out_dir.name}.", ".tmp")
+        stage = Path(
+            tempfile.mkdtemp(prefix=f".{out_dir.name}.{os.getpid()}.", suffix=".tmp", dir=parent)
+        )
     try:
         with named_as_final(stage, out_dir):
             yield stage

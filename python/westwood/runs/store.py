@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import UsageError
-from ..files import write_json_atomic
+from ..files import process_gone, write_json_atomic
 from ..paths import resolve_scenario
 from ..version import __version__
 
@@ -326,21 +326,11 @@ def remove_run_directories(pids: Optional[Iterable[int]] = None) -> int:
         if wanted is not None:
             if pid not in wanted:
                 continue
-        elif pid == os.getpid() or _alive(pid):
+        elif pid == os.getpid() or not process_gone(pid):
             continue
         shutil.rmtree(path, ignore_errors=True)
         removed += not path.exists()
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: alive
-        return True
-    return True
 
 
 def _run_text(job: Job):
