@@ -136,6 +136,8 @@ pub struct CaptureSummary {
     pub not_ip: u64,
     pub truncated: u64,
     pub fragments: u64,
+    /// Frames whose headers cannot be true ([`Skip::Malformed`]): left out.
+    pub malformed: u64,
     pub unknown_link_types: Vec<u16>,
     pub first_ns: Option<i64>,
     pub last_ns: Option<i64>,
@@ -475,6 +477,9 @@ struct Half {
     runs_3: u64,
     max_run: u64,
     rtt: (u64, i64, i64, i128),
+    /// RTT samples that came out negative (an ACK timestamped before the data it covers: the
+    /// capture's clock stepped back, or a merged capture's clocks disagree): dropped.
+    negative_rtt_samples: u64,
     flight: (u64, u64, u128),
     window: (Option<u64>, u64),
     /// The receiver's window scale (from its SYN, or the metadata).
@@ -517,6 +522,7 @@ impl Half {
             runs_3: 0,
             max_run: 0,
             rtt: (0, i64::MAX, 0, 0),
+            negative_rtt_samples: 0,
             flight: (0, 0, 0),
             window: (None, 0),
             wscale: None,
@@ -671,6 +677,10 @@ impl Half {
         }
         if let (Some(sent), false) = (newest, ambiguous) {
             let rtt = t - sent;
+            if rtt < 0 {
+                self.negative_rtt_samples += 1;
+                return;
+            }
             let r = &mut self.rtt;
             r.0 += 1;
             r.1 = r.1.min(rtt);
@@ -739,7 +749,7 @@ pub fn analyze_capture<R: Read>(
         summary.first_ns = Some(summary.first_ns.map_or(p.ts_ns, |f| f.min(p.ts_ns)));
         summary.last_ns = Some(summary.last_ns.map_or(p.ts_ns, |l| l.max(p.ts_ns)));
         let t = p.ts_ns;
-        let ip = match decode::decode(p.link_type, p.data) {
+        let ip = match decode::decode(p.link_type, p.data, p.original_len) {
             Ok(ip) => ip,
             Err(Skip::NotIp) => {
                 summary.not_ip += 1;
@@ -751,6 +761,10 @@ pub fn analyze_capture<R: Read>(
             }
             Err(Skip::Fragment) => {
                 summary.fragments += 1;
+                continue;
+            }
+            Err(Skip::Malformed) => {
+                summary.malformed += 1;
                 continue;
             }
             Err(Skip::UnknownLinkType(l)) => {
@@ -905,6 +919,13 @@ pub fn analyze_capture<R: Read>(
 
     let mut list: Vec<Conn> = conns.into_values().collect();
     list.sort_by_key(|c| c.order);
+    let negative: u64 = list.iter().flat_map(|c| &c.halves).map(|h| h.negative_rtt_samples).sum();
+    if negative > 0 {
+        summary.warnings.push(format!(
+            "{negative} RTT sample(s) came out negative (an ACK timestamped before the data it \
+             covers: the capture's clock stepped back) and were left out"
+        ));
+    }
     let mut rows = Vec::new();
     for mut c in list {
         let closed = c.halves.iter().any(|h| h.fin || h.rst);
@@ -1222,6 +1243,26 @@ mod tests {
         assert_eq!(r.vantage, "receiver");
         assert_eq!((r.retransmits, r.out_of_order), (0, 1));
         assert_eq!(r.bytes_delivered, 400, "in-order data beyond the last ACK");
+    }
+
+    #[test]
+    fn an_ack_timestamped_before_its_data_gives_no_sample_and_a_warning() {
+        // A capture whose clock stepped back 480 ms between a segment and its ACK once gave a
+        // minimum RTT of -480 ms.
+        let mut c = Cap::new(None);
+        c.data(500, 0, 100, None);
+        c.ack(20, 100, None);
+        c.data(600, 100, 100, None);
+        c.ack(650, 200, None); // RTT 50 ms
+        let (s, rows) = c.analyze(1000);
+        let r = &rows[0];
+        assert_eq!(r.rtt_samples, 1);
+        assert!((r.min_rtt_seconds - 0.050).abs() < 1e-12, "{}", r.min_rtt_seconds);
+        assert!(
+            s.warnings.iter().any(|w| w.starts_with("1 RTT sample(s) came out negative")),
+            "{:?}",
+            s.warnings
+        );
     }
 
     #[test]

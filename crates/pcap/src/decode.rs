@@ -2,7 +2,11 @@
 //!
 //! Link types: Ethernet (with 802.1Q/802.1ad tags), Linux cooked captures v1 and v2
 //! (`tcpdump -i any`), raw IP, BSD loopback. Lengths come from the IP header, not from what was
-//! captured, so a capture cut to a snaplen still counts every byte a packet carried.
+//! captured, so a capture cut to a snaplen still counts every byte a packet carried; but a
+//! header is never trusted beyond the frame's length on the wire (the capture record's original
+//! length): a packet whose IP length exceeds it, or whose header lengths are impossible (an IPv4
+//! header under 20 bytes, a TCP header under 20 bytes or longer than the packet), is
+//! [`Skip::Malformed`], counted and left out.
 
 use std::net::IpAddr;
 
@@ -82,6 +86,9 @@ pub enum Skip {
     Truncated,
     /// A fragment after the first (no transport header).
     Fragment,
+    /// Header fields that cannot be true of the frame: lengths below a header's minimum or
+    /// beyond what the frame carried on the wire.
+    Malformed,
     UnknownLinkType(u16),
 }
 
@@ -93,8 +100,9 @@ fn be32(b: &[u8], at: usize) -> u32 {
     u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
-/// Decode one frame of link type `link_type`.
-pub fn decode(link_type: u16, frame: &[u8]) -> Result<IpPacket, Skip> {
+/// Decode one frame of link type `link_type`, captured as `frame` of `original_len` bytes on
+/// the wire.
+pub fn decode(link_type: u16, frame: &[u8], original_len: u32) -> Result<IpPacket, Skip> {
     let (ethertype, ip, incoming) = match link_type {
         LINKTYPE_ETHERNET => {
             if frame.len() < 14 {
@@ -144,9 +152,14 @@ pub fn decode(link_type: u16, frame: &[u8]) -> Result<IpPacket, Skip> {
         }
         other => return Err(Skip::UnknownLinkType(other)),
     };
+    // The most the IP packet can be: the frame on the wire less its link header (a record whose
+    // original length is below what it captured is taken at what it captured).
+    let link_header = frame.len() - ip.len();
+    let on_wire = (original_len as usize).max(frame.len()) - link_header;
+    let on_wire = u32::try_from(on_wire).unwrap_or(u32::MAX);
     let mut p = match ethertype {
-        0x0800 => ipv4(ip)?,
-        0x86dd => ipv6(ip)?,
+        0x0800 => ipv4(ip, on_wire)?,
+        0x86dd => ipv6(ip, on_wire)?,
         _ => return Err(Skip::NotIp),
     };
     p.incoming = incoming;
@@ -163,7 +176,7 @@ fn sll_incoming(packet_type: u16) -> Option<bool> {
     }
 }
 
-fn ipv4(ip: &[u8]) -> Result<IpPacket, Skip> {
+fn ipv4(ip: &[u8], on_wire: u32) -> Result<IpPacket, Skip> {
     if ip.len() < 20 {
         return Err(Skip::Truncated);
     }
@@ -171,12 +184,18 @@ fn ipv4(ip: &[u8]) -> Result<IpPacket, Skip> {
         return Err(Skip::NotIp);
     }
     let ihl = usize::from(ip[0] & 0x0f) * 4;
-    if ihl < 20 || ip.len() < ihl {
+    if ihl < 20 {
+        return Err(Skip::Malformed);
+    }
+    if ip.len() < ihl {
         return Err(Skip::Truncated);
     }
     let total = u32::from(be16(ip, 2));
     // A total length of 0 is what TSO/GSO super-packets captured on the sending host carry.
-    let ip_len = if total == 0 { ip.len() as u32 } else { total };
+    let ip_len = if total == 0 { on_wire } else { total };
+    if ip_len < ihl as u32 || ip_len > on_wire {
+        return Err(Skip::Malformed);
+    }
     let fragment_offset = be16(ip, 6) & 0x1fff;
     if fragment_offset != 0 {
         return Err(Skip::Fragment);
@@ -187,7 +206,7 @@ fn ipv4(ip: &[u8]) -> Result<IpPacket, Skip> {
     Ok(IpPacket { src, dst, ip_len, transport, incoming: None })
 }
 
-fn ipv6(ip: &[u8]) -> Result<IpPacket, Skip> {
+fn ipv6(ip: &[u8], on_wire: u32) -> Result<IpPacket, Skip> {
     if ip.len() < 40 {
         return Err(Skip::Truncated);
     }
@@ -225,6 +244,9 @@ fn ipv6(ip: &[u8]) -> Result<IpPacket, Skip> {
         return Err(Skip::Truncated);
     }
     let ip_len = 40 + payload;
+    if ip_len > on_wire || (at as u32) > ip_len {
+        return Err(Skip::Malformed);
+    }
     let transport = transport(next, &ip[at..], ip_len.saturating_sub(at as u32))?;
     Ok(IpPacket { src: IpAddr::from(src), dst: IpAddr::from(dst), ip_len, transport, incoming: None })
 }
@@ -236,6 +258,9 @@ fn transport(protocol: u8, b: &[u8], len: u32) -> Result<Transport, Skip> {
                 return Err(Skip::Truncated);
             }
             let header = u32::from(b[12] >> 4) * 4;
+            if header < 20 || header > len {
+                return Err(Skip::Malformed);
+            }
             let options_end = (header as usize).min(b.len());
             let (options, complete) = if header > 20 {
                 (tcp_options(&b[20..options_end]), options_end == header as usize)
@@ -257,6 +282,9 @@ fn transport(protocol: u8, b: &[u8], len: u32) -> Result<Transport, Skip> {
         17 => {
             if b.len() < 8 {
                 return Err(Skip::Truncated);
+            }
+            if len < 8 {
+                return Err(Skip::Malformed);
             }
             Ok(Transport::Udp(Udp {
                 src_port: be16(b, 0),
@@ -322,18 +350,55 @@ mod tests {
             options: &opts,
         };
         let mut buf = Vec::new();
-        frame::tcp_frame(&mut buf, &a, 0, &h, 1000, 96).unwrap();
-        let p = decode(LINKTYPE_ETHERNET, &buf).unwrap();
+        // Cut to 96 bytes by the snaplen; on the wire it was the whole segment.
+        let on_wire = frame::tcp_frame(&mut buf, &a, 0, &h, 1000, 96).unwrap() as u32;
+        let p = decode(LINKTYPE_ETHERNET, &buf, on_wire).unwrap();
         assert_eq!(p.ip_len, 20 + 32 + 1000);
         let Transport::Tcp(t) = p.transport else { panic!() };
         assert_eq!((t.seq, t.ack, t.window, t.payload_len), (3, 4, 6, 1000));
         assert_eq!((t.options.sack_count, t.options.sack[0]), (1, (5, 9)));
         assert!(t.options_complete);
+        // The same header on a frame that was shorter on the wire than the IP length it claims.
+        assert_eq!(decode(LINKTYPE_ETHERNET, &buf, on_wire - 1), Err(Skip::Malformed));
         buf.clear();
-        frame::udp_frame(&mut buf, &a, 0, 7, 9, 100, 42).unwrap();
-        let p = decode(LINKTYPE_ETHERNET, &buf).unwrap();
+        let on_wire = frame::udp_frame(&mut buf, &a, 0, 7, 9, 100, 42).unwrap() as u32;
+        let p = decode(LINKTYPE_ETHERNET, &buf, on_wire).unwrap();
         assert_eq!(p.transport, Transport::Udp(Udp { src_port: 7, dst_port: 9, payload_len: 100 }));
-        assert_eq!(decode(LINKTYPE_ETHERNET, &buf[..20]), Err(Skip::Truncated));
+        assert_eq!(decode(LINKTYPE_ETHERNET, &buf[..20], on_wire), Err(Skip::Truncated));
+    }
+
+    #[test]
+    fn impossible_header_lengths_are_malformed_not_trusted() {
+        let a = Addresses { src_mac: [2; 6], dst_mac: [4; 6], src_ip: [10, 0, 0, 1], dst_ip: [10, 0, 0, 2] };
+        let h = TcpHeader {
+            src_port: 1,
+            dst_port: 2,
+            seq: 3,
+            ack: 4,
+            flags: frame::ACK,
+            window: 6,
+            options: &[],
+        };
+        let mut good = Vec::new();
+        frame::tcp_frame(&mut good, &a, 0, &h, 10, 1000).unwrap();
+        let wire = good.len() as u32;
+        assert!(decode(LINKTYPE_ETHERNET, &good, wire).is_ok());
+        let edit = |at: usize, value: u8| {
+            let mut b = good.clone();
+            b[at] = value;
+            decode(LINKTYPE_ETHERNET, &b, wire)
+        };
+        assert_eq!(edit(14, 0x44), Err(Skip::Malformed), "an IPv4 header of 16 bytes");
+        assert_eq!(edit(14 + 20 + 12, 0x40), Err(Skip::Malformed), "a TCP header of 16 bytes");
+        assert_eq!(edit(14 + 20 + 12, 0x00), Err(Skip::Malformed), "a TCP data offset of 0");
+        assert_eq!(edit(14 + 20 + 12, 0xf0), Err(Skip::Malformed), "a TCP header beyond the packet");
+        // A total length of 65 535 in a frame of 64 bytes (10 % more throughput and phantom
+        // retransmissions when it was believed).
+        let mut b = good.clone();
+        b[16..18].copy_from_slice(&65535u16.to_be_bytes());
+        assert_eq!(decode(LINKTYPE_ETHERNET, &b, wire), Err(Skip::Malformed));
+        b[16..18].copy_from_slice(&10u16.to_be_bytes());
+        assert_eq!(decode(LINKTYPE_ETHERNET, &b, wire), Err(Skip::Malformed), "shorter than its header");
     }
 
     #[test]
@@ -352,10 +417,10 @@ mod tests {
         frame::tcp_frame(&mut eth, &a, 0, &h, 0, 1000).unwrap();
         let mut sll = vec![0, 4, 0, 1, 0, 6, 2, 2, 2, 2, 2, 2, 0, 0, 0x08, 0x00];
         sll.extend_from_slice(&eth[14..]);
-        let p = decode(LINKTYPE_LINUX_SLL, &sll).unwrap();
+        let p = decode(LINKTYPE_LINUX_SLL, &sll, sll.len() as u32).unwrap();
         assert_eq!(p.incoming, Some(false));
-        let p = decode(LINKTYPE_RAW, &eth[14..]).unwrap();
+        let p = decode(LINKTYPE_RAW, &eth[14..], eth[14..].len() as u32).unwrap();
         assert_eq!(p.src, IpAddr::from([10, 0, 0, 1]));
-        assert_eq!(decode(999, &eth), Err(Skip::UnknownLinkType(999)));
+        assert_eq!(decode(999, &eth, eth.len() as u32), Err(Skip::UnknownLinkType(999)));
     }
 }
