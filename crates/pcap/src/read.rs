@@ -14,6 +14,12 @@ use crate::write::Direction;
 /// The largest record (pcapng block, pcap packet) accepted: anything above is corruption.
 pub const MAX_RECORD: usize = 64 << 20;
 
+/// The most interface descriptions, address names and comments one file may hold in all, and
+/// their most bytes: what the reader keeps of them grows with the file, which otherwise it never
+/// does (tcpdump and the simulator write a handful; a file of a million is not a capture).
+pub const MAX_DESCRIPTIONS: usize = 100_000;
+pub const MAX_DESCRIPTION_BYTES: usize = 16 << 20;
+
 /// A problem with a capture file: where, and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadError {
@@ -87,6 +93,8 @@ pub struct CaptureReader<R: Read> {
     warnings: Vec<String>,
     last_ts: i64,
     done: bool,
+    /// Interface descriptions, names and comments kept so far, and their bytes.
+    descriptions: (usize, usize),
 }
 
 /// Fill `buf` from `r`; `Ok(n)` with n < buf.len() only at the end of the input.
@@ -202,6 +210,7 @@ impl<R: Read> CaptureReader<R> {
             warnings: Vec::new(),
             last_ts: 0,
             done: false,
+            descriptions: (0, 0),
         };
         match kind {
             Kind::Pcap { swapped, nanos } => {
@@ -304,6 +313,24 @@ impl<R: Read> CaptureReader<R> {
         Ok(true)
     }
 
+    /// One more interface description, name or comment of `bytes`, kept: refused beyond
+    /// [`MAX_DESCRIPTIONS`] or [`MAX_DESCRIPTION_BYTES`].
+    fn keep_description(&mut self, start: u64, bytes: usize) -> Result<(), ReadError> {
+        self.descriptions.0 += 1;
+        self.descriptions.1 += bytes;
+        if self.descriptions.0 > MAX_DESCRIPTIONS || self.descriptions.1 > MAX_DESCRIPTION_BYTES {
+            return Err(self.error(
+                start,
+                format!(
+                    "more than {MAX_DESCRIPTIONS} interface descriptions, names and comments (or more \
+                     than {} MB of them): the file is corrupt or not a capture",
+                    MAX_DESCRIPTION_BYTES >> 20
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// A Section Header Block whose first 12 bytes (type, length, byte-order magic) are read:
     /// reads the rest.
     fn section_header(&mut self, start: u64, total: usize) -> Result<(), ReadError> {
@@ -316,11 +343,14 @@ impl<R: Read> CaptureReader<R> {
         }
         let body = &self.buf[..total - 12];
         // body: version (4), section length (8), options, then the trailing length (4).
-        let opts = options(&body[12..body.len() - 4], swapped);
-        for (code, v) in opts {
-            if code == 1 {
-                self.comments.push(text(v));
-            }
+        let comments: Vec<String> = options(&body[12..body.len() - 4], swapped)
+            .into_iter()
+            .filter(|(code, _)| *code == 1)
+            .map(|(_, v)| text(v))
+            .collect();
+        for comment in comments {
+            self.keep_description(start, comment.len())?;
+            self.comments.push(comment);
         }
         self.section_base = self.interfaces.len();
         Ok(())
@@ -474,9 +504,11 @@ impl<R: Read> CaptureReader<R> {
                         _ => {}
                     }
                 }
+                self.keep_description(start, body_len)?;
                 self.interfaces.push(i);
             }
             4 => {
+                let mut found = Vec::new();
                 let mut at = 0;
                 while at + 4 <= b.len() {
                     let t = u16_at(b, at, swapped);
@@ -496,10 +528,14 @@ impl<R: Read> CaptureReader<R> {
                     };
                     if let Some(addr) = addr {
                         for name in names.split(|&c| c == 0).filter(|n| !n.is_empty()) {
-                            self.names.push((addr, String::from_utf8_lossy(name).into_owned()));
+                            found.push((addr, String::from_utf8_lossy(name).into_owned()));
                         }
                     }
                     at += 4 + len + (4 - len % 4) % 4;
+                }
+                for (addr, name) in found {
+                    self.keep_description(start, name.len())?;
+                    self.names.push((addr, name));
                 }
             }
             5 if body_len >= 12 => {
@@ -718,5 +754,40 @@ mod tests {
         let e = r.next_packet().err().unwrap();
         assert_eq!(e.offset, shb_len as u64);
         assert!(e.message.contains("corrupt"), "{e}");
+    }
+
+    #[test]
+    fn a_file_of_endless_interface_descriptions_is_refused_not_held() {
+        // A 60 MB file of interface blocks once held 1.24 GB.
+        let interface = Interface {
+            name: "a".into(),
+            description: String::new(),
+            ipv4: None,
+            link_type: LINKTYPE_ETHERNET,
+            snaplen: 100,
+        };
+        let mut bytes =
+            CaptureWriter::new(Vec::new(), Format::Pcapng, "", &[interface]).unwrap().finish(&[]).unwrap();
+        let mut r = CaptureReader::new(&bytes[..], "one.pcapng").unwrap();
+        assert!(r.next_packet().unwrap().is_none());
+        let kept = r.descriptions.0;
+        let idb = |b: &mut Vec<u8>| {
+            for v in [1u32, 20] {
+                b.extend_from_slice(&v.to_ne_bytes());
+            }
+            b.extend_from_slice(&1u16.to_ne_bytes()); // Ethernet
+            b.extend_from_slice(&0u16.to_ne_bytes());
+            b.extend_from_slice(&65535u32.to_ne_bytes());
+            b.extend_from_slice(&20u32.to_ne_bytes());
+        };
+        for _ in kept..MAX_DESCRIPTIONS {
+            idb(&mut bytes);
+        }
+        let mut r = CaptureReader::new(&bytes[..], "many.pcapng").unwrap();
+        assert!(r.next_packet().unwrap().is_none(), "as many as the bound: read");
+        idb(&mut bytes);
+        let mut r = CaptureReader::new(&bytes[..], "many.pcapng").unwrap();
+        let e = r.next_packet().err().unwrap();
+        assert!(e.message.contains("more than 100000 interface descriptions"), "{e}");
     }
 }
