@@ -72,13 +72,16 @@ impl Recovery {
 /// the congestion state and PRR's, is shared by all).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::tcp) enum LossRecovery {
+    /// RFC 5681 (`reno.rs`): nothing of its own beyond what the sender keeps.
     Reno,
-    /// `partial_ack_seen`: a partial ACK has restarted the timer in this recovery ("Impatient",
+    /// RFC 6582 (`newreno.rs`). `partial_ack_seen`: a partial ACK has restarted the timer in this recovery ("Impatient",
     /// RFC 6582 §4).
     NewReno {
         partial_ack_seen: bool,
     },
+    /// RFC 6675 (`sack.rs`), with what it keeps beside the scoreboard.
     Sack(SackRecovery),
+    /// Fast retransmit into slow start (`tahoe.rs`).
     Tahoe,
 }
 
