@@ -312,9 +312,36 @@ fn open_controls<'obj>(
     Ok(open)
 }
 
+/// Where loads and unloads take turns (tmpfs: gone at reboot, as the pins are).
+pub const LOAD_LOCK_PATH: &str = "/run/westwood-linux-load.lock";
+
+/// Hold the load lock until the returned file is dropped: two `load`s at once would both find
+/// a pin missing and both create it (the second failed with "pinning .../sk_storage: File
+/// exists"), and an `unload` could remove what a `load` is pinning. The second waits, then
+/// finds the first's pins.
+fn load_lock() -> Result<fs::File> {
+    use std::os::fd::AsRawFd;
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(LOAD_LOCK_PATH)
+        .map_err(|e| Error::failed(format!("opening {LOAD_LOCK_PATH}"), e))?;
+    // SAFETY: flock on a file descriptor this function owns.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        eprintln!("waiting for another westwood load or unload ({LOAD_LOCK_PATH})");
+        // SAFETY: as above; blocking until the other holder is done.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(Error::failed(format!("locking {LOAD_LOCK_PATH}"), std::io::Error::last_os_error()));
+        }
+    }
+    Ok(lock)
+}
+
 /// Register `opts.algos` (those not registered yet), then set up what observes them.
 pub fn load(opts: &LoadOptions) -> Result<LoadReport> {
     let status = prereq::require_privileged(true)?;
+    let _turn = load_lock()?;
     opts.params.validate()?;
     let unknown = probe::unknown_refusals();
     if !unknown.is_empty() {
@@ -568,6 +595,7 @@ fn unregister_map_form(path: &Path) {
 /// unloaded; nothing loaded is not an error.
 pub fn unload(algos: &[Algo]) -> Result<Vec<Algo>> {
     prereq::require_privileged(false)?;
+    let _turn = load_lock()?;
     let mut removed = Vec::new();
     for &a in algos {
         let p = a.pin_path();

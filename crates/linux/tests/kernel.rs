@@ -380,6 +380,42 @@ fn loading_twice_and_unloading_twice_are_harmless() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("westwood-linux load"));
 }
 
+/// Loads at the same time take turns (the second once failed with "pinning .../sk_storage: File
+/// exists"), and an unload beside them leaves each load's report true.
+#[test]
+fn concurrent_loads_take_turns() {
+    require_kernel!();
+    let _s = serial();
+    let _r = Restore::new();
+    for _ in 0..3 {
+        let loads: Vec<_> = (0..3)
+            .map(|_| {
+                Command::new(BIN)
+                    .args(["load", "all"])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("spawn westwood-linux")
+            })
+            .collect();
+        for child in loads {
+            let out = child.wait_with_output().expect("run westwood-linux");
+            // A load that waited for another says so on stderr; neither fails.
+            assert!(out.status.success(), "{}", text(&out));
+        }
+        assert!(ALL.iter().all(|cc| registered(cc)));
+        cli_ok(&["unload"]);
+    }
+    let children: Vec<_> = (0..4)
+        .map(|i| Command::new(BIN).arg(if i % 2 == 0 { "load" } else { "unload" }).spawn().expect("spawn"))
+        .collect();
+    for mut child in children {
+        assert!(child.wait().expect("wait").success());
+    }
+    cli_ok(&["unload"]);
+    assert!(ALL.iter().all(|cc| !registered(cc)));
+}
+
 /// A registered program keeps the parameters it was loaded with, so a load asking for others
 /// must refuse rather than let a run measure the wrong filter (a testbed run of the interval
 /// sample once ran the trapezoid that an earlier load had left registered).

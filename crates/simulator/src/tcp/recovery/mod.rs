@@ -76,9 +76,7 @@ pub(in crate::tcp) enum LossRecovery {
     Reno,
     /// RFC 6582 (`newreno.rs`). `partial_ack_seen`: a partial ACK has restarted the timer in this recovery ("Impatient",
     /// RFC 6582 §4).
-    NewReno {
-        partial_ack_seen: bool,
-    },
+    NewReno { partial_ack_seen: bool },
     /// RFC 6675 (`sack.rs`), with what it keeps beside the scoreboard.
     Sack(SackRecovery),
     /// Fast retransmit into slow start (`tahoe.rs`).
