@@ -7,6 +7,7 @@
 //! - [`realtime`]: the emulator thread — AF_PACKET ports ([`afpacket`]), CLOCK_MONOTONIC,
 //!   epoll + timerfd;
 //! - [`netns`]: namespaces, veth pairs, sysctls, stale-namespace removal;
+//! - [`kernel_cc`]: the tcpw* programs a run registers, and what a killed run left registered;
 //! - [`process`]: namespace owners (pid and start time) and whether they run; children that
 //!   die with us;
 //! - [`plan`]: scenario → testbed (what maps, what is approximated, what is refused);
@@ -23,6 +24,7 @@ pub mod capture;
 pub mod core;
 pub mod diag;
 pub mod error;
+pub mod kernel_cc;
 pub mod netns;
 pub mod output;
 pub mod path;

@@ -318,8 +318,14 @@ fn cmd_cleanup(args: Args) -> Result<i32> {
         Some(text) => println!("{text}"),
         None => println!("removed 0 stale namespace(s)"),
     }
+    let reclaimed = westwood_emulator::kernel_cc::reclaim();
+    match westwood_emulator::kernel_cc::describe(&reclaimed) {
+        Some(text) => println!("{text}"),
+        None => println!("unregistered 0 congestion controls of runs gone"),
+    }
     // Exit 1 if one is still there: the next run would meet it again.
-    Ok(if removals.iter().any(|r| r.error.is_some()) { 1 } else { 0 })
+    let failed = removals.iter().any(|r| r.error.is_some()) || reclaimed.iter().any(|r| r.error.is_some());
+    Ok(if failed { 1 } else { 0 })
 }
 
 fn real_main() -> Result<i32> {

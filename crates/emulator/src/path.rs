@@ -74,8 +74,11 @@ pub fn main(opts: &Options) -> Result<i32> {
         return Err(Error::Usage("path: the link must be duplex, or give --reverse".into()));
     }
     let bpf: Vec<&str> = opts.load.iter().map(String::as_str).collect();
-    let _bpf =
-        if bpf.is_empty() { None } else { Some(crate::testbed::BpfGuard::ensure(&bpf, Default::default())?) };
+    let _bpf = if bpf.is_empty() {
+        None
+    } else {
+        Some(crate::kernel_cc::BpfGuard::ensure(&bpf, Default::default())?)
+    };
     let endpoint = |suffix: &str, ip, peer| EndpointSpec {
         suffix: suffix.into(),
         ip,

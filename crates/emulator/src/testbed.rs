@@ -367,52 +367,6 @@ fn ensure_kernel_cc(name: &str) -> Result<()> {
     )))
 }
 
-/// The tcpw* congestion controls a run needs, registered for it: loaded if missing and unloaded
-/// again at the end. Holds a shared lock on the westwood-linux tests' lock file, so those tests
-/// (which unload everything) wait for the run. A kernel that refuses them is a missing
-/// prerequisite (exit 2, with the kernel's reason).
-pub(crate) struct BpfGuard {
-    loaded: Vec<westwood_linux::Algo>,
-    _lock: std::fs::File,
-}
-
-impl BpfGuard {
-    pub(crate) fn ensure(names: &[&str], params: westwood_linux::loader::Params) -> Result<BpfGuard> {
-        use std::os::fd::AsRawFd;
-        let path = std::env::temp_dir().join("westwood-linux-tests.lock");
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::failed(format!("opening {}", path.display()), e))?;
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } != 0 {
-            eprintln!("waiting for {} (westwood-linux tests are running)", path.display());
-            unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_SH) };
-        }
-        let algos: Vec<westwood_linux::Algo> =
-            names.iter().filter_map(|n| westwood_linux::Algo::from_name(n)).collect();
-        let report = westwood_linux::loader::load(&westwood_linux::loader::LoadOptions { algos, params })
-            .map_err(|e| match e {
-                westwood_linux::Error::Prereq(m) | westwood_linux::Error::Failed(m) => {
-                    Error::Prereq(format!("{} unavailable on this kernel: {m}", names.join(", ")))
-                }
-                other => other,
-            })?;
-        Ok(BpfGuard { loaded: report.loaded, _lock: lock })
-    }
-}
-
-impl Drop for BpfGuard {
-    fn drop(&mut self) {
-        if !self.loaded.is_empty() {
-            if let Err(e) = westwood_linux::loader::unload(&self.loaded) {
-                eprintln!("warning: unloading {:?}: {e}", self.loaded);
-            }
-        }
-    }
-}
-
 /// Check root and tools before anything else (exit 2 with what is missing).
 pub fn prerequisites() -> Result<()> {
     netns::require_root("the testbed")?;
@@ -674,7 +628,11 @@ pub fn run_once_captured(
     kernel_ccs.dedup();
     let bpf: Vec<&str> =
         kernel_ccs.iter().copied().filter(|c| westwood_linux::Algo::from_name(c).is_some()).collect();
-    let _bpf_guard = if bpf.is_empty() { None } else { Some(BpfGuard::ensure(&bpf, plan.kernel_params)?) };
+    let _bpf_guard = if bpf.is_empty() {
+        None
+    } else {
+        Some(crate::kernel_cc::BpfGuard::ensure(&bpf, plan.kernel_params)?)
+    };
     for cc in kernel_ccs.iter().filter(|c| !bpf.contains(c)) {
         ensure_kernel_cc(cc)?;
     }

@@ -529,6 +529,46 @@ fn ctrl_c_cleans_up_and_a_killed_run_is_cleaned_by_the_next() {
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("removed "));
 }
 
+#[test]
+fn the_programs_a_killed_tcpw_run_registered_are_unregistered_by_cleanup() {
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    require_root!();
+    if bpf_registered("tcpw") {
+        println!("SKIPPED: tcpw is registered already (a run that did not load it owns nothing)");
+        return;
+    }
+    let file = ScenarioFile::new("killed_tcpw.toml", PATH_10M);
+    let mut child = Command::new(binary())
+        .args(["testbed", file.0.to_str().unwrap(), "--cc", "tcpw", "--duration", "30", "--no-sim"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let record = Path::new(westwood_emulator::kernel_cc::RECORD_DIR);
+    let started =
+        wait_for(Duration::from_secs(20), || bpf_registered("tcpw") && children(pid, "iperf3").len() == 2);
+    assert!(started, "the tcpw run did not start");
+    let recorded = || {
+        std::fs::read_dir(record)
+            .map(|d| {
+                d.flatten().any(|e| e.file_name().to_string_lossy().starts_with(&format!("bpf-{pid}-s")))
+            })
+            .unwrap_or(false)
+    };
+    assert!(recorded(), "the run recorded what it registered");
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let _ = child.wait();
+    assert!(bpf_registered("tcpw"), "a killed run cannot unregister");
+    let out = Command::new(binary()).arg("cleanup").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains(&format!("run {pid} (gone): unregistered tcpw")), "{text}");
+    assert!(!bpf_registered("tcpw") && !recorded());
+    let out = Command::new(binary()).arg("cleanup").output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("unregistered 0 congestion controls"));
+}
+
 /// Runs the real `westwood testbed` wrapper (python/westwood/testbed.py) on `python3` without
 /// the package's compiled half, which the wrapper does not use: `westwood` is set up as a bare
 /// package so its `__init__` (which imports it) does not run.
