@@ -546,8 +546,8 @@ impl<R: Read> CaptureReader<R> {
                     let mut i = i;
                     for (code, v) in opts {
                         match code {
-                            2 => i.start_ns = option_timestamp(&v, swapped).map(|t| ts_ns(&i, t)),
-                            3 => i.end_ns = option_timestamp(&v, swapped).map(|t| ts_ns(&i, t)),
+                            2 => i.start_ns = option_timestamp(&v, swapped).and_then(|t| ts_ns(&i, t)),
+                            3 => i.end_ns = option_timestamp(&v, swapped).and_then(|t| ts_ns(&i, t)),
                             4 if v.len() == 8 => i.received = Some(u64_at(&v, 0, swapped)),
                             5 if v.len() == 8 => i.dropped = Some(u64_at(&v, 0, swapped)),
                             7 if v.len() == 8 => i.capture_dropped = Some(u64_at(&v, 0, swapped)),
@@ -601,7 +601,13 @@ impl<R: Read> CaptureReader<R> {
             return Err(self.error(start, format!("a packet on interface {iface}, which no block described")));
         };
         let ts_ns = match ts {
-            Some(t) => ts_ns(info, t),
+            Some(t) => match ts_ns(info, t) {
+                Some(ns) => ns,
+                None => {
+                    return Err(self
+                        .error(start, "a packet timestamp before 1970 or after 2116: the file is corrupt"))
+                }
+            },
             None => self.last_ts,
         };
         self.last_ts = ts_ns;
@@ -624,11 +630,17 @@ impl<R: Read> CaptureReader<R> {
     }
 }
 
-/// A timestamp in an interface's units, as ns since the epoch.
-fn ts_ns(i: &InterfaceInfo, t: u64) -> i64 {
+/// The latest timestamp a capture may hold: 2^62 ns after the epoch (the year 2116), so that
+/// the difference and the sum of any two stay within 64 bits.
+pub const MAX_TIMESTAMP_NS: i64 = 1 << 62;
+
+/// A timestamp in an interface's units, as ns since the epoch; `None` outside
+/// `0..=MAX_TIMESTAMP_NS` (a corrupt resolution, offset or timestamp).
+fn ts_ns(i: &InterfaceInfo, t: u64) -> Option<i64> {
     let units = u128::from(i.units_per_second.max(1));
-    let ns = (u128::from(t) * 1_000_000_000 / units) as i64;
-    ns.saturating_add(i.offset_seconds.saturating_mul(1_000_000_000))
+    let ns = i128::try_from(u128::from(t) * 1_000_000_000 / units).ok()?;
+    let ns = ns + i128::from(i.offset_seconds) * 1_000_000_000;
+    (0..=i128::from(MAX_TIMESTAMP_NS)).contains(&ns).then_some(ns as i64)
 }
 
 #[cfg(test)]
@@ -789,5 +801,26 @@ mod tests {
         let mut r = CaptureReader::new(&bytes[..], "many.pcapng").unwrap();
         let e = r.next_packet().err().unwrap();
         assert!(e.message.contains("more than 100000 interface descriptions"), "{e}");
+    }
+
+    #[test]
+    fn a_timestamp_beyond_2116_is_refused_not_wrapped() {
+        // A fuzzed timestamp once wrapped a connection's duration past 64 bits (a panic in a
+        // debug build, garbage in a release one).
+        let mut bytes = capture(Format::Pcapng);
+        let mut at = 0;
+        loop {
+            let kind = u32::from_ne_bytes(bytes[at..at + 4].try_into().unwrap());
+            if kind == 6 {
+                break;
+            }
+            at += u32::from_ne_bytes(bytes[at + 4..at + 8].try_into().unwrap()) as usize;
+        }
+        // The enhanced packet block's timestamp (high word at +12), in microseconds.
+        bytes[at + 12..at + 16].copy_from_slice(&0xffff_ffffu32.to_ne_bytes());
+        let mut r = CaptureReader::new(&bytes[..], "late.pcapng").unwrap();
+        let e = r.next_packet().err().unwrap();
+        assert!(e.message.contains("after 2116"), "{e}");
+        assert_eq!(e.offset, at as u64);
     }
 }
