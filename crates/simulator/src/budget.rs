@@ -4,11 +4,18 @@
 //!
 //! The estimate counts what grows with the scenario: routing tables (nodes × destinations),
 //! links, TCP flows (those of the file and, for arrival tables, the flows open at once plus a
-//! slot per flow ever started) and time-series rows kept in memory. Everything else a run holds
-//! is small beside these or bounded by them (packets in flight are bounded by the windows).
+//! slot per flow ever started), the packets the run can hold at once, and time-series rows kept
+//! in memory. Everything else a run holds is small beside these or bounded by them.
+//!
+//! Packets: every packet is in a link's queue or on its way across a link, and a TCP sender
+//! and receiver keep a record of each segment of their window; so a run holds at most what the
+//! links can hold (queue limits, and rate × delay in flight), and, when only TCP sends, at most
+//! what the flows' receiver windows allow, data and ACK. A scenario whose queues and windows
+//! could hold more than the budget is refused up front (a 100-million-packet queue behind a
+//! window of 2 GB once grew past 2 GB under a budget of 100 MB).
 //! Rows streamed to disk cost no memory but are capped by [`MAX_SERIES_ROWS`].
 
-use crate::model::Scenario;
+use crate::model::{QueueLimit, QueueSpec, Scenario};
 use crate::network::{Link, Routes};
 use crate::scenario::ScenarioError;
 
@@ -30,6 +37,11 @@ const BYTES_PER_FLOW: u64 = 4096;
 /// Per flow an arrival table ever starts: its slot in the flow table and its id in the
 /// multipath bookkeeping.
 const BYTES_PER_STARTED_FLOW: u64 = 32;
+
+/// Per packet the run holds: the packet in a queue or on a link (with its event), and the
+/// sender's and the receiver's record of a segment. Measured: a dumbbell flow with an initial
+/// window of 10⁶ segments behind queues that keep them all peaked at 225 MB, about 200 B each.
+const BYTES_PER_PACKET_HELD: u64 = 256;
 
 /// One part of the estimate: what it is, its size, and the scenario field that sets it.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,6 +99,16 @@ pub fn estimate(scenario: &Scenario, recording: Recording) -> Estimate {
         bytes: (scenario.flows.len() as u64).saturating_mul(BYTES_PER_FLOW),
         field: "flows".into(),
     });
+    let (packets, bound) = packets_held(scenario);
+    parts.push(Part {
+        what: format!("packets held at once (at most {packets}: {bound})"),
+        bytes: packets.saturating_mul(BYTES_PER_PACKET_HELD),
+        field: if bound.starts_with("what the links") {
+            "links".into()
+        } else {
+            "tcp.receiver_window".into()
+        },
+    });
     for table in &scenario.arrivals {
         let (started, open) = arrival_counts(scenario, table);
         parts.push(Part {
@@ -112,6 +134,66 @@ pub fn estimate(scenario: &Scenario, recording: Recording) -> Estimate {
         });
     }
     Estimate { parts, series_rows }
+}
+
+/// The most packets the run can hold at once, and which bound that is: what the links can hold
+/// (each queue's limit plus what is on its way across at its rate and delay, in the smallest
+/// packets any flow or source sends), or, when TCP flows of the file are the only senders, what
+/// their receiver windows allow (a data segment and an ACK per segment of window), if fewer.
+fn packets_held(scenario: &Scenario) -> (u64, String) {
+    let smallest = scenario
+        .flows
+        .iter()
+        .map(|f| &f.tcp)
+        .chain(scenario.arrivals.iter().map(|a| &a.tcp))
+        .map(|tcp| tcp.segment_size + tcp.header_size)
+        .chain(scenario.sources.iter().map(|s| match &s.kind {
+            crate::model::SourceKind::Cbr { packet_size, .. } => *packet_size,
+        }))
+        .min()
+        // Nothing sends: any packet would be at least a TCP/IP header.
+        .unwrap_or(40)
+        .max(1);
+    // The longest round trip any path can have: a path visits each node once, so it crosses at
+    // most nodes - 1 links each way.
+    let mut delays: Vec<u64> = scenario.links.iter().map(|l| l.delay).collect();
+    delays.sort_unstable_by(|a, b| b.cmp(a));
+    let hops = scenario.nodes.len().saturating_sub(1);
+    let round_trip = delays.iter().take(hops).fold(0u64, |sum, &d| sum.saturating_add(d)).saturating_mul(2);
+    let queue_packets = |limit: &QueueLimit, rate_bps: u64| -> u64 {
+        match *limit {
+            QueueLimit::Packets(n) => n,
+            QueueLimit::Bytes(n) => n / smallest + 1,
+            // At most the rate times the longest round trip any path can have, or `min`.
+            QueueLimit::BandwidthDelayProduct { rtt, min } => {
+                let rtt = rtt.unwrap_or(round_trip);
+                (u128::from(rate_bps) * u128::from(rtt) / 8_000_000_000 / u128::from(smallest))
+                    .min(u128::from(u64::MAX)) as u64
+                    + min.max(1)
+            }
+        }
+    };
+    let links = scenario.links.iter().fold(0u64, |sum, l| {
+        let limit = match &l.queue {
+            QueueSpec::DropTail(limit) => limit,
+            QueueSpec::Red(red) => &red.limit,
+        };
+        let on_the_way = (u128::from(l.rate_bps) * u128::from(l.delay) / 8_000_000_000 / u128::from(smallest))
+            .min(u128::from(u64::MAX)) as u64;
+        sum.saturating_add(queue_packets(limit, l.rate_bps)).saturating_add(on_the_way).saturating_add(1)
+    });
+    let by_links = (links, "what the links can hold".to_string());
+    if !scenario.sources.is_empty() || !scenario.arrivals.is_empty() {
+        return by_links;
+    }
+    let windows = scenario.flows.iter().fold(0u64, |sum, f| {
+        sum.saturating_add((f.tcp.receiver_window / f.tcp.segment_size.max(1) + 1).saturating_mul(2))
+    });
+    if windows < links {
+        (windows, "what the receiver windows allow".to_string())
+    } else {
+        by_links
+    }
 }
 
 /// Samples of a recorded run: one at 0 and one every `sample_interval` up to the end.
@@ -163,6 +245,8 @@ pub fn check(scenario: &Scenario, recording: Recording, max_memory_bytes: u64) -
             "raise scenario.sample_interval, shorten scenario.duration, or write the series to disk \
              as the run goes (`westwood run --out DIR`)"
         }
+        (_, "links") => "make the queues shorter (queue = N packets, or \"bdp\")",
+        (_, "tcp.receiver_window") => "make the receiver windows (tcp.receiver_window) or the queues smaller",
         _ => "make the scenario smaller",
     };
     Err(fail(
@@ -227,6 +311,32 @@ mod tests {
         assert!(e.message.contains("--out DIR") && e.message.contains("GB"), "{e}");
         assert!(check(&s, Recording::Streamed, DEFAULT_MAX_MEMORY_BYTES).is_ok());
         assert!(check(&s, Recording::Off, DEFAULT_MAX_MEMORY_BYTES).is_ok());
+    }
+
+    /// A queue of 10^8 packets behind a receiver window of 2 GB (10^6 segments at once by the
+    /// initial window) grew past 200 MB under a limit of 100 MB; the windows bound it.
+    #[test]
+    fn what_queues_and_windows_can_hold_counts_against_the_limit() {
+        let huge = [
+            ("flows", "1"),
+            ("links.bottleneck.queue", "100000000"),
+            ("links.access_left.queue", "100000000"),
+            ("tcp.receiver_window", "2GB"),
+        ];
+        let s = load(DUMBBELL, &huge);
+        let e = check(&s, Recording::Off, 100_000_000).unwrap_err();
+        assert_eq!(e.field, "tcp.receiver_window");
+        assert!(e.message.contains("packets held at once (at most 4000002"), "{e}");
+        // With a UDP source the queues alone bound it.
+        let source =
+            "[sources.udp]\nkind = \"cbr\"\nfrom = \"senders\"\nto = \"receivers\"\nrate = \"1Mbps\"\n";
+        let s = load(&format!("{DUMBBELL}\n{source}"), &huge);
+        let e = check(&s, Recording::Off, 1_000_000_000).unwrap_err();
+        assert_eq!(e.field, "links");
+        // The committed dumbbell's 1000 flows share its queues: tens of MB.
+        let s = load(DUMBBELL, &[("flows", "1000")]);
+        let (packets, _) = packets_held(&s);
+        assert!(packets * BYTES_PER_PACKET_HELD < 100_000_000, "{packets}");
     }
 
     #[test]
