@@ -210,25 +210,6 @@ def run_case(
     return result
 
 
-def run_cases(
-    cases: Sequence[Case] = CASES,
-    extra: Pairs = (),
-    factor: float = 1.0,
-    python: Optional[str] = None,
-) -> List[Dict[str, Any]]:
-    """Every case. The first is the reference: if it fails (e.g. a bad ``--set``), its error is
-    raised as a ``ScenarioError``; the others' errors are reported in their results."""
-    from ._core import ScenarioError
-
-    results = []
-    for i, case in enumerate(cases):
-        result = run_case(case, extra, factor, python)
-        if i == 0 and "error" in result:
-            raise ScenarioError(result["error"])
-        results.append(result)
-    return results
-
-
 def custom_case(scenario: str, extra: Pairs, python: Optional[str] = None) -> List[Dict[str, Any]]:
     """``--scenario``: that scenario alone, as given (with ``--set``)."""
     from ._core import ScenarioError

@@ -86,11 +86,6 @@ def _same_file_key(directory: str) -> str:
         return directory
 
 
-def scenario_dirs() -> List[Path]:
-    """Directories searched for bare scenario names, in order."""
-    return [directory for directory, _ in scenario_sources()]
-
-
 def known_scenarios() -> Dict[str, Tuple[Path, str]]:
     """Every bare name that resolves, mapped to its file and that file's origin: the first
     directory holding ``NAME.toml`` wins, as in ``resolve_scenario``."""

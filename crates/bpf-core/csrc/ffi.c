@@ -11,17 +11,13 @@ size_t wwc_ffi_offsetof_tcpw_flags(void) { return offsetof(struct wwc_tcpw, flag
 size_t wwc_ffi_offsetof_plus_flags(void) { return offsetof(struct wwc_plus, flags); }
 
 /* --- fixed-point helpers --- */
-__u64 wwc_ffi_muldiv(__u64 x, __u32 mul, __u32 den) { return wwc_muldiv(x, mul, den); }
 __u64 wwc_ffi_muldiv64(__u64 x, __u32 mul, __u64 den) { return wwc_muldiv64(x, mul, den); }
 __u32 wwc_ffi_shift_to_u32(__u64 v) { return wwc_shift_to_u32(v); }
-__u64 wwc_ffi_mul_q32(__u64 x, __u64 f) { return wwc_mul_q32(x, f); }
 __u64 wwc_ffi_tustin_alpha_q32(__u32 tau_us, __u32 delta_us) { return wwc_tustin_alpha_q32(tau_us, delta_us); }
 __u64 wwc_ffi_tustin_step(__u64 bwe, __u64 prev_sample, __u64 bytes, __u32 delta_us, __u32 tau_us)
 {
 	return wwc_tustin_step(bwe, prev_sample, bytes, delta_us, tau_us);
 }
-__u64 wwc_ffi_sample_q8(__u64 bytes, __u64 delta_us) { return wwc_sample_q8(bytes, delta_us); }
-__u32 wwc_ffi_virtual_interval_us(__u32 tau_us, __u32 m) { return wwc_virtual_interval_us(tau_us, m); }
 
 /* --- AckedCount --- */
 __u32 wwc_ffi_acked_count(struct wwc_acked *a, __u32 *flags, __u32 ack_seq, __u32 mss)
@@ -31,7 +27,6 @@ __u32 wwc_ffi_acked_count(struct wwc_acked *a, __u32 *flags, __u32 ack_seq, __u3
 
 /* --- TCPW --- */
 void wwc_ffi_tcpw_init(struct wwc_tcpw *s) { wwc_tcpw_init(s); }
-void wwc_ffi_tcpw_rtt_sample(struct wwc_tcpw *s, __u32 rtt_us) { wwc_tcpw_rtt_sample(s, rtt_us); }
 void wwc_ffi_tcpw_advance(struct wwc_tcpw *s, __u64 now_us, __u32 tau_us, __u32 m)
 {
 	wwc_tcpw_advance(s, now_us, tau_us, m);
@@ -114,7 +109,6 @@ __u64 wwc_ffi_tr_step(__u64 bwe, __u64 sample, __u64 prev_sample, __u32 ratio)
 }
 void wwc_ffi_tr_init(struct wwc_tr *s) { wwc_tr_init(s); }
 void wwc_ffi_tr_rtt_sample(struct wwc_tr *s, __u32 rtt_us) { wwc_tr_rtt_sample(s, rtt_us); }
-__u32 wwc_ffi_tr_rtt_min_us(const struct wwc_tr *s) { return wwc_tr_rtt_min_us(s); }
 void wwc_ffi_tr_filter_ack(struct wwc_tr *s, __u64 now_us, __u32 bytes, __u32 ratio)
 {
 	wwc_tr_filter_ack(s, now_us, bytes, ratio);
@@ -152,10 +146,6 @@ void wwc_ffi_abse_params_default(struct wwc_abse_params *p)
 
 	*p = d;
 }
-__u64 wwc_ffi_mul_ns(__u64 x, __u64 t_ns, __u64 *rem) { return wwc_mul_ns(x, t_ns, rem); }
-__u64 wwc_ffi_mul_frac(__u64 x, __u64 num, __u64 den) { return wwc_mul_frac(x, num, den); }
-__u64 wwc_ffi_abse_rate_q8(__u64 bytes, __u64 window_ns) { return wwc_abse_rate_q8(bytes, window_ns); }
-__u64 wwc_ffi_ewma_permille(__u64 prev, __u64 x, __u32 g_permille) { return wwc_ewma_permille(prev, x, g_permille); }
 __u64 wwc_ffi_ratio_q32(__u64 u, __u64 u_max) { return wwc_ratio_q32(u, u_max); }
 __u64 wwc_ffi_abse_tau_ns(__u64 rtt_ns, __u32 n, __u64 ratio_q32) { return wwc_abse_tau_ns(rtt_ns, n, ratio_q32); }
 __u64 wwc_ffi_abse_interval_ns(__u64 th_q8, __u64 rtt_ns, __u64 rtt_min_ns, __u64 cwnd_bytes, __u64 t_min_ns)
@@ -173,7 +163,6 @@ void wwc_ffi_abse_record(struct wwc_abse *s, __u64 now_ns, __u64 bytes, __u64 ke
 {
 	wwc_abse_record(s, now_ns, bytes, keep_ns, q_ns);
 }
-__u32 wwc_ffi_abse_count_le(const struct wwc_abse *s, __u64 bound) { return wwc_abse_count_le(s, bound); }
 __u64 wwc_ffi_abse_bytes_within(const struct wwc_abse *s, __u64 now_ns, __u64 window_ns)
 {
 	return wwc_abse_bytes_within(s, now_ns, window_ns);

@@ -177,20 +177,15 @@ pub mod ffi {
         pub fn wwc_ffi_offsetof_tcpw_flags() -> usize;
         pub fn wwc_ffi_offsetof_plus_flags() -> usize;
 
-        pub fn wwc_ffi_muldiv(x: u64, mul: u32, den: u32) -> u64;
         pub fn wwc_ffi_muldiv64(x: u64, mul: u32, den: u64) -> u64;
         pub fn wwc_ffi_shift_to_u32(v: u64) -> u32;
-        pub fn wwc_ffi_mul_q32(x: u64, f: u64) -> u64;
         pub fn wwc_ffi_tustin_alpha_q32(tau_us: u32, delta_us: u32) -> u64;
         pub fn wwc_ffi_tustin_step(bwe: u64, prev_sample: u64, bytes: u64, delta_us: u32, tau_us: u32)
             -> u64;
-        pub fn wwc_ffi_sample_q8(bytes: u64, delta_us: u64) -> u64;
-        pub fn wwc_ffi_virtual_interval_us(tau_us: u32, m: u32) -> u32;
 
         pub fn wwc_ffi_acked_count(a: *mut WwcAcked, flags: *mut u32, ack_seq: u32, mss: u32) -> u32;
 
         pub fn wwc_ffi_tcpw_init(s: *mut WwcTcpw);
-        pub fn wwc_ffi_tcpw_rtt_sample(s: *mut WwcTcpw, rtt_us: u32);
         pub fn wwc_ffi_tcpw_advance(s: *mut WwcTcpw, now_us: u64, tau_us: u32, m: u32);
         pub fn wwc_ffi_tcpw_filter_ack(s: *mut WwcTcpw, now_us: u64, bytes: u32, tau_us: u32, m: u32);
         pub fn wwc_ffi_tcpw_on_ack(
@@ -259,7 +254,6 @@ pub mod ffi {
         pub fn wwc_ffi_tr_step(bwe: u64, sample: u64, prev_sample: u64, ratio: u32) -> u64;
         pub fn wwc_ffi_tr_init(s: *mut WwcTr);
         pub fn wwc_ffi_tr_rtt_sample(s: *mut WwcTr, rtt_us: u32);
-        pub fn wwc_ffi_tr_rtt_min_us(s: *const WwcTr) -> u32;
         pub fn wwc_ffi_tr_filter_ack(s: *mut WwcTr, now_us: u64, bytes: u32, ratio: u32);
         pub fn wwc_ffi_tr_on_ack(
             s: *mut WwcTr,
@@ -283,10 +277,6 @@ pub mod ffi {
         pub fn wwc_ffi_offsetof_abse_params_u_max_q8() -> usize;
         pub fn wwc_ffi_offsetof_abse_params_history_slot_ns() -> usize;
         pub fn wwc_ffi_abse_params_default(p: *mut WwcAbseParams);
-        pub fn wwc_ffi_mul_ns(x: u64, t_ns: u64, rem: *mut u64) -> u64;
-        pub fn wwc_ffi_mul_frac(x: u64, num: u64, den: u64) -> u64;
-        pub fn wwc_ffi_abse_rate_q8(bytes: u64, window_ns: u64) -> u64;
-        pub fn wwc_ffi_ewma_permille(prev: u64, x: u64, g_permille: u32) -> u64;
         pub fn wwc_ffi_ratio_q32(u: u64, u_max: u64) -> u64;
         pub fn wwc_ffi_abse_tau_ns(rtt_ns: u64, n: u32, ratio_q32: u64) -> u64;
         pub fn wwc_ffi_abse_interval_ns(
@@ -301,7 +291,6 @@ pub mod ffi {
         pub fn wwc_ffi_abse_rtt_sample(s: *mut WwcAbse, rtt_us: u32);
         pub fn wwc_ffi_abse_rtt_min_us(s: *const WwcAbse) -> u32;
         pub fn wwc_ffi_abse_record(s: *mut WwcAbse, now_ns: u64, bytes: u64, keep_ns: u64, q_ns: u64);
-        pub fn wwc_ffi_abse_count_le(s: *const WwcAbse, bound: u64) -> u32;
         pub fn wwc_ffi_abse_bytes_within(s: *const WwcAbse, now_ns: u64, window_ns: u64) -> u64;
         pub fn wwc_ffi_abse_filter_ack(
             s: *mut WwcAbse,
@@ -794,14 +783,6 @@ impl Core {
     pub fn plus_state(&self) -> Option<&ffi::WwcPlus> {
         match &self.estimator {
             Estimator::Plus(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    /// The raw TCPW-TR state (None for the other variants).
-    pub fn tr_state(&self) -> Option<&ffi::WwcTr> {
-        match &self.estimator {
-            Estimator::Tr(s) => Some(s),
             _ => None,
         }
     }

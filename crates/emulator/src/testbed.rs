@@ -3,14 +3,14 @@
 //!
 //! One run ([`run_once`]):
 //! 1. remove namespaces left by killed runs; make sure each congestion control is available
-//!    (tcpw / tcpw_plus: `westwood_linux::loader::load`, unloaded at the end if we loaded it;
+//!    (the tcpw* programs: `kernel_cc.rs`, registered for the run and unregistered after it;
 //!    others: the kernel's, `modprobe tcp_NAME` if need be);
 //! 2. build the namespaces (`netns.rs`) and start the emulator in the router namespace with
 //!    the scenario's links as the simulator builds them (`plan.rs` says how flows map);
 //! 3. start an iperf3 server per receiver, then each flow's iperf3 client at the flow's start
 //!    time with `-C CC`, the data connection on a fixed client port;
 //! 4. every sample interval (100 ms): TCP_INFO of each data connection (netlink INET_DIAG in
-//!    the sender's namespace) and, for tcpw / tcpw_plus, the BWE from the BPF program's
+//!    the sender's namespace) and, for the tcpw* programs, the BWE from the BPF program's
 //!    socket storage (what `westwood-linux watch` reads);
 //! 5. when every client has finished: iperf3's byte counts (checked against each other), the
 //!    emulator's counters, the namespaces' TCP counters → the simulator's result schema.

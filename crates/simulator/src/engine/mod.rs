@@ -136,10 +136,6 @@ impl<K: Copy> Heap<K> {
         }
     }
 
-    fn len(&self) -> usize {
-        self.entries.len()
-    }
-
     /// The earliest entry, or with `top_taken` the earliest but the top (a child of the root).
     #[inline]
     fn first(&self, top_taken: bool) -> Option<&Entry<K>> {
@@ -366,15 +362,6 @@ impl<E: Copy, P> LaneQueue<E, P> {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
-    }
-
-    /// Entries in the busy heap (at most one per non-empty lane, plus the busy events) and in
-    /// the timers' heap.
-    pub fn heap_lens(&self) -> (usize, usize) {
-        (
-            self.busy.len() - usize::from(self.taken == Taken::Busy),
-            self.timers.len() - usize::from(self.taken == Taken::Timers),
-        )
     }
 }
 
