@@ -360,7 +360,7 @@ fn real_main() -> Result<i32> {
 }
 
 fn main() {
-    let code = match real_main() {
+    let code = westwood_linux::sig::main_with_quiet_broken_pipe(|| match real_main() {
         Ok(code) => code,
         Err(e) => {
             eprintln!(
@@ -373,6 +373,6 @@ fn main() {
             );
             e.exit_code()
         }
-    };
+    });
     std::process::exit(code);
 }

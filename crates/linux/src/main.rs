@@ -274,9 +274,15 @@ fn dispatch(argv: Vec<String>) -> Result<()> {
 
 fn main() {
     sig::install();
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    if let Err(e) = dispatch(argv) {
-        eprintln!("westwood-linux: {e}");
-        std::process::exit(e.exit_code());
-    }
+    let code = sig::main_with_quiet_broken_pipe(|| {
+        let argv: Vec<String> = std::env::args().skip(1).collect();
+        match dispatch(argv) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("westwood-linux: {e}");
+                e.exit_code()
+            }
+        }
+    });
+    std::process::exit(code);
 }

@@ -280,6 +280,28 @@ fn status_runs_for_anyone() {
     assert!(out.contains("tcpw_plus"), "{out}");
 }
 
+/// `westwood-linux --help | head -1` once panicked ("failed printing to stdout: Broken pipe",
+/// exit 101); it now ends as a command killed by SIGPIPE does, silently. The same for
+/// westwood-emu, which shares the wrapper (`sig::main_with_quiet_broken_pipe`).
+#[test]
+fn a_reader_that_went_away_ends_the_output_quietly() {
+    for binary in [BIN, &BIN.replace("westwood-linux", "westwood-emu")] {
+        if !std::path::Path::new(binary).exists() {
+            continue; // westwood-emu is built by its own crate
+        }
+        let mut fds = [0; 2];
+        // SAFETY: a fresh pipe; the read end is closed before the child writes anything.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        unsafe { libc::close(fds[0]) };
+        // SAFETY: the write end is ours alone, handed to the child as its stdout.
+        let stdout = unsafe { std::process::Stdio::from(std::os::fd::OwnedFd::from_raw_fd(fds[1])) };
+        let out = Command::new(binary).arg("--help").stdout(stdout).output().expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(128 + libc::SIGPIPE), "{binary}: {stderr}");
+        assert!(stderr.is_empty(), "{binary}: {stderr}");
+    }
+}
+
 #[test]
 fn usage_errors_exit_2() {
     for args in [
