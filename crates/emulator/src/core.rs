@@ -366,7 +366,9 @@ pub fn links_from_toml(
         "[scenario]\nname = \"emulator\"\nduration = \"1s\"\nseed = {seed}\n[topology]\nnodes = [\"a\", \"b\"]\n"
     );
     for (name, body) in links {
-        text.push_str(&format!("[links.{name}]\nfrom = \"a\"\nto = \"b\"\n{body}\n"));
+        // Quoted: a name with a dot (`path.reverse`, as the simulator names a reverse half) is
+        // one key, not a table inside another.
+        text.push_str(&format!("[links.\"{name}\"]\nfrom = \"a\"\nto = \"b\"\n{body}\n"));
     }
     let scenario = westwood_simulator::scenario::load_str(&text, "emulator link", &[])?;
     let names = scenario.links.iter().map(|l| l.name.clone()).collect();
@@ -380,6 +382,17 @@ mod tests {
 
     const MS: Nanos = 1_000_000;
     const S: Nanos = 1_000_000_000;
+
+    #[test]
+    fn a_reverse_link_named_as_the_simulator_names_it_loads() {
+        // `westwood emu path --reverse BODY` names it path.reverse, which TOML once read as a
+        // table `reverse` inside `path` ("unknown key").
+        let forward = "rate = \"10Mbps\"\ndelay = \"10ms\"\nduplex = false";
+        let back = "rate = \"1Mbps\"\ndelay = \"10ms\"\nduplex = false";
+        let (links, names) = links_from_toml(1, &[("path", forward), ("path.reverse", back)]).unwrap();
+        assert_eq!(names, ["path", "path.reverse"]);
+        assert_eq!(links.len(), 2);
+    }
 
     fn one_link(body: &str) -> Emulator<u64> {
         let (links, _) = links_from_toml(1, &[("l", &format!("{body}\nduplex = false"))]).unwrap();
