@@ -52,3 +52,23 @@ def test_copy_to_a_directory_and_unknown_name(tmp_path: Path):
     assert (tmp_path / "mine" / "dumbbell.toml").is_file()
     assert_clean_error(cli("scenarios", "copy", "wirless", cwd=tmp_path), "did you mean wireless")
     assert_clean_error(cli("run", "wirless", cwd=tmp_path), "did you mean wireless")
+
+
+def test_the_listings_as_json():
+    import json
+
+    from conftest import cli
+
+    proc = cli("scenarios", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    wireless = next(r for r in rows if r["name"] == "wireless")
+    assert wireless["description"] and {"name", "default", "comment"} <= set(
+        wireless["parameters"][0]
+    )
+    proc = cli("reproduce", "--list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    experiments = json.loads(proc.stdout)
+    assert {"fig9", "testbed_linux"} <= {e["id"] for e in experiments}
+    assert all(set(e) == {"id", "kind", "title", "paper", "headline"} for e in experiments)
+    assert cli("reproduce", "--json").returncode == 2

@@ -97,6 +97,26 @@ def format_listing() -> str:
     return "\n".join(lines).rstrip()
 
 
+def listing_json() -> List[dict]:
+    """The listing as data: per name its file, origin, description and parameters."""
+    rows = []
+    for name, (path, origin) in known_scenarios().items():
+        summary = read_summary(path)
+        rows.append(
+            {
+                "name": name,
+                "path": str(path),
+                "origin": origin,
+                "description": summary.description,
+                "parameters": [
+                    {"name": p.name, "default": p.default, "comment": p.comment}
+                    for p in summary.parameters
+                ],
+            }
+        )
+    return rows
+
+
 def copy_scenario(name: str, directory: Optional[str]) -> Path:
     """Write scenario ``name`` to ``directory`` (default ``./scenarios``, where a bare name
     finds it before the shipped file) and return the new path. Never overwrites: a user's
@@ -121,6 +141,11 @@ def main(args) -> int:
     if getattr(args, "action", None) == "copy":
         target = copy_scenario(args.name, args.directory)
         print(f"wrote {target}")
+        return 0
+    if getattr(args, "json", False):
+        import json
+
+        print(json.dumps(listing_json()))
         return 0
     print(format_listing())
     return 0

@@ -207,6 +207,11 @@ def _reproduce_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("ids", nargs="*", metavar="ID", help="experiments to run (default: all)")
     rep.add_argument("--list", action="store_true", help="list the experiments and exit")
     rep.add_argument(
+        "--json",
+        action="store_true",
+        help="with --list: one JSON array (id, kind, title, paper, headline)",
+    )
+    rep.add_argument(
         "--quick",
         action="store_true",
         help="shorter runs (fewer x values where an experiment defines them) and by default at "
@@ -342,6 +347,11 @@ def _replay_arguments(rp: argparse.ArgumentParser) -> None:
 
 def _scenarios_arguments(sc: argparse.ArgumentParser) -> None:
     sc.set_defaults(func=cmd_scenarios, action=None)
+    sc.add_argument(
+        "--json",
+        action="store_true",
+        help="print the listing as one JSON array (name, path, origin, description, parameters)",
+    )
     sc_sub = sc.add_subparsers(dest="action", metavar="ACTION")
     copy = sc_sub.add_parser(
         "copy",
@@ -460,7 +470,14 @@ FORWARDED = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="westwood", description="Deterministic packet-level TCP simulator.")
+    parser = _Parser(
+        prog="westwood",
+        description="TCP Westwood end to end: the congestion controls of the seed papers as pure "
+        "state machines, a deterministic packet-level simulator that reproduces the papers' "
+        "experiments (run, sweep, reproduce), TCPW on real Linux TCP through eBPF (linux) "
+        "measured through a link emulator beside the simulator (testbed, emu), and "
+        "measurement on real paths (measure, analyze). `westwood COMMAND --help` for each.",
+    )
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, keywords, add_arguments in COMMANDS:
@@ -535,6 +552,19 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from .experiments import registry as experiments
 
+    if args.json and not args.list:
+        raise UsageError(
+            "reproduce: --json goes with --list (the report itself is written to --out)"
+        )
+    if args.list and args.json:
+        import json
+
+        rows = [
+            {"id": e.id, "kind": e.kind, "title": e.title, "paper": e.paper, "headline": e.headline}
+            for e in experiments.EXPERIMENTS.values()
+        ]
+        print(json.dumps(rows))
+        return 0
     if args.list:
         for e in experiments.EXPERIMENTS.values():
             mark = "*" if e.headline else " "

@@ -4,7 +4,7 @@ Seed 000 §6 (table 1) alternated FTP transfers with TCPW and Reno between UCLA 
 hosts; seed 004 §4 alternated iperf transfers with TCPW ABSE and NewReno, captured them with
 tcpdump and analysed them with tcptrace (rates per day, figs. 7-8; rate vs. RTT, fig. 10), and
 measured n sessions of one protocol, or n vs. 10 - n of two, at once (§3, figs. 2-5). This
-command does the same against an iperf3 server at HOST (``iperf3 -s`` there):
+command does the same against an iperf3 server at HOST (`iperf3 -s` there).
 
 * rounds interleave the congestion controls (round 1: tcpw, reno; round 2: tcpw, reno; ...), so
   slow changes of the path hit each alike;
