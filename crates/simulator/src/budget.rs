@@ -138,8 +138,9 @@ pub fn estimate(scenario: &Scenario, recording: Recording) -> Estimate {
 
 /// The most packets the run can hold at once, and which bound that is: what the links can hold
 /// (each queue's limit plus what is on its way across at its rate and delay, in the smallest
-/// packets any flow or source sends), or, when TCP flows of the file are the only senders, what
-/// their receiver windows allow (a data segment and an ACK per segment of window), if fewer.
+/// packets any flow or source sends), or what the senders can put in the network (the TCP
+/// flows' receiver windows, a data segment and an ACK per segment, and all a source sends in
+/// the run), if fewer.
 fn packets_held(scenario: &Scenario) -> (u64, String) {
     let smallest = scenario
         .flows
@@ -182,17 +183,28 @@ fn packets_held(scenario: &Scenario) -> (u64, String) {
             .min(u128::from(u64::MAX)) as u64;
         sum.saturating_add(queue_packets(limit, l.rate_bps)).saturating_add(on_the_way).saturating_add(1)
     });
-    let by_links = (links, "what the links can hold".to_string());
-    if !scenario.sources.is_empty() || !scenario.arrivals.is_empty() {
-        return by_links;
+    // What the senders can put in the network: each TCP flow a window of data and its ACKs (a
+    // flow of an arrival table counted once per flow open at once), each source no more than it
+    // sends in the whole run.
+    let window =
+        |tcp: &crate::model::TcpSpec| (tcp.receiver_window / tcp.segment_size.max(1) + 1).saturating_mul(2);
+    let mut senders = scenario.flows.iter().fold(0u64, |sum, f| sum.saturating_add(window(&f.tcp)));
+    for table in &scenario.arrivals {
+        let (_, open) = arrival_counts(scenario, table);
+        senders = senders.saturating_add(open.saturating_mul(window(&table.tcp)));
     }
-    let windows = scenario.flows.iter().fold(0u64, |sum, f| {
-        sum.saturating_add((f.tcp.receiver_window / f.tcp.segment_size.max(1) + 1).saturating_mul(2))
-    });
-    if windows < links {
-        (windows, "what the receiver windows allow".to_string())
+    for source in &scenario.sources {
+        let crate::model::SourceKind::Cbr { rate_bps, packet_size, on } = &source.kind;
+        let on_time: u64 =
+            on.iter().fold(0u64, |sum, (start, stop)| sum.saturating_add(stop.saturating_sub(*start)));
+        let sent =
+            u128::from(*rate_bps) * u128::from(on_time) / 8_000_000_000 / u128::from((*packet_size).max(1));
+        senders = senders.saturating_add(sent.min(u128::from(u64::MAX)) as u64 + 1);
+    }
+    if senders < links {
+        (senders, "what the senders' windows and sources allow".to_string())
     } else {
-        by_links
+        (links, "what the links can hold".to_string())
     }
 }
 
@@ -327,12 +339,17 @@ mod tests {
         let e = check(&s, Recording::Off, 100_000_000).unwrap_err();
         assert_eq!(e.field, "tcp.receiver_window");
         assert!(e.message.contains("packets held at once (at most 4000002"), "{e}");
-        // With a UDP source the queues alone bound it.
+        // A UDP source adds all it sends in the run: 10 Gb/s for 60 s into those queues.
         let source =
-            "[sources.udp]\nkind = \"cbr\"\nfrom = \"senders\"\nto = \"receivers\"\nrate = \"1Mbps\"\n";
-        let s = load(&format!("{DUMBBELL}\n{source}"), &huge);
+            "[sources.udp]\nkind = \"cbr\"\nfrom = \"senders\"\nto = \"receivers\"\nrate = \"10Gbps\"\n";
+        let small_window = [&huge[..3], &[("tcp.receiver_window", "1MB")]].concat();
+        let s = load(&format!("{DUMBBELL}\n{source}"), &small_window);
         let e = check(&s, Recording::Off, 1_000_000_000).unwrap_err();
-        assert_eq!(e.field, "links");
+        assert!(e.message.contains("packets held at once"), "{e}");
+        // The committed scenario with a source whose queues are sized for a 1 s round trip at
+        // 1 Gb/s (seed 001's bursty traffic) fits: its senders cannot fill them.
+        let bursty = include_str!("../../../scenarios/seed001_bursty.toml");
+        assert!(check(&load(bursty, &[]), Recording::Off, DEFAULT_MAX_MEMORY_BYTES).is_ok());
         // The committed dumbbell's 1000 flows share its queues: tens of MB.
         let s = load(DUMBBELL, &[("flows", "1000")]);
         let (packets, _) = packets_held(&s);

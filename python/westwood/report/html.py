@@ -8,6 +8,7 @@ import csv
 import html
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
@@ -45,7 +46,11 @@ def html_table(table: Mapping[str, Any], verdict_column: bool = False) -> str:
             cells[-1] = f'<td class="{esc(css)}"><strong>{esc(str(row[-1]))}</strong></td>'
         rows.append("<tr>" + "".join(cells) + "</tr>")
     cls = ' class="claims"' if verdict_column else ""
-    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    # In a box of its own width that scrolls sideways on a narrow screen, not the whole page.
+    return (
+        f'<div class="table"><table{cls}><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 class _VerdictView:
@@ -194,10 +199,17 @@ TESTBED_INTRO = (
 )
 
 
+def _natural_key(exp_id: str) -> List[Any]:
+    """``fig3`` before ``fig10``: digit runs compare as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", exp_id)]
+
+
 def _in_order(manifest: Mapping[str, Mapping[str, Any]]):
-    """Simulated experiments first, then the testbed's, each in id order."""
-    sim = [(k, e) for k, e in manifest.items() if e.get("kind") != "testbed"]
-    testbed = [(k, e) for k, e in manifest.items() if e.get("kind") == "testbed"]
+    """Simulated experiments first, then the testbed's, each in natural id order (fig3, fig4,
+    ..., fig10)."""
+    ordered = sorted(manifest.items(), key=lambda item: _natural_key(item[0]))
+    sim = [(k, e) for k, e in ordered if e.get("kind") != "testbed"]
+    testbed = [(k, e) for k, e in ordered if e.get("kind") == "testbed"]
     return sim, testbed
 
 
@@ -284,16 +296,27 @@ def write_index(out_dir: Path, manifest: Mapping[str, Mapping[str, Any]]) -> Non
 <p>Rerun: <code>{esc(str(e.get("command", "")))}</code></p>
 </section>"""
         )
+    contents = (
+        "<nav><h2>Contents</h2><ul>"
+        + "".join(
+            f'<li><a href="#{esc(k)}">{esc(k)}</a>: {esc(str(e.get("title", "")))}</li>'
+            for k, e in sim + testbed
+        )
+        + "</ul></nav>"
+    )
     page = f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>westwood reproductions</title>
 <style>
 body {{ font-family: sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }}
 code {{ background: #f3f3f3; padding: 0.1rem 0.3rem; }}
 img {{ max-width: 100%; border: 1px solid #ddd; }}
 table {{ border-collapse: collapse; margin: 0.5rem 0; }}
+div.table {{ overflow-x: auto; max-width: 100%; }}
+nav li {{ margin: 0.1rem 0; }}
 th, td {{ border: 1px solid #ccc; padding: 0.2rem 0.6rem; text-align: right; }}
 table.claims td {{ text-align: left; }}
 .verdict-reproduced {{ background: #dff0d8; }}
@@ -304,6 +327,7 @@ table.claims td {{ text-align: left; }}
 </head>
 <body>
 <h1>westwood reproductions</h1>
+{contents}
 {chr(10).join(sections)}
 </body>
 </html>
