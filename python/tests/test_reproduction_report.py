@@ -56,6 +56,11 @@ def test_report_covers_every_registered_experiment(tmp_path: Path, monkeypatch):
     manifest = json.loads((out / "index.json").read_text())
     assert sorted(manifest) == sorted(ids)
     assert which_tcpw.HEADING in md and '<section id="which-tcpw">' in html
+    # Readable on a phone: a viewport, tables that scroll in their own box; a contents list;
+    # sections in natural order (fig3 before fig10, as the papers number them).
+    assert '<meta name="viewport"' in html and '<div class="table">' in html
+    assert "<nav><h2>Contents</h2>" in html and '<a href="#fig3">' in html
+    assert html.index('<section id="fig3">') < html.index('<section id="fig10">')
     for exp_id, e in registry.EXPERIMENTS.items():
         assert f'<section id="{exp_id}">' in html, exp_id
         assert exp_id in md
