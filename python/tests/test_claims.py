@@ -119,7 +119,7 @@ def test_fig9_gains_are_judged_as_the_paper_states_them():
     values["Reno"] = curve([1.0, 0.5, 0.25, 0.2, 0.1])
     values["SACK"] = curve([1.0, 0.5, 0.4, 0.2, 0.1])
     values["TCPW"] = curve([1.0, 1.0, 1.0, 0.5, 0.2])
-    values["Reno (ns-2.35)"] = curve([1.0, 0.5, 0.5, 0.2, 0.1])
+    values[which_tcpw.RENO_NS2_LABEL] = curve([1.0, 0.5, 0.5, 0.2, 0.1])
     r = sweep(values)
     gain = judge(GAIN, r)  # TCPW/Reno 4.0 at 1 %: a 300 % gain, within 25 % of 394 %
     assert gain.value == pytest.approx(300) and gain.verdict == REPRODUCED
