@@ -50,8 +50,8 @@ NS2_235: Mapping[str, str] = {
     "tcp.ack_every": "2",
 }
 
-# Reno under the simulator's ns2 profile (ns-2.35's rules, not ns-2 itself): the one-flow baseline of
-# the UCLA agents.
+# Reno under the simulator's ns2 profile (ns-2.35's rules, not ns-2 itself): the one-flow
+# baseline of the UCLA agents.
 RENO_NS2_LABEL = "Reno (ns2 profile)"
 RENO_NS2: Mapping[str, str] = {"cc": "reno", **NS2_235}
 
