@@ -150,6 +150,10 @@ pub struct CaptureSummary {
     pub hosts: Vec<HostCount>,
 }
 
+/// The longest TCP payload a link's frame carries: a 9 000-byte jumbo frame less 40 bytes of
+/// headers. A longer one was merged by the capturing host (TSO/GSO, GRO).
+pub const MAX_WIRE_SEGMENT: u64 = 8_960;
+
 /// Source addresses counted per capture.
 pub const MAX_HOSTS: usize = 10_000;
 
@@ -919,6 +923,17 @@ pub fn analyze_capture<R: Read>(
 
     let mut list: Vec<Conn> = conns.into_values().collect();
     list.sort_by_key(|c| c.order);
+    // Segments longer than any link's frame: the capture point saw the host's TSO/GSO or GRO
+    // super-segments (veth's default), so counts and retransmissions are not the wire's.
+    let largest = list.iter().flat_map(|c| &c.halves).map(|h| h.max_segment).max().unwrap_or(0);
+    if largest > MAX_WIRE_SEGMENT {
+        summary.warnings.push(format!(
+            "segments of up to {largest} bytes: the capture holds TSO/GSO or GRO super-segments \
+             (several segments merged by the host), so segment counts, retransmissions and the \
+             segment size are not what crossed the wire; capture with them off (ethtool -K IF \
+             tso off gso off gro off)"
+        ));
+    }
     let negative: u64 = list.iter().flat_map(|c| &c.halves).map(|h| h.negative_rtt_samples).sum();
     if negative > 0 {
         summary.warnings.push(format!(
@@ -1243,6 +1258,25 @@ mod tests {
         assert_eq!(r.vantage, "receiver");
         assert_eq!((r.retransmits, r.out_of_order), (0, 1));
         assert_eq!(r.bytes_delivered, 400, "in-order data beyond the last ACK");
+    }
+
+    #[test]
+    fn super_segments_are_warned_about() {
+        let mut c = Cap::new(None);
+        c.data(0, 0, 100, None);
+        c.ack(40, 100, None);
+        let (s, _) = c.analyze(100);
+        assert!(s.warnings.iter().all(|w| !w.contains("super-segments")), "{:?}", s.warnings);
+        let mut c = Cap::new(None);
+        c.data(0, 0, 65_000, None); // what GRO hands a veth capture
+        c.ack(40, 65_000, None);
+        let (s, rows) = c.analyze(100);
+        assert_eq!(rows[0].segment_size, 65_000);
+        assert!(
+            s.warnings.iter().any(|w| w.starts_with("segments of up to 65000 bytes")),
+            "{:?}",
+            s.warnings
+        );
     }
 
     #[test]
