@@ -326,3 +326,39 @@ def test_default_reproduce_runs_every_experiment(tmp_path: Path, monkeypatch):
         assert (out / f"{exp_id}.md").is_file()
     listing = cli("reproduce", "--list")
     assert "fig3" in listing.stdout and "trace" in listing.stdout and "fig9" in listing.stdout
+
+
+def test_every_line_of_a_figure_has_a_colour_of_its_own_but_twins(tmp_path):
+    """Fig. 9's eleven lines once had two in one colour (the dashed ns2-profile baseline took
+    its neighbour's); a twin (the simulator's line beside the testbed's) takes its twin's."""
+    import matplotlib
+
+    from westwood.experiments import registry
+    from westwood.experiments.testbed import SIMULATOR_SUFFIX
+    from westwood.papers.testbed import FIG9 as TESTBED_FIG9
+    from westwood.report import plots
+    from westwood.stats import MeanCI
+
+    matplotlib.use("Agg")
+    fig9 = registry.EXPERIMENTS["fig9"]
+    assert len(fig9.series) == 11 and not any(s.twin_of for s in fig9.series)
+    xs = list(fig9.x.values)
+    cells = [[MeanCI(3, 1.0 + i, 0.1) for _ in xs] for i, _ in enumerate(fig9.series)]
+    captured = {}
+    real = plots._save_both
+
+    def keep(fig, stem):
+        captured["lines"] = [line.get_color() for line in fig.axes[0].get_lines()]
+        return real(fig, stem)
+
+    plots._save_both = keep
+    try:
+        plots.plot_experiment(fig9, xs, cells, tmp_path / "fig9")
+    finally:
+        plots._save_both = real
+    colours = {str(c) for c in captured["lines"]}
+    assert len(colours) == 11, colours
+    doubled = TESTBED_FIG9.as_sweep(False).series
+    for s in doubled:
+        if s.label.endswith(SIMULATOR_SUFFIX):
+            assert s.twin_of == s.label[: -len(SIMULATOR_SUFFIX)]

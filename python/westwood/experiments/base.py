@@ -145,6 +145,10 @@ class Series:
     metric: Optional["Metric"] = None
     # Line style of the plot ("" solid, "dashed"), e.g. the simulator's line beside a testbed's.
     style: str = ""
+    # The label of the series this one pairs with, whose colour and marker it takes (the
+    # simulator's line beside the testbed's; the same protocol at another delay); None: a colour
+    # of its own.
+    twin_of: Optional[str] = None
 
 
 @dataclass(frozen=True)

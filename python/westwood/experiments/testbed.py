@@ -235,7 +235,11 @@ class TestbedExperiment:
         doubled: List[Series] = []
         for s in self.series:
             doubled.append(s)
-            doubled.append(dataclasses.replace(s, label=s.label + SIMULATOR_SUFFIX, style="dashed"))
+            doubled.append(
+                dataclasses.replace(
+                    s, label=s.label + SIMULATOR_SUFFIX, style="dashed", twin_of=s.label
+                )
+            )
         seconds = self.quick_seconds if quick else self.seconds
         return Experiment(
             id=self.id,

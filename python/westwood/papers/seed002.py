@@ -342,6 +342,7 @@ def _by_paths_series() -> Tuple[Series, ...]:
             f"{s.label} {d} ms",
             {**s.overrides, "delay": f"{d}ms"},
             style="dashed" if d > 10 else "",
+            twin_of=f"{s.label} {ENDS[0]} ms" if d > ENDS[0] else None,
         )
         for d in ENDS
         for s in SERIES

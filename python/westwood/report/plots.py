@@ -42,22 +42,29 @@ def plot_experiment(
     with matplotlib.rc_context({"svg.hashsalt": experiment.id, "font.size": 10}):
         fig = Figure(figsize=(6.4, 4.4), layout="constrained")
         ax = fig.add_subplot()
-        colour = -1
+        # A colour per series, but a twin (the simulator's line beside the testbed's, the same
+        # protocol at another delay) takes its twin's, dashed and hollow. matplotlib's ten
+        # colours while they suffice, else tab20's twenty (fig. 9 has eleven lines: two once
+        # shared a colour).
+        own = [s for s in experiment.series if s.twin_of is None]
+        if len(own) <= 10:
+            palette = [f"C{i}" for i in range(10)]
+        else:
+            palette = [matplotlib.colormaps["tab20"](i) for i in range(20)]
+        colour_of = {s.label: i for i, s in enumerate(own)}
         for series, row in zip(experiment.series, cells):
             means = [c.mean for c in row]
             errors = [c.half_width if not math.isnan(c.half_width) else 0.0 for c in row]
-            # A dashed series is the twin of the one before it (the simulator beside the
-            # testbed): same colour and marker, hollow.
-            dashed = getattr(series, "style", "") == "dashed" and colour >= 0
-            colour += 0 if dashed else 1
+            colour = colour_of.get(series.twin_of or series.label, 0)
+            dashed = getattr(series, "style", "") == "dashed"
             ax.errorbar(
                 list(xs),
                 means,
                 yerr=errors,
                 label=series.label,
-                color=f"C{colour % 10}",
+                color=palette[colour % len(palette)],
                 linestyle="--" if dashed else "-",
-                markerfacecolor="none" if dashed else None,
+                markerfacecolor="none" if series.twin_of else None,
                 marker=MARKERS[colour % len(MARKERS)],
                 markersize=5,
                 linewidth=1.4,
