@@ -152,20 +152,9 @@ pub(crate) struct BpfGuard {
 
 impl BpfGuard {
     pub(crate) fn ensure(names: &[&str], params: Params) -> Result<BpfGuard> {
-        use std::os::fd::AsRawFd;
         let path = std::env::temp_dir().join("westwood-linux-tests.lock");
-        let lock = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::failed(format!("opening {}", path.display()), e))?;
-        // SAFETY: flock on a file descriptor this function owns.
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } != 0 {
-            eprintln!("waiting for {} (westwood-linux tests are running)", path.display());
-            // SAFETY: as above.
-            unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_SH) };
-        }
+        let waiting = format!("waiting for {} (westwood-linux tests are running)", path.display());
+        let lock = westwood_linux::lockfile::lock(&path, westwood_linux::lockfile::Mode::Shared, &waiting)?;
         if let Some(text) = describe(&reclaim()) {
             eprintln!("left by earlier runs: {text}");
         }

@@ -9,7 +9,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs::File;
 use std::net::{IpAddr, SocketAddr};
-use std::os::fd::AsRawFd;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -242,13 +241,8 @@ impl TraceSession {
         if let Err(why) = loader::trace_status() {
             return Err(Error::Prereq(format!("the per-ACK trace is not available: {why}")));
         }
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(LOCK_PATH)
-            .map_err(|e| Error::failed(format!("opening {LOCK_PATH}"), e))?;
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let lock = crate::lockfile::open(std::path::Path::new(LOCK_PATH))?;
+        if !crate::lockfile::try_lock(&lock, crate::lockfile::Mode::Exclusive) {
             return Err(Error::Failed(format!(
                 "another consumer (`westwood-linux watch --acks` or a testbed run with --ack-trace) holds the per-ACK \
                  trace ({LOCK_PATH}); one at a time — wait for it to end"

@@ -18,7 +18,9 @@
 //! - [`netns`]: network namespaces joined by a veth pair, and child processes, as RAII guards
 //!   (for `bench` and the tests);
 //! - [`bench`]: iperf3 with reno, then tcpw, over a veth pair;
-//! - [`sig`]: Ctrl-C as a flag, so guards clean up.
+//! - [`sig`]: Ctrl-C as a flag, so guards clean up;
+//! - [`lockfile`]: the `flock(2)` lock files that serialise loads, the trace's consumer, the
+//!   testbed against the kernel tests.
 
 pub mod ack_probe;
 pub mod acks;
@@ -26,6 +28,7 @@ pub mod args;
 pub mod bench;
 pub mod error;
 pub mod loader;
+pub mod lockfile;
 pub mod netns;
 pub mod pins;
 pub mod prereq;

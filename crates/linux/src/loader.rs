@@ -320,22 +320,11 @@ pub const LOAD_LOCK_PATH: &str = "/run/westwood-linux-load.lock";
 /// exists"), and an `unload` could remove what a `load` is pinning. The second waits, then
 /// finds the first's pins.
 fn load_lock() -> Result<fs::File> {
-    use std::os::fd::AsRawFd;
-    let lock = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(LOAD_LOCK_PATH)
-        .map_err(|e| Error::failed(format!("opening {LOAD_LOCK_PATH}"), e))?;
-    // SAFETY: flock on a file descriptor this function owns.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        eprintln!("waiting for another westwood load or unload ({LOAD_LOCK_PATH})");
-        // SAFETY: as above; blocking until the other holder is done.
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(Error::failed(format!("locking {LOAD_LOCK_PATH}"), std::io::Error::last_os_error()));
-        }
-    }
-    Ok(lock)
+    crate::lockfile::lock(
+        Path::new(LOAD_LOCK_PATH),
+        crate::lockfile::Mode::Exclusive,
+        &format!("waiting for another westwood load or unload ({LOAD_LOCK_PATH})"),
+    )
 }
 
 /// Register `opts.algos` (those not registered yet), then set up what observes them.
