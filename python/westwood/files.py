@@ -11,7 +11,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator, Optional, Union
+from typing import Any, Iterable, Iterator, Optional, Union
 
 from .errors import WriteError
 from .report.tables import Columns, column_rows
@@ -117,20 +117,28 @@ def process_gone(pid: int) -> bool:
     return pid <= 0
 
 
-def remove_stale_siblings(parent: Path, prefix: str, suffix: str) -> None:
-    """Remove what killed processes of this user left in ``parent``: the temporary files and
-    staging directories named ``{prefix}{pid}.XXXX{suffix}`` (as ``_temporary_beside`` and
-    ``staged_directory`` name them) of a process that no longer exists. A kill -9 gives a
-    process no chance to remove its own (a staging directory of a large run holds hundreds of
-    megabytes)."""
-    pattern = re.compile(re.escape(prefix) + r"(\d+)\.[A-Za-z0-9_]+" + re.escape(suffix))
+def remove_left_behind(
+    parent: Path, pattern: "re.Pattern[str]", pids: Optional[Iterable[int]] = None
+) -> int:
+    """Remove the files and directories of this user in ``parent`` whose names ``pattern``
+    matches, its first group the PID of the process that made them: those of ``pids`` (processes
+    just killed), or with ``pids`` None those of every process that no longer exists. A kill -9
+    gives a process no chance to remove its own. Returns how many went."""
+    wanted = None if pids is None else set(pids)
     try:
         names = os.listdir(parent)
     except OSError:
-        return
+        return 0
+    removed = 0
     for name in names:
         m = pattern.fullmatch(name)
-        if not m or int(m.group(1)) == os.getpid() or not process_gone(int(m.group(1))):
+        if not m:
+            continue
+        pid = int(m.group(1))
+        if wanted is not None:
+            if pid not in wanted:
+                continue
+        elif pid == os.getpid() or not process_gone(pid):
             continue
         path = parent / name
         with contextlib.suppress(OSError):
@@ -140,6 +148,17 @@ def remove_stale_siblings(parent: Path, prefix: str, suffix: str) -> None:
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 path.unlink()
+        removed += not path.exists()
+    return removed
+
+
+def remove_stale_siblings(parent: Path, prefix: str, suffix: str) -> None:
+    """Remove the temporary files and staging directories named ``{prefix}{pid}.XXXX{suffix}``
+    (as ``_temporary_beside`` and ``staged_directory`` name them) that processes no longer
+    running left in ``parent`` (a staging directory of a large run holds hundreds of
+    megabytes)."""
+    pattern = re.compile(re.escape(prefix) + r"(\d+)\.[A-Za-z0-9_]+" + re.escape(suffix))
+    remove_left_behind(parent, pattern)
 
 
 def _temporary_beside(path: Path, suffix: str) -> str:

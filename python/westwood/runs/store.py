@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import UsageError
-from ..files import process_gone, write_json_atomic
+from ..files import remove_left_behind, write_json_atomic
 from ..paths import resolve_scenario
 from ..version import __version__
 
@@ -303,34 +303,9 @@ def remove_run_directories(pids: Optional[Iterable[int]] = None) -> int:
     """Remove the run directories of processes ``pids`` (killed workers), or with ``pids`` None of
     every process of this user that no longer exists (stale ones). Returns how many went."""
     import re
-    import shutil
 
-    wanted = None if pids is None else set(pids)
-    removed = 0
-    root = Path(tempfile.gettempdir())
-    try:
-        names = os.listdir(root)
-    except OSError:
-        return 0
-    for name in names:
-        m = re.fullmatch(re.escape(RUN_DIRECTORY_PREFIX) + r"(\d+)-[A-Za-z0-9_]+", name)
-        if not m:
-            continue
-        pid = int(m.group(1))
-        path = root / name
-        try:
-            if path.is_symlink() or not path.is_dir() or path.stat().st_uid != os.getuid():
-                continue
-        except OSError:
-            continue
-        if wanted is not None:
-            if pid not in wanted:
-                continue
-        elif pid == os.getpid() or not process_gone(pid):
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        removed += not path.exists()
-    return removed
+    pattern = re.compile(re.escape(RUN_DIRECTORY_PREFIX) + r"(\d+)-[A-Za-z0-9_]+")
+    return remove_left_behind(Path(tempfile.gettempdir()), pattern, pids)
 
 
 def _run_text(job: Job):

@@ -240,14 +240,11 @@ impl Sender {
         }
     }
 
-    /// `snd_una` moved to `ack_seq`: SACK's scoreboard forgets what it covers and RFC 6675's
-    /// `IsLost` boundary follows (RACK marks losses later in the ACK).
+    /// `snd_una` moved to `ack_seq`: with SACK, the scoreboard follows (`sack.rs`); the other
+    /// recoveries keep nothing of it.
     pub(in crate::tcp) fn recovery_on_cumulative_ack(&mut self, ack_seq: u64) {
         if let LossRecovery::Sack(_) = self.recovery {
-            self.scoreboard.advance(ack_seq);
-            if self.rack.is_none() {
-                self.update_lost_boundary();
-            }
+            self.sack_on_cumulative_ack(ack_seq);
         }
     }
 

@@ -79,6 +79,15 @@ impl Sender {
         newly_sacked
     }
 
+    /// `snd_una` moved to `ack_seq`: the scoreboard forgets what it covers and RFC 6675's
+    /// `IsLost` boundary follows (RACK marks losses later in the ACK).
+    pub(in crate::tcp) fn sack_on_cumulative_ack(&mut self, ack_seq: u64) {
+        self.scoreboard.advance(ack_seq);
+        if self.rack.is_none() {
+            self.update_lost_boundary();
+        }
+    }
+
     /// RFC 6675 §5.1 after a timeout (see `tcp/sender.rs`): keep the scoreboard, everything
     /// un-SACKed is lost, resend it from `snd_una` by the scoreboard.
     pub(in crate::tcp) fn sack_on_timeout(&mut self, now: Nanos) {
