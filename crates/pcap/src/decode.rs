@@ -335,9 +335,17 @@ mod tests {
     use super::*;
     use crate::frame::{self, Addresses, TcpHeader};
 
+    const ADDRESSES: Addresses =
+        Addresses { src_mac: [2; 6], dst_mac: [4; 6], src_ip: [10, 0, 0, 1], dst_ip: [10, 0, 0, 2] };
+
+    /// A pure ACK without options, from port 1 to port 2.
+    fn bare_ack() -> TcpHeader<'static> {
+        TcpHeader { src_port: 1, dst_port: 2, seq: 3, ack: 4, flags: frame::ACK, window: 6, options: &[] }
+    }
+
     #[test]
     fn decodes_what_the_frame_builder_builds_even_cut_short() {
-        let a = Addresses { src_mac: [2; 6], dst_mac: [4; 6], src_ip: [10, 0, 0, 1], dst_ip: [10, 0, 0, 2] };
+        let a = ADDRESSES;
         let mut opts = Vec::new();
         frame::sack_option(&mut opts, &[(5, 9)]);
         let h = TcpHeader {
@@ -369,16 +377,7 @@ mod tests {
 
     #[test]
     fn impossible_header_lengths_are_malformed_not_trusted() {
-        let a = Addresses { src_mac: [2; 6], dst_mac: [4; 6], src_ip: [10, 0, 0, 1], dst_ip: [10, 0, 0, 2] };
-        let h = TcpHeader {
-            src_port: 1,
-            dst_port: 2,
-            seq: 3,
-            ack: 4,
-            flags: frame::ACK,
-            window: 6,
-            options: &[],
-        };
+        let (a, h) = (ADDRESSES, bare_ack());
         let mut good = Vec::new();
         frame::tcp_frame(&mut good, &a, 0, &h, 10, 1000).unwrap();
         let wire = good.len() as u32;
@@ -403,16 +402,7 @@ mod tests {
 
     #[test]
     fn cooked_captures_say_the_direction() {
-        let a = Addresses { src_mac: [2; 6], dst_mac: [4; 6], src_ip: [10, 0, 0, 1], dst_ip: [10, 0, 0, 2] };
-        let h = TcpHeader {
-            src_port: 1,
-            dst_port: 2,
-            seq: 3,
-            ack: 4,
-            flags: frame::ACK,
-            window: 6,
-            options: &[],
-        };
+        let (a, h) = (ADDRESSES, bare_ack());
         let mut eth = Vec::new();
         frame::tcp_frame(&mut eth, &a, 0, &h, 0, 1000).unwrap();
         let mut sll = vec![0, 4, 0, 1, 0, 6, 2, 2, 2, 2, 2, 2, 0, 0, 0x08, 0x00];
