@@ -860,8 +860,17 @@ impl Sender {
     /// `high_seq` (`tcp_process_loss()`), else always. Whether the DUPACK freed a place in the
     /// flight (always, without Linux's count).
     pub(in crate::tcp) fn count_reno_dupack(&mut self) -> bool {
-        let Some(mut sacks) = self.reno_sacks else { return true };
+        let Some((sacks, counted)) = self.reno_sacks_after_dupack() else { return true };
         let raises = sacks.raises_threshold();
+        self.reno_sacks = Some(sacks);
+        // With the fixed threshold the count only paces Loss; limited transmit is RFC 3042's.
+        counted || !raises
+    }
+
+    /// What [`Sender::count_reno_dupack`] would make of Linux's count on a DUPACK now, and
+    /// whether the count grew; `None` without Linux's count.
+    pub(in crate::tcp) fn reno_sacks_after_dupack(&self) -> Option<(RenoSacks, bool)> {
+        let mut sacks = self.reno_sacks?;
         let before_new_data = self.state.loss_until().is_some_and(|high_seq| self.snd_max <= high_seq);
         let counted = if self.held_at_recover() {
             sacks.reset();
@@ -871,9 +880,7 @@ impl Sender {
         } else {
             sacks.add_dupack(self.packets_out(), self.lost_out())
         };
-        self.reno_sacks = Some(sacks);
-        // With the fixed threshold the count only paces Loss; limited transmit is RFC 3042's.
-        counted || !raises
+        Some((sacks, counted))
     }
 
     pub(in crate::tcp) fn exit_recovery(&mut self, now: Nanos) {

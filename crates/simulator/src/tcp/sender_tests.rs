@@ -1605,3 +1605,49 @@ fn a_resent_probe_that_repaired_a_loss_reduces_the_window_once_and_a_duplicate_o
     s.on_ack(&Packet { window: 10 * MSS, ..ack(8) }, probe_at + 200 * MS, &mut out);
     assert!(s.ssthresh() > 100 * MSS, "ssthresh {}", s.ssthresh());
 }
+
+/// NewReno with Linux's growth and Linux's DUPACK count (`reordering = "linux"`), as the linux
+/// profile has them, `segments` out.
+fn started_with_linux_count(segments: u64) -> Sender {
+    let (s, _) = started_spec(Recovery::NewReno, segments, |t| {
+        t.window_growth = WindowGrowth::Linux;
+        t.reordering = Reordering::Linux;
+    });
+    s
+}
+
+#[test]
+fn with_linux_count_the_dupacks_of_a_go_back_n_resend_take_nothing_from_the_next_ack() {
+    // Traced on the testbed (tcpw, fig. 9 path): after an RTO the resend reaches segments the
+    // receiver holds, and their DUPACKs come before new data is out beyond `high_seq`, where
+    // `tcp_process_loss()` does not count them; the next cumulative ACK then delivers all it
+    // covers, and slow start grows by that (`tcp_remove_reno_sacks()` with `sacked_out` 0).
+    let mut s = started_with_linux_count(20);
+    let mut out = Vec::new();
+    let deadline = s.timer_deadline().unwrap();
+    s.on_timer(deadline, &mut out);
+    assert_eq!(s.cwnd(), MSS);
+    let t = deadline + 100 * MS;
+    s.on_ack(&ack(2), t, &mut out);
+    assert_eq!(s.cwnd(), 3 * MSS, "0 and 1 delivered");
+    s.on_ack(&ack(2), t + MS, &mut out);
+    assert_eq!(s.ca_state(), CaState::Loss);
+    s.on_ack(&ack(5), t + 2 * MS, &mut out);
+    assert_eq!(s.cwnd(), 6 * MSS, "2, 3 and 4 delivered: the DUPACK before counted nothing");
+}
+
+#[test]
+fn with_linux_count_an_ack_of_new_data_outside_recovery_clears_what_the_dupacks_counted() {
+    // Two DUPACKs in Open count two segments held; the ACK of one segment delivers one
+    // (`tcp_remove_reno_sacks()`: at least the hole), then `tcp_fastretrans_alert()` resets the
+    // count, so the next ACK of two delivers both, and slow start grows by three in all.
+    let mut s = started_with_linux_count(10);
+    let mut out = Vec::new();
+    s.on_ack(&ack(0), MS, &mut out);
+    s.on_ack(&ack(0), 2 * MS, &mut out);
+    let before = s.cwnd();
+    s.on_ack(&ack(1), 100 * MS, &mut out);
+    s.on_ack(&ack(3), 101 * MS, &mut out);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!(s.cwnd(), before + 3 * MSS);
+}

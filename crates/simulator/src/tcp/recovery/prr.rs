@@ -98,7 +98,8 @@ impl Sender {
         } else {
             0
         };
-        (self.snd_max - self.snd_una).saturating_sub(self.dup_credit).saturating_sub(hole)
+        let held = self.reno_sacks.map_or(self.dup_credit, |sacks| sacks.sacked() * self.mss);
+        (self.snd_max - self.snd_una).saturating_sub(held).saturating_sub(hole)
     }
 
     /// The loss marks before an ACK, for [`Sender::prr_safe_ack`].

@@ -65,6 +65,23 @@ impl Sender {
         una_before: u64,
         flight_before: u64,
     ) -> u64 {
+        if let Some(sacks) = self.reno_sacks {
+            // Linux's own count (`tcp_count_delivered()` from `tcp_remove_reno_sacks()` and
+            // `tcp_add_reno_sack()`): a DUPACK delivers what it adds to `sacked_out`, nothing
+            // where the count ignores it (in Loss before new data is out beyond `high_seq`,
+            // or held at it) or clamps it; a cumulative ACK what it covers beyond `sacked_out`,
+            // at least one segment. The DUPACKs of a go-back-N resend in Loss are not taken
+            // from the ACKs after it, and a count reset on leaving a state leaves nothing over.
+            return if ack_seq > una_before {
+                let acked = ack_seq - una_before;
+                acked.saturating_sub(sacks.sacked() * self.mss).max(acked.min(self.mss))
+            } else if flight_before > 0 && self.reno_sacks_after_dupack().is_some_and(|(_, counted)| counted)
+            {
+                self.mss
+            } else {
+                0
+            };
+        }
         if ack_seq > una_before {
             let acked = ack_seq - una_before;
             let first = acked.min(self.mss);
