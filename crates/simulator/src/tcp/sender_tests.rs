@@ -1337,11 +1337,21 @@ fn held_at_recover_linux_ignores_dupacks_until_the_timeout() {
     assert_eq!((s.stats.timeouts, seqs(&out).first().copied()), (1, Some(14)));
 }
 
+/// The segments of `MSS` bytes a Linux send buffer sized for `2 * nr_segs` holds
+/// (`send_buffer.rs`: sized per `linux_per_mss`, filled at `linux_skb_truesize`).
+fn linux_buffer_segments(nr_segs: u64) -> u64 {
+    use super::send_buffer::{linux_per_mss, linux_skb_truesize};
+    (2 * nr_segs * linux_per_mss(MSS)).div_ceil(linux_skb_truesize(MSS))
+}
+
 #[test]
 fn a_linux_send_buffer_stops_new_data_two_windows_beyond_a_stuck_hole() {
     // NewReno with PRR, as the linux profile: 10 segments out, segment 0 lost. The buffer
-    // is 2 x max(TCP_INIT_CWND, cwnd) = 20 segments from the start (tcp_init_buffer_space).
-    for (rule, expect_end) in [(SendBufferRule::Linux, Some(20)), (SendBufferRule::Unlimited, None)] {
+    // is sized for 2 x max(TCP_INIT_CWND, cwnd) = 20 segments from the start
+    // (tcp_init_buffer_space), which hold 26 of 1000 bytes at their truesize.
+    let linux = linux_buffer_segments(10);
+    assert_eq!(linux, 26);
+    for (rule, expect_end) in [(SendBufferRule::Linux, Some(linux)), (SendBufferRule::Unlimited, None)] {
         let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
             t.limited_transmit = true;
             t.recovery_pacing = RecoveryPacing::Prr;
@@ -1357,17 +1367,17 @@ fn a_linux_send_buffer_stops_new_data_two_windows_beyond_a_stuck_hole() {
             highest = highest.max(s.snd_max() / MSS);
         }
         match expect_end {
-            // Nothing beyond snd_una + 20 segments, and the buffer did not grow: PRR's window
+            // Nothing beyond snd_una + the buffer, and the buffer did not grow: PRR's window
             // (flight + sndcnt) stayed within half of it.
             Some(end) => {
                 assert_eq!(highest, end);
-                assert_eq!(s.send_buffer.segments(), Some(20));
-                // The retransmission arrives: one ACK covers all 20 written segments. The
+                assert_eq!(s.send_buffer.segments(), Some(linux));
+                // The retransmission arrives: one ACK covers all the written segments. The
                 // writer, woken by it (the whole buffer is free), fills the buffer again, and
                 // the sender must push that data now: nothing else would wake it (no data in
                 // flight, no timer).
                 let mut out = Vec::new();
-                s.on_ack(&ack(20), 100 * MS, &mut out);
+                s.on_ack(&ack(linux), 100 * MS, &mut out);
                 assert!(!seqs(&out).is_empty(), "nothing sent after the ACK of everything written");
                 assert!(s.snd_max() > s.snd_una());
             }
@@ -1379,7 +1389,7 @@ fn a_linux_send_buffer_stops_new_data_two_windows_beyond_a_stuck_hole() {
 #[test]
 fn a_linux_send_buffer_grows_to_twice_the_window_when_it_held_the_sender_back() {
     // Slow start from 10 segments: every ACK of one segment lets two out; the buffer of
-    // 20 segments holds the sender back once cwnd passes 10 in flight ...
+    // 26 segments (sized for 20) holds the sender back once cwnd passes 13 in flight ...
     let (mut s, _) = started_spec(Recovery::NewReno, 10, |t| {
         t.window_growth = WindowGrowth::Linux;
         t.send_buffer = SendBufferRule::Linux;
@@ -1394,7 +1404,7 @@ fn a_linux_send_buffer_grows_to_twice_the_window_when_it_held_the_sender_back() 
         // start (tcp_event_new_data_sent(): after the first of the ACK's two segments the
         // flight is one below cwnd); expanding only when the buffer held the sender back
         // leaves it anywhere between one and two windows.
-        assert_eq!(buffer, 2 * (s.cwnd() / MSS).max(10), "ack {n}");
+        assert_eq!(buffer, linux_buffer_segments((s.cwnd() / MSS).max(10)), "ack {n}");
     }
     assert!(s.send_buffer.segments().unwrap() >= 80, "{:?}", s.send_buffer.segments());
 }
