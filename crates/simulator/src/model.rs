@@ -360,6 +360,8 @@ pub struct TcpSpec {
     pub send_buffer: SendBufferRule,
     /// Whether the window grows only while the sender uses all of it ([`CwndValidation`]).
     pub cwnd_validation: CwndValidation,
+    /// How the retransmission timer's RTT estimate is kept ([`RttEstimatorRule`]).
+    pub rtt_estimator: RttEstimatorRule,
     /// The window a PRR recovery holds ([`PrrWindow`]).
     pub prr_window: PrrWindow,
     /// When PRR's reduction bound lets one segment more than was delivered ([`PrrBound`]).
@@ -424,6 +426,7 @@ impl TcpSpec {
             overhead: 0,
             send_buffer: SendBufferRule::default(),
             cwnd_validation: CwndValidation::default(),
+            rtt_estimator: RttEstimatorRule::default(),
             prr_window: PrrWindow::default(),
             prr_bound: PrrBound::default(),
             receive_window: ReceiveWindowRule::default(),
@@ -644,6 +647,35 @@ impl CwndValidation {
     /// The rule named `name` (case-insensitive).
     pub fn from_name(name: &str) -> Option<CwndValidation> {
         CwndValidation::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// How the sender estimates the round-trip time for its retransmission timer
+/// (`tcp/rtt.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum RttEstimatorRule {
+    /// RFC 6298 §2, fed the newest segment an ACK covers. The default.
+    #[default]
+    Rfc6298,
+    /// Linux's `tcp_rtt_estimator()`, fed the oldest segment an ACK newly covers
+    /// (`tcp_clean_rtx_queue()`'s `first_ackt`).
+    Linux,
+}
+
+impl RttEstimatorRule {
+    pub const ALL: [RttEstimatorRule; 2] = [RttEstimatorRule::Rfc6298, RttEstimatorRule::Linux];
+
+    /// The name scenarios use: `"rfc6298"` or `"linux"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RttEstimatorRule::Rfc6298 => "rfc6298",
+            RttEstimatorRule::Linux => "linux",
+        }
+    }
+
+    /// The rule named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<RttEstimatorRule> {
+        RttEstimatorRule::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(name.trim()))
     }
 }
 

@@ -29,6 +29,7 @@
 //! | `clock_granularity` | `1ms` | `10ms` | = `rto_min` |
 //! | `send_buffer` | `unlimited` | `unlimited` | `linux` |
 //! | `cwnd_validation` | `none` | `none` | `linux` |
+//! | `rtt_estimator` | `rfc6298` | `rfc6298` | `linux` |
 //! | `prr_window` | `ssthresh` | `ssthresh` | `linux` |
 //! | `prr_bound` | `ssrb` | `ssrb` | `safe_ack` |
 //! | `receive_window` | `fixed` | `fixed` | `linux` |
@@ -91,8 +92,8 @@ use crate::tcp::Recovery;
 
 use crate::model::{
     CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrBound, PrrWindow,
-    PushFlag, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, SackNextSeg,
-    SendBufferRule, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
+    PushFlag, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, RttEstimatorRule,
+    SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
 };
 use crate::scenario::units::format_duration;
 
@@ -116,7 +117,7 @@ impl Profile {
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 30] = [
+    pub const KEYS: [&'static str; 31] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -137,6 +138,7 @@ impl Profile {
         "clock_granularity",
         "send_buffer",
         "cwnd_validation",
+        "rtt_estimator",
         "prr_window",
         "prr_bound",
         "receive_window",
@@ -205,6 +207,7 @@ impl Profile {
             "clock_granularity" => format_duration(tcp.rto.granularity),
             "send_buffer" => tcp.send_buffer.name().to_string(),
             "cwnd_validation" => tcp.cwnd_validation.name().to_string(),
+            "rtt_estimator" => tcp.rtt_estimator.name().to_string(),
             "prr_window" => tcp.prr_window.name().to_string(),
             "prr_bound" => tcp.prr_bound.name().to_string(),
             "receive_window" => tcp.receive_window.name().to_string(),
@@ -307,6 +310,10 @@ impl Profile {
             }
             "cwnd_validation" => {
                 tcp.cwnd_validation = if self == Linux { CwndValidation::Linux } else { CwndValidation::None }
+            }
+            "rtt_estimator" => {
+                tcp.rtt_estimator =
+                    if self == Linux { RttEstimatorRule::Linux } else { RttEstimatorRule::Rfc6298 }
             }
             "prr_window" => {
                 tcp.prr_window = if self == Linux { PrrWindow::Linux } else { PrrWindow::Ssthresh }
@@ -452,6 +459,7 @@ mod tests {
                 "200ms",
                 "120s",
                 "200ms",
+                "linux",
                 "linux",
                 "linux",
                 "linux",

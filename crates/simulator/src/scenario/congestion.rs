@@ -30,7 +30,7 @@ use super::{echo, FieldError, Res};
 use crate::model::{
     CcSpec, CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrBound,
     PrrWindow, PushFlag, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering,
-    SackNextSeg, SendBufferRule, TimeoutThreshold,
+    RttEstimatorRule, SackNextSeg, SendBufferRule, TimeoutThreshold,
 };
 use crate::profile::Profile;
 use crate::tcp::Recovery;
@@ -303,6 +303,12 @@ const CWND_VALIDATION_EXPECTED: &str = "\"none\" or \"linux\"";
 
 pub(crate) fn cwnd_validation(v: &Value, field: &str) -> Res<CwndValidation> {
     named_rule(v, field, "cwnd validation", CWND_VALIDATION_EXPECTED, CwndValidation::from_name)
+}
+
+const RTT_ESTIMATOR_EXPECTED: &str = "\"rfc6298\" or \"linux\"";
+
+pub(crate) fn rtt_estimator(v: &Value, field: &str) -> Res<RttEstimatorRule> {
+    named_rule(v, field, "RTT estimator", RTT_ESTIMATOR_EXPECTED, RttEstimatorRule::from_name)
 }
 
 const PRR_WINDOW_EXPECTED: &str = "\"ssthresh\" or \"linux\"";

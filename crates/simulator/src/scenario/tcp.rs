@@ -11,7 +11,7 @@ use super::{FieldError, Res};
 use crate::model::{
     CwndValidation, DelayedAckSpec, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrBound,
     PrrWindow, PushFlag, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, RtoSpec,
-    SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
+    RttEstimatorRule, SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold,
 };
 use crate::profile::Profile;
 
@@ -46,6 +46,7 @@ const SENDER_KEYS: &[&str] = &[
     "overhead",
     "send_buffer",
     "cwnd_validation",
+    "rtt_estimator",
     "prr_window",
     "prr_bound",
     "receive_window",
@@ -303,6 +304,10 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::cwnd_validation(v, &f)?,
         None => CwndValidation::default(),
     };
+    let rtt_estimator = match get("rtt_estimator") {
+        Some((v, f)) => congestion::rtt_estimator(v, &f)?,
+        None => RttEstimatorRule::default(),
+    };
     let prr_window = match get("prr_window") {
         Some((v, f)) => congestion::prr_window(v, &f)?,
         None => PrrWindow::default(),
@@ -388,6 +393,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         overhead,
         send_buffer,
         cwnd_validation,
+        rtt_estimator,
         prr_window,
         prr_bound,
         receive_window,

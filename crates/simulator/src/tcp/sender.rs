@@ -269,7 +269,7 @@ impl Sender {
             dupack_threshold: spec.dupack_threshold,
             recovery,
             cc,
-            rtt: RttEstimator::new(spec.rto),
+            rtt: RttEstimator::with_rule(spec.rto, spec.rtt_estimator),
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -735,7 +735,10 @@ impl Sender {
     ) {
         let newly_acked_bytes = ack_seq - self.snd_una;
         // Karn: an ACK that covers any retransmitted segment is ambiguous and gives no sample.
+        // `sample` is the newest segment's (the control's and the minimum RTT's), `oldest` the
+        // first one's (Linux's estimator sample, `first_ackt`).
         let mut sample = None;
+        let mut oldest = None;
         let mut ambiguous = false;
         let mut acked_segments = 0;
         while let Some(segment) = self.outstanding.front() {
@@ -744,17 +747,19 @@ impl Sender {
             }
             ambiguous |= segment.retransmitted;
             sample = Some(now - segment.sent_at);
+            oldest = oldest.or(sample);
             if let Some(segment) = self.outstanding.pop_front() {
                 self.rack_on_cumulative_ack(&segment, prior_fack, now);
             }
             acked_segments += 1;
         }
         let rtt_sample_ns = if ambiguous { None } else { sample };
-        if let Some(r) = rtt_sample_ns {
-            self.rtt.on_sample(r);
-        }
         self.snd_una = ack_seq;
         self.snd_nxt = self.snd_nxt.max(ack_seq);
+        if let (Some(newest), Some(oldest)) = (rtt_sample_ns, oldest) {
+            let r = if self.rtt.samples_oldest() { oldest } else { newest };
+            self.rtt.on_sample(r, newest, self.snd_una, self.snd_max);
+        }
         self.skip_frto_new_data();
         if self.preamble_end.is_some_and(|end| ack_seq >= end) {
             // The preamble is acknowledged: the application writes its bulk data.
