@@ -677,6 +677,9 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.send_buffer": "linux",
                 "tcp.cwnd_validation": "linux",
                 "tcp.rtt_estimator": "linux",
+                "tcp.timer_hz": westwood_emulator::testbed::running_kernel_hz()
+                    .unwrap_or(westwood_simulator::profile::LINUX_TIMER_HZ)
+                    .to_string(),
                 "tcp.prr_window": "linux",
                 "tcp.prr_bound": "safe_ack",
                 "tcp.receive_window": "linux",
@@ -719,6 +722,9 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.send_buffer": "linux",
                 "tcp.cwnd_validation": "linux",
                 "tcp.rtt_estimator": "linux",
+                "tcp.timer_hz": westwood_emulator::testbed::running_kernel_hz()
+                    .unwrap_or(westwood_simulator::profile::LINUX_TIMER_HZ)
+                    .to_string(),
                 "tcp.prr_window": "linux",
                 "tcp.prr_bound": "safe_ack",
                 "tcp.receive_window": "linux",

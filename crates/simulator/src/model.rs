@@ -362,6 +362,9 @@ pub struct TcpSpec {
     pub cwnd_validation: CwndValidation,
     /// How the retransmission timer's RTT estimate is kept ([`RttEstimatorRule`]).
     pub rtt_estimator: RttEstimatorRule,
+    /// The kernel's `HZ` whose timer wheel the retransmission and delayed-ACK timers fire on
+    /// (`tcp/timer_wheel.rs`); 0: they fire exactly when due.
+    pub timer_hz: u32,
     /// The window a PRR recovery holds ([`PrrWindow`]).
     pub prr_window: PrrWindow,
     /// When PRR's reduction bound lets one segment more than was delivered ([`PrrBound`]).
@@ -427,6 +430,7 @@ impl TcpSpec {
             send_buffer: SendBufferRule::default(),
             cwnd_validation: CwndValidation::default(),
             rtt_estimator: RttEstimatorRule::default(),
+            timer_hz: 0,
             prr_window: PrrWindow::default(),
             prr_bound: PrrBound::default(),
             receive_window: ReceiveWindowRule::default(),

@@ -30,6 +30,7 @@
 //! | `send_buffer` | `unlimited` | `unlimited` | `linux` |
 //! | `cwnd_validation` | `none` | `none` | `linux` |
 //! | `rtt_estimator` | `rfc6298` | `rfc6298` | `linux` |
+//! | `timer_hz` | `0` | `0` | `250` |
 //! | `prr_window` | `ssthresh` | `ssthresh` | `linux` |
 //! | `prr_bound` | `ssrb` | `ssrb` | `safe_ack` |
 //! | `receive_window` | `fixed` | `fixed` | `linux` |
@@ -111,13 +112,17 @@ pub enum Profile {
     Linux,
 }
 
+/// The `HZ` the `linux` profile's timers tick at: Debian's kernels' (`CONFIG_HZ_250`) and this
+/// project's testbed's; the testbed sets the running kernel's own.
+pub const LINUX_TIMER_HZ: u32 = 250;
+
 impl Profile {
     /// Every profile, in the order the documentation lists them.
     pub const ALL: [Profile; 3] = [Profile::Paper, Profile::Ns2, Profile::Linux];
 
     /// The `[tcp]` keys every profile sets, in the order [`Profile::apply`] sets them
     /// (`clock_granularity` after `rto_min`, which `linux` derives it from).
-    pub const KEYS: [&'static str; 31] = [
+    pub const KEYS: [&'static str; 32] = [
         "window_growth",
         "limited_transmit",
         "recovery",
@@ -139,6 +144,7 @@ impl Profile {
         "send_buffer",
         "cwnd_validation",
         "rtt_estimator",
+        "timer_hz",
         "prr_window",
         "prr_bound",
         "receive_window",
@@ -208,6 +214,7 @@ impl Profile {
             "send_buffer" => tcp.send_buffer.name().to_string(),
             "cwnd_validation" => tcp.cwnd_validation.name().to_string(),
             "rtt_estimator" => tcp.rtt_estimator.name().to_string(),
+            "timer_hz" => tcp.timer_hz.to_string(),
             "prr_window" => tcp.prr_window.name().to_string(),
             "prr_bound" => tcp.prr_bound.name().to_string(),
             "receive_window" => tcp.receive_window.name().to_string(),
@@ -315,6 +322,7 @@ impl Profile {
                 tcp.rtt_estimator =
                     if self == Linux { RttEstimatorRule::Linux } else { RttEstimatorRule::Rfc6298 }
             }
+            "timer_hz" => tcp.timer_hz = if self == Linux { LINUX_TIMER_HZ } else { 0 },
             "prr_window" => {
                 tcp.prr_window = if self == Linux { PrrWindow::Linux } else { PrrWindow::Ssthresh }
             }
@@ -462,6 +470,7 @@ mod tests {
                 "linux",
                 "linux",
                 "linux",
+                "250",
                 "linux",
                 "safe_ack",
                 "linux",

@@ -253,7 +253,8 @@ impl Flow {
                 tcp.delayed_ack,
             )
             .with_sack(tcp.recovery == Recovery::Sack)
-            .with_push_acks(tcp.push_flag == crate::model::PushFlag::Linux),
+            .with_push_acks(tcp.push_flag == crate::model::PushFlag::Linux)
+            .with_timer_wheel(crate::tcp::timer_wheel::TimerWheel::new(tcp.timer_hz)),
             sender_timer: TimerSlot::default(),
             receiver_timer: TimerSlot::default(),
             start,

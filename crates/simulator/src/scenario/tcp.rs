@@ -47,6 +47,7 @@ const SENDER_KEYS: &[&str] = &[
     "send_buffer",
     "cwnd_validation",
     "rtt_estimator",
+    "timer_hz",
     "prr_window",
     "prr_bound",
     "receive_window",
@@ -308,6 +309,22 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         Some((v, f)) => congestion::rtt_estimator(v, &f)?,
         None => RttEstimatorRule::default(),
     };
+    let timer_hz = match get("timer_hz") {
+        Some((v, f)) => {
+            // A jiffy of at least 10 us: the kernel's HZ is 100 to 1000 on every build.
+            let hz = fields::uint32_at_least(v, &f, 0)?;
+            if hz > 100_000 {
+                return Err(FieldError::new(
+                    &f,
+                    format!(
+                        "{hz} is out of range; expected 0 (exact timers) or a kernel's HZ, e.g. 250 or 1000"
+                    ),
+                ));
+            }
+            hz
+        }
+        None => 0,
+    };
     let prr_window = match get("prr_window") {
         Some((v, f)) => congestion::prr_window(v, &f)?,
         None => PrrWindow::default(),
@@ -394,6 +411,7 @@ pub(crate) fn resolve_tcp(layers: &[Section]) -> Res<TcpSpec> {
         send_buffer,
         cwnd_validation,
         rtt_estimator,
+        timer_hz,
         prr_window,
         prr_bound,
         receive_window,

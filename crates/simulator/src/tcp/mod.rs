@@ -18,6 +18,7 @@ pub mod send_buffer;
 pub mod sender;
 #[cfg(test)]
 mod sender_tests;
+pub mod timer_wheel;
 pub mod window_use;
 
 pub use observation::AckObservation;

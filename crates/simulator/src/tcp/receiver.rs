@@ -34,6 +34,7 @@
 //! the option's bytes (up to 28 with padding) are not counted.
 
 use super::receive_window::ReceiveWindow;
+use super::timer_wheel::TimerWheel;
 use crate::model::{DelayedAckSpec, Nanos};
 use crate::network::{Packet, PacketKind, SackBlocks};
 use std::collections::BTreeMap;
@@ -62,6 +63,8 @@ pub struct Receiver {
     quick_acks_left: u32,
     /// A segment carrying PSH is acknowledged at once (`push_flag = "linux"`).
     push_acks: bool,
+    /// When the delayed-ACK timer really fires (`timer_hz`).
+    timer_wheel: TimerWheel,
     /// Bytes (payload and headers, duplicates included) of every data packet that arrived.
     pub wire_bytes_received: u64,
     pub acks_sent: u64,
@@ -98,6 +101,7 @@ impl Receiver {
             delayed_ack_deadline: None,
             quick_acks_left: delayed_ack.quick_acks,
             push_acks: false,
+            timer_wheel: TimerWheel::default(),
             wire_bytes_received: 0,
             acks_sent: 0,
         }
@@ -114,6 +118,14 @@ impl Receiver {
     /// it; the application here reads at once).
     pub fn with_push_acks(mut self, enabled: bool) -> Self {
         self.push_acks = enabled;
+        self
+    }
+
+    /// The delayed-ACK timer fires on this timer wheel (`timer_hz`, `timer_wheel.rs`): Linux's
+    /// `icsk_delack_timer` is a `timer_list`, so a 40 ms delayed ACK goes out 40-44 ms after
+    /// the segment at HZ 250.
+    pub fn with_timer_wheel(mut self, wheel: TimerWheel) -> Self {
+        self.timer_wheel = wheel;
         self
     }
 
@@ -188,7 +200,7 @@ impl Receiver {
             if self.unacked_segments >= self.delayed_ack.every_segments {
                 self.send_ack(now, out);
             } else if self.delayed_ack_deadline.is_none() {
-                self.delayed_ack_deadline = Some(now + self.delayed_ack.timeout);
+                self.delayed_ack_deadline = Some(self.timer_wheel.fire_at(now, self.delayed_ack.timeout));
             }
         }
         Some(Delivery { from, to: self.rcv_nxt })

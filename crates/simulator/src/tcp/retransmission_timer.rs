@@ -6,10 +6,13 @@
 //!
 //! [`RttEstimator`]: super::rtt::RttEstimator
 
+use super::timer_wheel::TimerWheel;
 use crate::model::Nanos;
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(in crate::tcp) struct RetransmissionTimer {
+    /// When a timer armed for the RTO really fires (`timer_wheel.rs`).
+    wheel: TimerWheel,
     deadline: Option<Nanos>,
     /// `snd_una` at the last timeout: a timeout with `snd_una` unchanged since is a repeated
     /// one.
@@ -17,6 +20,10 @@ pub(in crate::tcp) struct RetransmissionTimer {
 }
 
 impl RetransmissionTimer {
+    pub(in crate::tcp) fn new(wheel: TimerWheel) -> RetransmissionTimer {
+        RetransmissionTimer { wheel, ..RetransmissionTimer::default() }
+    }
+
     /// When the timer fires, if it runs.
     pub(in crate::tcp) fn deadline(&self) -> Option<Nanos> {
         self.deadline
@@ -29,20 +36,20 @@ impl RetransmissionTimer {
 
     /// (Re)start the timer: it fires `rto` from `now`.
     pub(in crate::tcp) fn start(&mut self, now: Nanos, rto: Nanos) {
-        self.deadline = Some(now + rto);
+        self.deadline = Some(self.wheel.fire_at(now, rto));
     }
 
     /// §5.1: a segment goes out; start the timer unless it runs. `rto` is read only then.
     pub(in crate::tcp) fn on_send(&mut self, now: Nanos, rto: impl FnOnce() -> Nanos) {
         if self.deadline.is_none() {
-            self.deadline = Some(now + rto());
+            self.deadline = Some(self.wheel.fire_at(now, rto()));
         }
     }
 
     /// §5.2-5.3 on an ACK of new data: stop the timer when nothing is outstanding, else
     /// restart it.
     pub(in crate::tcp) fn on_new_ack(&mut self, now: Nanos, rto: Nanos, outstanding: bool) {
-        self.deadline = outstanding.then(|| now + rto);
+        self.deadline = outstanding.then(|| self.wheel.fire_at(now, rto));
     }
 
     pub(in crate::tcp) fn stop(&mut self) {

@@ -108,6 +108,7 @@ use super::retransmission_timer::RetransmissionTimer;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use super::send_buffer::SendBuffer;
+use super::timer_wheel::TimerWheel;
 use super::window_use::WindowUse;
 use crate::model::{
     FastRetransmitTimer, LossDetection, Nanos, PartialAckTimer, PushFlag, RecoveryExit, ReductionBase,
@@ -307,7 +308,7 @@ impl Sender {
             tlp: rack_tlp.then(TailLossProbe::default),
             bad_sack_block: None,
             outstanding: VecDeque::new(),
-            rto_timer: RetransmissionTimer::default(),
+            rto_timer: RetransmissionTimer::new(TimerWheel::new(spec.timer_hz)),
             observations: None,
             stats: SenderStats::default(),
         }
