@@ -287,8 +287,9 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
          NewReno recovery held until an ACK above high_seq, PRR, RTO timer policy, the threshold kept at an RTO \
          inside a loss episode, delayed/quick ACKs, the send buffer, cwnd validation, loss reductions from cwnd, \
          SACK resends of what is marked lost, RACK-TLP loss detection with SACK, growth by what an ACK \
-         delivered, tcp_cubic.c's CUBIC, the non-SACK DUPACK threshold (tcp_check_reno_reordering) and \
-         F-RTO without SACK (`profile = \"linux\"`); F-RTO with SACK and undo it does not (docs/testbed.md)"
+         delivered, tcp_cubic.c's CUBIC, the non-SACK DUPACK threshold (tcp_check_reno_reordering), \
+         F-RTO without SACK, tcp_rtt_estimator() and the timer wheel's tick (`profile = \"linux\"`); F-RTO \
+         with SACK and undo it does not (docs/testbed.md)"
             .to_string(),
         "time 0 of the error models (outage offsets, Gilbert-Elliott start) is the emulator's start, a fraction \
          of a second before the first flow starts"
