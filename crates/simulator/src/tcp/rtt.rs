@@ -8,8 +8,7 @@
 //! `tcp_rto_min`, and falls by a quarter of its excess over that largest value only once per
 //! round trip (when `snd_una` passes the `snd_nxt` of the round's first sample, `rtt_seq`).
 //! The RTO is `srtt + rttvar` (`__tcp_set_rto()`), so `tcp_rto_min` bounds the variance term,
-//! not the RTO. Linux feeds it the oldest segment an ACK newly acknowledges (`first_ackt`),
-//! the sender passes that sample under this rule.
+//! not the RTO. Linux feeds it the oldest segment an ACK newly acknowledges (`first_ackt`).
 
 use crate::model::{Nanos, RtoSpec, RttEstimatorRule};
 
@@ -24,13 +23,21 @@ struct LinuxVariance {
     rtt_seq: u64,
 }
 
+/// What each rule keeps besides SRTT.
+#[derive(Debug, Clone, Copy)]
+enum Variance {
+    /// RFC 6298's RTTVAR.
+    Rfc6298 {
+        rttvar: Nanos,
+    },
+    Linux(LinuxVariance),
+}
+
 #[derive(Debug, Clone)]
 pub struct RttEstimator {
     spec: RtoSpec,
     srtt: Option<Nanos>,
-    rttvar: Nanos,
-    /// `Some` under Linux's rule.
-    linux: Option<LinuxVariance>,
+    variance: Variance,
     /// RTO before backoff.
     base_rto: Nanos,
     /// Number of consecutive backoffs (RFC 6298 §5.5).
@@ -44,55 +51,44 @@ impl RttEstimator {
     }
 
     pub fn with_rule(spec: RtoSpec, rule: RttEstimatorRule) -> Self {
-        let linux = (rule == RttEstimatorRule::Linux).then_some(LinuxVariance {
-            mdev: 0,
-            mdev_max: 0,
-            rttvar: 0,
-            rtt_seq: 0,
-        });
-        RttEstimator {
-            spec,
-            srtt: None,
-            rttvar: 0,
-            linux,
-            base_rto: spec.initial,
-            backoffs: 0,
-            min_rtt: None,
-        }
+        let variance = match rule {
+            RttEstimatorRule::Rfc6298 => Variance::Rfc6298 { rttvar: 0 },
+            RttEstimatorRule::Linux => {
+                Variance::Linux(LinuxVariance { mdev: 0, mdev_max: 0, rttvar: 0, rtt_seq: 0 })
+            }
+        };
+        RttEstimator { spec, srtt: None, variance, base_rto: spec.initial, backoffs: 0, min_rtt: None }
     }
 
-    /// Which segment of an ACK the estimator takes its sample from: Linux's the oldest one the
-    /// ACK newly covers, RFC 6298's (as this simulator has always read it) the newest.
-    pub fn samples_oldest(&self) -> bool {
-        self.linux.is_some()
-    }
-
-    /// Feed a valid sample `r` (Karn's rule is the caller's job), `newest` being the one from
-    /// the newest segment the ACK covers (the path's minimum RTT follows that one), with
-    /// `snd_una` already moved to the ACK and `snd_nxt` the next segment to send. A new sample
-    /// also ends any backoff (RFC 6298 §5.7; Linux's `tcp_ack_update_rtt()`).
-    pub fn on_sample(&mut self, r: Nanos, newest: Nanos, snd_una: u64, snd_nxt: u64) {
-        match self.linux.as_mut() {
-            Some(linux) => {
-                let srtt = linux_estimate(linux, self.srtt, r, self.spec.min, snd_una, snd_nxt);
+    /// Feed a valid sample (Karn's rule is the caller's job): `oldest` from the oldest segment
+    /// the ACK newly covers, `newest` from the newest, with `snd_una` already moved to the ACK
+    /// and `snd_nxt` the next segment to send. Linux's estimator takes the oldest
+    /// (`first_ackt`), RFC 6298's (as this simulator has always read it) the newest; the path's
+    /// minimum RTT follows the newest. A new sample also ends any backoff (RFC 6298 §5.7;
+    /// Linux's `tcp_ack_update_rtt()`).
+    pub fn on_sample(&mut self, oldest: Nanos, newest: Nanos, snd_una: u64, snd_nxt: u64) {
+        match &mut self.variance {
+            Variance::Linux(linux) => {
+                let srtt = linux_estimate(linux, self.srtt, oldest, self.spec.min, snd_una, snd_nxt);
                 self.srtt = Some(srtt);
                 self.base_rto = srtt + linux.rttvar as Nanos;
             }
-            None => {
-                match self.srtt {
+            Variance::Rfc6298 { rttvar } => {
+                let r = newest;
+                let srtt = match self.srtt {
+                    // §2.2
                     None => {
-                        // §2.2
-                        self.srtt = Some(r);
-                        self.rttvar = r / 2;
+                        *rttvar = r / 2;
+                        r
                     }
+                    // §2.3, beta = 1/4 then alpha = 1/8; RTTVAR uses the old SRTT.
                     Some(srtt) => {
-                        // §2.3, beta = 1/4 then alpha = 1/8; RTTVAR uses the old SRTT.
-                        self.rttvar = (3 * self.rttvar + srtt.abs_diff(r)) / 4;
-                        self.srtt = Some((7 * srtt + r) / 8);
+                        *rttvar = (3 * *rttvar + srtt.abs_diff(r)) / 4;
+                        (7 * srtt + r) / 8
                     }
-                }
-                let srtt = self.srtt.unwrap_or(r);
-                self.base_rto = srtt + self.spec.granularity.max(4 * self.rttvar);
+                };
+                self.srtt = Some(srtt);
+                self.base_rto = srtt + self.spec.granularity.max(4 * *rttvar);
             }
         }
         self.backoffs = 0;

@@ -758,8 +758,7 @@ impl Sender {
         self.snd_una = ack_seq;
         self.snd_nxt = self.snd_nxt.max(ack_seq);
         if let (Some(newest), Some(oldest)) = (rtt_sample_ns, oldest) {
-            let r = if self.rtt.samples_oldest() { oldest } else { newest };
-            self.rtt.on_sample(r, newest, self.snd_una, self.snd_max);
+            self.rtt.on_sample(oldest, newest, self.snd_una, self.snd_max);
         }
         self.skip_frto_new_data();
         if self.preamble_end.is_some_and(|end| ack_seq >= end) {
