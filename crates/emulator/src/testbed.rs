@@ -229,33 +229,6 @@ pub fn user_sets_limited_transmit(overrides: &[(String, String)]) -> bool {
 /// `net.ipv4.tcp_rto_max_ms`), so kernel and simulator run with the same one.
 pub const KERNEL_CONFIGURED: [&str; 3] = ["initial_cwnd", "rto_min", "rto_max"];
 
-/// The running kernel's `CONFIG_HZ`, the tick of the timer wheel its TCP timers fire on
-/// (`westwood_simulator::tcp::timer_wheel`): from `/proc/config.gz` (through `gzip -dc`) or
-/// `/boot/config-RELEASE`; `None` when neither says (the simulator then keeps the `linux`
-/// profile's `LINUX_TIMER_HZ`). Read once.
-pub fn running_kernel_hz() -> Option<u32> {
-    static HZ: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    *HZ.get_or_init(|| {
-        let from_gzip = std::process::Command::new("gzip")
-            .args(["-dc", "/proc/config.gz"])
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
-        let config = from_gzip.or_else(|| {
-            let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok()?;
-            std::fs::read_to_string(format!("/boot/config-{}", release.trim())).ok()
-        })?;
-        config_hz(&config)
-    })
-}
-
-/// `CONFIG_HZ=N` of a kernel configuration.
-fn config_hz(config: &str) -> Option<u32> {
-    config.lines().find_map(|line| line.strip_prefix("CONFIG_HZ=")?.trim().parse().ok())
-}
-
 /// The scenario the simulator runs beside the testbed: `scenario` (already loaded with the
 /// user's overrides) under the simulator's `linux` TCP profile (`docs/scenarios.md`,
 /// `westwood_simulator::profile`), i.e. with what the kernel does in place of the simulator's
@@ -284,7 +257,7 @@ pub fn simulator_scenario(
     } else {
         let keep = |key: &str| user_sets(user_overrides, key) || KERNEL_CONFIGURED.contains(&key);
         // The timers tick as the running kernel's do, when it says how fast.
-        let hz = running_kernel_hz().filter(|_| !user_sets(user_overrides, "timer_hz"));
+        let hz = westwood_linux::prereq::kernel_hz().filter(|_| !user_sets(user_overrides, "timer_hz"));
         for tcp in tcp_specs_mut(&mut sim) {
             Profile::Linux.apply(tcp, &keep);
             if let Some(hz) = hz {
@@ -1515,17 +1488,10 @@ pub fn format_comparison(rows: &[Comparison], ratios: &[Value]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use westwood_simulator::profile::LINUX_TIMER_HZ;
-    #[test]
-    fn the_kernel_hz_is_read_from_its_configuration() {
-        assert_eq!(config_hz("# CONFIG_HZ_100 is not set\nCONFIG_HZ_250=y\nCONFIG_HZ=250\n"), Some(250));
-        assert_eq!(config_hz("CONFIG_HZ=1000"), Some(1000));
-        assert_eq!(config_hz("CONFIG_HZ_1000=y\n"), None);
-    }
-
     use super::*;
     use westwood_algorithms::WindowGrowth;
     use westwood_simulator::model::{PartialAckTimer, RecoveryPacing};
+    use westwood_simulator::profile::LINUX_TIMER_HZ;
     use westwood_simulator::tcp::Recovery;
 
     fn options(overrides: &[(&str, &str)]) -> Options {
@@ -1553,7 +1519,7 @@ mod tests {
     /// replaced), `rto_min` (1 s, kept: the kernel's route gets it, and Linux's clock
     /// granularity follows it), `initial_cwnd`, `rto_max`, `rto_initial` (1 s, as Linux's).
     fn linux_changes() -> Vec<(String, String)> {
-        let kernel_hz = running_kernel_hz().unwrap_or(LINUX_TIMER_HZ).to_string();
+        let kernel_hz = westwood_linux::prereq::kernel_hz().unwrap_or(LINUX_TIMER_HZ).to_string();
         [
             ("tcp.window_growth", "linux"),
             ("tcp.limited_transmit", "true"),
@@ -1643,7 +1609,7 @@ mod tests {
                         "tcp.send_buffer": "linux",
                         "tcp.cwnd_validation": "linux",
                         "tcp.rtt_estimator": "linux",
-                        "tcp.timer_hz": running_kernel_hz().unwrap_or(LINUX_TIMER_HZ).to_string(),
+                        "tcp.timer_hz": westwood_linux::prereq::kernel_hz().unwrap_or(LINUX_TIMER_HZ).to_string(),
                         "tcp.prr_window": "linux",
                         "tcp.prr_bound": "safe_ack",
                         "tcp.receive_window": "linux",

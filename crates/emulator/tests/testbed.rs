@@ -677,7 +677,7 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.send_buffer": "linux",
                 "tcp.cwnd_validation": "linux",
                 "tcp.rtt_estimator": "linux",
-                "tcp.timer_hz": westwood_emulator::testbed::running_kernel_hz()
+                "tcp.timer_hz": westwood_linux::prereq::kernel_hz()
                     .unwrap_or(westwood_simulator::profile::LINUX_TIMER_HZ)
                     .to_string(),
                 "tcp.prr_window": "linux",
@@ -722,7 +722,7 @@ fn the_simulator_comparison_grows_and_transmits_as_the_kernel_unless_the_user_sa
                 "tcp.send_buffer": "linux",
                 "tcp.cwnd_validation": "linux",
                 "tcp.rtt_estimator": "linux",
-                "tcp.timer_hz": westwood_emulator::testbed::running_kernel_hz()
+                "tcp.timer_hz": westwood_linux::prereq::kernel_hz()
                     .unwrap_or(westwood_simulator::profile::LINUX_TIMER_HZ)
                     .to_string(),
                 "tcp.prr_window": "linux",

@@ -41,6 +41,30 @@ impl Kernel {
     }
 }
 
+/// The running kernel's `CONFIG_HZ` (the tick of its timer wheel, which the simulator's `linux`
+/// runs follow: `timer_hz`), from `/proc/config.gz` (through `gzip -dc`) or
+/// `/boot/config-RELEASE`; `None` when neither says. Read once.
+pub fn kernel_hz() -> Option<u32> {
+    static HZ: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *HZ.get_or_init(|| {
+        let from_gzip = std::process::Command::new("gzip")
+            .args(["-dc", "/proc/config.gz"])
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        let config = from_gzip
+            .or_else(|| fs::read_to_string(format!("/boot/config-{}", Kernel::running().release)).ok())?;
+        config_hz(&config)
+    })
+}
+
+/// `CONFIG_HZ=N` of a kernel configuration.
+fn config_hz(config: &str) -> Option<u32> {
+    config.lines().find_map(|line| line.strip_prefix("CONFIG_HZ=")?.trim().parse().ok())
+}
+
 /// "6.18.44-fc-v669" -> (6, 18, 44).
 pub fn parse_version(release: &str) -> (u32, u32, u32) {
     let mut parts = release
@@ -390,6 +414,13 @@ pub fn require_privileged(need_kernel: bool) -> Result<Status> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kernel_hz_is_read_from_its_configuration() {
+        assert_eq!(config_hz("# CONFIG_HZ_100 is not set\nCONFIG_HZ_250=y\nCONFIG_HZ=250\n"), Some(250));
+        assert_eq!(config_hz("CONFIG_HZ=1000"), Some(1000));
+        assert_eq!(config_hz("CONFIG_HZ_1000=y\n"), None);
+    }
 
     #[test]
     fn versions() {
