@@ -235,3 +235,80 @@ def test_a_capture_cut_short_is_read_with_a_warning(captures, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "cut short" in r.stderr
     assert json.loads(r.stdout)["flows"][0]["name"] == "ftp"
+
+
+def _many_connections(path: Path, n: int, gap_us: int, fin: bool) -> None:
+    """A classic pcap of ``n`` connections of one 20-byte segment each (10.x.y.z:port ->
+    10.255.0.1:5001), ``gap_us`` apart, each with a FIN when ``fin``."""
+    import struct
+
+    def checksum(b: bytes) -> int:
+        s = sum(struct.unpack(f"!{len(b) // 2}H", b))
+        s = (s >> 16) + (s & 0xFFFF)
+        return ~(s + (s >> 16)) & 0xFFFF
+
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for k in range(n):
+            src = bytes([10, (k >> 16) & 255, (k >> 8) & 255, k & 255])
+            flags = 0x11 if fin else 0x10
+            tcp = struct.pack("!HHIIBBHHH", 1024 + k % 60000, 5001, 1000, 1, 0x50, flags, 100, 0, 0)
+            tcp += b"x" * 20
+            ip = struct.pack(
+                "!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 0, 0, 64, 6, 0, src, b"\n\xff\0\1"
+            )
+            ip = ip[:10] + struct.pack("!H", checksum(ip)) + ip[12:]
+            frame = b"\2" * 6 + b"\4" * 6 + b"\x08\x00" + ip + tcp
+            t = k * gap_us
+            f.write(struct.pack("<IIII", t // 10**6, t % 10**6, len(frame), len(frame)) + frame)
+
+
+def test_analyze_memory_follows_the_connections_open_at_once(tmp_path):
+    """Issue 30: analyze held ~10 KB per connection of the whole capture (200 000 one-segment
+    connections: 1.9 GB). Now connections are reported once over, and what is open at once is
+    bounded by --max-memory."""
+    # 60 000 connections, each closed at once, two seconds apart: a few dozen open at any time
+    # (a closed one is over after 60 s), so 20 MB is plenty ...
+    closed = tmp_path / "closed.pcap"
+    _many_connections(closed, 60_000, 2_000_000, fin=True)
+    out = tmp_path / "closed"
+    r = cli("analyze", str(closed), "--max-memory", "20MB", "--out", str(out), "--no-plots")
+    assert r.returncode == 0, r.stderr
+    rows = (out / "flows.csv").read_text().splitlines()
+    assert len(rows) == 1 + 60_000
+    assert "... and 59000 more row(s), not printed: every one is in" in r.stdout
+    import pandas as pd
+
+    frame = pd.read_parquet(out / "connections.parquet")
+    assert len(frame) == 60_000 and (frame["data_bytes"] == 20).all() and frame["closed"].all()
+    doc = json.loads((out / "analysis.json").read_text())
+    assert len(doc["flows"]) == len(doc["connections"]) == 60_000
+    # ... while the same connections left open (no FIN, all within ten minutes) are refused at
+    # the bound, naming it, exit 2 and one line, nothing written.
+    opened = tmp_path / "open.pcap"
+    _many_connections(opened, 60_000, 1_000, fin=False)
+    out = tmp_path / "open"
+    r = cli("analyze", str(opened), "--max-memory", "20MB", "--out", str(out))
+    assert r.returncode == 2
+    assert "needs more than --max-memory 20000000 bytes" in r.stderr, r.stderr
+    assert "open at once" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+    # With the default (1 GiB) they fit; the figures are of the 20 with the most data.
+    r = cli("analyze", str(opened), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert len(list(out.glob("tseq_*.png"))) == 20
+    r = cli("analyze", str(opened), "--json")
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)["flows"]) == 60_000
+
+
+def test_analyze_refuses_bad_bounds(tmp_path):
+    capture = tmp_path / "c.pcap"
+    _many_connections(capture, 3, 1_000, fin=True)
+    for args, says in (
+        (["--max-memory", "lots"], "--max-memory 'lots': expected a size with a unit"),
+        (["--max-plotted", "-1"], "--max-plotted -1: must be 0 or more"),
+        (["--out", ""], "analyze --out '': give a directory"),
+    ):
+        r = cli("analyze", str(capture), *args)
+        assert r.returncode == 2 and says in r.stderr, (args, r.stderr)

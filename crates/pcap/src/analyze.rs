@@ -25,19 +25,22 @@
 //!
 //! Memory is bounded whatever the input: per connection, the seen sequence ranges (at most
 //! [`MAX_RANGES`], the oldest holes forgotten beyond), the segments awaiting an ACK (at most
-//! [`MAX_OUTSTANDING`]), and the plot data (binned and decimated to fixed sizes).
+//! [`MAX_OUTSTANDING`]), and the plot data (binned and decimated to fixed sizes); over the
+//! capture, the connections open at once, each reported and forgotten once it is over, all of
+//! it within [`Options::max_memory`] (`stream.rs`).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::io::Read;
-use std::net::{IpAddr, SocketAddr};
 
 use serde::Serialize;
 
-use crate::decode::{self, Skip, Transport};
-use crate::frame::{ACK, FIN, RST, SYN};
-use crate::meta::FlowMeta;
-use crate::read::{CaptureReader, ReadError};
-use crate::write::Direction;
+use crate::frame::{FIN, RST, SYN};
+
+mod stream;
+
+pub use stream::{
+    analyze_capture, analyze_files, stream_capture, stream_files, Event, Sink, CLOSED_LINGER_NS,
+    DEFAULT_MAX_MEMORY, DEFAULT_MAX_PLOTTED, IDLE_NS,
+};
 
 /// Seen-sequence ranges kept per direction; beyond, the lowest hole is forgotten (filled).
 pub const MAX_RANGES: usize = 4096;
@@ -116,11 +119,23 @@ pub struct Options {
     pub max_points: usize,
     /// Width of a throughput bin to start with, ns.
     pub bin_ns: i64,
+    /// Rows whose plot data are kept (the ones with the most data; 0: none).
+    pub max_plotted: usize,
+    /// Bytes the analysis may hold: the connections and UDP flows open at once, the rows to
+    /// plot, and with several captures the rows kept to combine them. Beyond, it stops with an
+    /// error that names this bound.
+    pub max_memory: u64,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_bins: 2000, max_points: 20_000, bin_ns: 10_000_000 }
+        Options {
+            max_bins: 2000,
+            max_points: 20_000,
+            bin_ns: 10_000_000,
+            max_plotted: DEFAULT_MAX_PLOTTED,
+            max_memory: DEFAULT_MAX_MEMORY,
+        }
     }
 }
 
@@ -196,6 +211,8 @@ pub struct Connection {
     pub first_ns: i64,
     pub last_ns: i64,
     pub end_ns: i64,
+    /// When its first data segment was seen, if any.
+    pub first_data_ns: Option<i64>,
     pub closed: bool,
     pub syn_seen: bool,
     pub active_seconds: f64,
@@ -311,6 +328,10 @@ impl SeqSpace {
         self.origin.unwrap_or(self.lowest)
     }
 }
+
+/// A B-tree map of ranges: one leaf node to start with, then about two entries' room per entry.
+const RANGES_NODE_BYTES: u64 = 200;
+const RANGE_BYTES: u64 = 32;
 
 /// Byte ranges seen, merged; bounded by forgetting the lowest holes.
 #[derive(Debug, Clone, Default)]
@@ -454,6 +475,8 @@ struct Half {
     tseq_acks: Decimator,
     tseq_retransmits: Vec<(i64, i64, i64)>,
     retransmits_dropped: bool,
+    /// Plot data are recorded ([`Options::max_plotted`] above 0).
+    series: bool,
     syn: bool,
     fin: bool,
     /// Where this direction's FIN sits (relative), which an ACK covers without it being data.
@@ -502,6 +525,7 @@ impl Half {
             tseq_acks: Decimator::new(o.max_points),
             tseq_retransmits: Vec::new(),
             retransmits_dropped: false,
+            series: o.max_plotted > 0,
             syn: false,
             fin: false,
             fin_at: None,
@@ -531,6 +555,23 @@ impl Half {
             window: (None, 0),
             wscale: None,
         }
+    }
+
+    /// What its collections allocated, about (a B-tree's nodes are estimated).
+    fn heap_bytes(&self) -> u64 {
+        let point = std::mem::size_of::<(i64, i64, i64)>();
+        let points = self.tseq_data.points.capacity()
+            + self.tseq_acks.points.capacity()
+            + self.tseq_retransmits.capacity();
+        let ranges = if self.seen.0.is_empty() {
+            0
+        } else {
+            RANGES_NODE_BYTES + RANGE_BYTES * self.seen.0.len() as u64
+        };
+        (self.outstanding.capacity() * std::mem::size_of::<Outstanding>()
+            + points * point
+            + (self.bins.sent.capacity() + self.bins.acked.capacity()) * 8) as u64
+            + ranges
     }
 
     fn end_run(&mut self) {
@@ -573,7 +614,9 @@ impl Half {
         self.wire_bytes += u64::from(ip_len);
         self.max_segment = self.max_segment.max(u64::from(payload));
         self.first_data_ns.get_or_insert(t);
-        self.bins.add(t, u64::from(payload), 0);
+        if self.series {
+            self.bins.add(t, u64::from(payload), 0);
+        }
         let max_end = self.max_end.unwrap_or(s);
         let mut retransmission = false;
         if s < max_end {
@@ -618,6 +661,9 @@ impl Half {
             self.flight.1 = self.flight.1.max(flight);
             self.flight.2 += u128::from(flight);
         }
+        if !self.series {
+            return;
+        }
         if retransmission {
             if self.tseq_retransmits.len() < 2 * max_points {
                 self.tseq_retransmits.push((t, s, e));
@@ -656,12 +702,16 @@ impl Half {
             Some(_) => {}
         }
         self.last_window = Some(scaled);
-        self.tseq_acks.push((t, a, a + scaled as i64));
+        if self.series {
+            self.tseq_acks.push((t, a, a + scaled as i64));
+        }
     }
 
     fn advance(&mut self, t: i64, a: i64, previous: i64) {
         self.end_run();
-        self.bins.add(t, 0, (a - previous) as u64);
+        if self.series {
+            self.bins.add(t, 0, (a - previous) as u64);
+        }
         self.highest_ack = Some(a);
         self.pop_acked(t, a);
     }
@@ -694,368 +744,6 @@ impl Half {
     }
 }
 
-/// A TCP connection at one vantage point: both directions.
-#[derive(Debug, Clone)]
-struct Conn {
-    /// Endpoints in first-seen order: `halves[0]` carries data from `ends.0` to `ends.1`.
-    ends: (SocketAddr, SocketAddr),
-    halves: [Half; 2],
-    first_ns: i64,
-    last_ns: i64,
-    /// Interface ipv4 of the capture point (if any), to place the vantage.
-    order: usize,
-}
-
-/// Canonical key of a connection.
-fn key(a: SocketAddr, b: SocketAddr) -> (SocketAddr, SocketAddr) {
-    if a <= b {
-        (a, b)
-    } else {
-        (b, a)
-    }
-}
-
-#[derive(Debug, Clone)]
-struct UdpState {
-    flow: UdpFlow,
-}
-
-/// Analyse one capture, read from `r` (`file` names it).
-pub fn analyze_capture<R: Read>(
-    r: R,
-    file: &str,
-    options: &Options,
-    interrupted: &dyn Fn() -> bool,
-) -> Result<(CaptureSummary, Vec<Connection>, Vec<UdpFlow>), ReadError> {
-    let mut reader = CaptureReader::new(r, file)?;
-    let mut summary = CaptureSummary { file: file.to_string(), ..Default::default() };
-    let mut conns: HashMap<(SocketAddr, SocketAddr), Conn> = HashMap::new();
-    let mut udp: HashMap<(SocketAddr, SocketAddr), UdpState> = HashMap::new();
-    let mut metas: Vec<FlowMeta> = Vec::new();
-    let mut meta_seen = 0;
-    let mut count = 0u64;
-    let mut hosts: HashMap<IpAddr, (u64, u64)> = HashMap::new();
-    let mut other_hosts = (0u64, 0u64);
-    loop {
-        // Metadata comes in section headers: take any new one before the packets after it.
-        if reader.comments().len() > meta_seen {
-            for c in &reader.comments()[meta_seen..] {
-                metas.extend(FlowMeta::parse_all(c));
-            }
-            meta_seen = reader.comments().len();
-        }
-        count += 1;
-        if count.is_multiple_of(1 << 16) && interrupted() {
-            return Err(ReadError { file: file.to_string(), offset: 0, message: "interrupted".into() });
-        }
-        let Some(p) = reader.next_packet()? else { break };
-        summary.packets += 1;
-        summary.first_ns = Some(summary.first_ns.map_or(p.ts_ns, |f| f.min(p.ts_ns)));
-        summary.last_ns = Some(summary.last_ns.map_or(p.ts_ns, |l| l.max(p.ts_ns)));
-        let t = p.ts_ns;
-        let ip = match decode::decode(p.link_type, p.data, p.original_len) {
-            Ok(ip) => ip,
-            Err(Skip::NotIp) => {
-                summary.not_ip += 1;
-                continue;
-            }
-            Err(Skip::Truncated) => {
-                summary.truncated += 1;
-                continue;
-            }
-            Err(Skip::Fragment) => {
-                summary.fragments += 1;
-                continue;
-            }
-            Err(Skip::Malformed) => {
-                summary.malformed += 1;
-                continue;
-            }
-            Err(Skip::UnknownLinkType(l)) => {
-                if !summary.unknown_link_types.contains(&l) {
-                    summary.unknown_link_types.push(l);
-                }
-                summary.not_ip += 1;
-                continue;
-            }
-        };
-        let host = p.host_ipv4.map(IpAddr::from);
-        let n_hosts = hosts.len();
-        match hosts.get_mut(&ip.src) {
-            Some(c) => *c = (c.0 + 1, c.1 + u64::from(ip.ip_len)),
-            None if n_hosts < MAX_HOSTS => {
-                hosts.insert(ip.src, (1, u64::from(ip.ip_len)));
-            }
-            None => other_hosts = (other_hosts.0 + 1, other_hosts.1 + u64::from(ip.ip_len)),
-        }
-        let tcp = match ip.transport {
-            Transport::Tcp(tcp) => tcp,
-            Transport::Udp(u) => {
-                summary.udp_packets += 1;
-                let src = SocketAddr::new(ip.src, u.src_port);
-                let dst = SocketAddr::new(ip.dst, u.dst_port);
-                let s = udp.entry((src, dst)).or_insert_with(|| UdpState {
-                    flow: UdpFlow {
-                        capture: file.to_string(),
-                        src: ip.src.to_string(),
-                        dst: ip.dst.to_string(),
-                        src_port: u.src_port,
-                        dst_port: u.dst_port,
-                        first_ns: t,
-                        last_ns: t,
-                        ..Default::default()
-                    },
-                });
-                s.flow.packets += 1;
-                s.flow.payload_bytes += u64::from(u.payload_len);
-                s.flow.wire_bytes += u64::from(ip.ip_len);
-                s.flow.first_ns = s.flow.first_ns.min(t);
-                s.flow.last_ns = s.flow.last_ns.max(t);
-                continue;
-            }
-            Transport::Other(_) => {
-                summary.other_packets += 1;
-                continue;
-            }
-        };
-        summary.tcp_packets += 1;
-        let src = SocketAddr::new(ip.src, tcp.src_port);
-        let dst = SocketAddr::new(ip.dst, tcp.dst_port);
-        let n = conns.len();
-        let conn = conns.entry(key(src, dst)).or_insert_with(|| {
-            let mut c = Conn {
-                ends: (src, dst),
-                halves: [Half::new(options), Half::new(options)],
-                first_ns: t,
-                last_ns: t,
-                order: n,
-            };
-            // What the metadata says of either direction.
-            for (i, (a, b)) in [(src, dst), (dst, src)].into_iter().enumerate() {
-                if let Some(m) =
-                    metas.iter().find(|m| m.src == Some(a) && m.dst == Some(b) && m.proto == "tcp")
-                {
-                    if let Some(s) = m.first_seq {
-                        let h = &mut c.halves[i];
-                        h.space.unwrap(s);
-                        h.space.origin = Some(0);
-                    }
-                    c.halves[i].wscale = m.wscale;
-                }
-            }
-            c
-        });
-        conn.first_ns = conn.first_ns.min(t);
-        conn.last_ns = conn.last_ns.max(t);
-        let forward = src == conn.ends.0;
-        let (d, r) = if forward { (0, 1) } else { (1, 0) };
-        // Window scale: from the SYNs (each side announces the scale of its own window).
-        if tcp.flags & SYN != 0 {
-            if let Some(ws) = tcp.options.window_scale {
-                // This side's window (advertised on ACKs of the other direction's data).
-                conn.halves[r].wscale = Some(ws);
-            } else if conn.halves[r].wscale.is_none() {
-                conn.halves[r].wscale = Some(0);
-            }
-        }
-        // Vantage: sent from / arrived at the capture point's own host.
-        let outbound = p.direction == Some(Direction::Outbound) || ip.incoming == Some(false);
-        let inbound = p.direction == Some(Direction::Inbound) || ip.incoming == Some(true);
-        if tcp.payload_len > 0 {
-            let h = &mut conn.halves[d];
-            if outbound && host.is_none_or(|a| a == ip.src) {
-                h.outbound_at_src = true;
-            }
-            if inbound && host.is_none_or(|a| a == ip.dst) && (host.is_some() || ip.incoming == Some(true)) {
-                h.inbound_at_dst = true;
-            }
-        }
-        conn.halves[d].data(t, tcp.seq, tcp.flags, tcp.payload_len, ip.ip_len, options.max_points);
-        if tcp.flags & ACK != 0 {
-            let pure = tcp.payload_len == 0 && tcp.flags & (SYN | FIN | RST) == 0;
-            // The window of a SYN is never scaled.
-            let window = tcp.window;
-            let half = &mut conn.halves[r];
-            if tcp.flags & SYN != 0 {
-                let saved = half.wscale;
-                half.wscale = Some(0);
-                half.ack(t, tcp.ack, window, pure, tcp.options.sack_count > 0);
-                half.wscale = saved;
-            } else {
-                half.ack(t, tcp.ack, window, pure, tcp.options.sack_count > 0);
-            }
-        }
-    }
-    let mut host_rows: Vec<HostCount> = hosts
-        .into_iter()
-        .map(|(a, (packets, ip_bytes))| HostCount { addr: a.to_string(), packets, ip_bytes })
-        .collect();
-    host_rows.sort_by(|a, b| b.packets.cmp(&a.packets).then(a.addr.cmp(&b.addr)));
-    if other_hosts.0 > 0 {
-        host_rows.push(HostCount { addr: "other".into(), packets: other_hosts.0, ip_bytes: other_hosts.1 });
-    }
-    summary.hosts = host_rows;
-    summary.warnings = reader.warnings().to_vec();
-    summary.comments = reader.comments().to_vec();
-    let names: HashMap<IpAddr, String> = reader.names().iter().cloned().collect();
-    summary.interfaces = reader
-        .interfaces()
-        .iter()
-        .map(|i| InterfaceSummary {
-            name: i.name.clone(),
-            description: i.description.clone(),
-            link_type: i.link_type,
-            snaplen: i.snaplen,
-            ipv4: i.ipv4.map(|a| IpAddr::from(a).to_string()),
-            start_ns: i.start_ns,
-            end_ns: i.end_ns,
-            dropped: i.dropped,
-            capture_dropped: i.capture_dropped,
-        })
-        .collect();
-    let isb_end = reader.interfaces().iter().filter_map(|i| i.end_ns).max();
-    summary.end_ns = match (isb_end, summary.last_ns) {
-        (Some(e), Some(l)) => Some(e.max(l)),
-        (e, l) => e.or(l),
-    };
-    let capture_end = summary.end_ns.unwrap_or(0);
-    let node = |a: IpAddr| names.get(&a).cloned().unwrap_or_else(|| a.to_string());
-
-    let mut list: Vec<Conn> = conns.into_values().collect();
-    list.sort_by_key(|c| c.order);
-    // Segments longer than any link's frame: the capture point saw the host's TSO/GSO or GRO
-    // super-segments (veth's default), so counts and retransmissions are not the wire's.
-    let largest = list.iter().flat_map(|c| &c.halves).map(|h| h.max_segment).max().unwrap_or(0);
-    if largest > MAX_WIRE_SEGMENT {
-        summary.warnings.push(format!(
-            "segments of up to {largest} bytes: the capture holds TSO/GSO or GRO super-segments \
-             (several segments merged by the host), so segment counts, retransmissions and the \
-             segment size are not what crossed the wire; capture with them off (ethtool -K IF \
-             tso off gso off gro off)"
-        ));
-    }
-    let negative: u64 = list.iter().flat_map(|c| &c.halves).map(|h| h.negative_rtt_samples).sum();
-    if negative > 0 {
-        summary.warnings.push(format!(
-            "{negative} RTT sample(s) came out negative (an ACK timestamped before the data it \
-             covers: the capture's clock stepped back) and were left out"
-        ));
-    }
-    let mut rows = Vec::new();
-    for mut c in list {
-        let closed = c.halves.iter().any(|h| h.fin || h.rst);
-        for (i, (src, dst)) in [(c.ends.0, c.ends.1), (c.ends.1, c.ends.0)].into_iter().enumerate() {
-            let h = &mut c.halves[i];
-            h.end_run();
-            let origin = h.space.origin();
-            // An ACK of the FIN covers one sequence number that is not data.
-            let highest = h.highest_ack.map(|a| h.fin_at.map_or(a, |f| a.min(f)));
-            let acked = highest.map_or(0, |a| (a - origin).max(0) as u64);
-            if h.segments == 0 && acked == 0 {
-                continue;
-            }
-            let meta = metas.iter().find(|m| m.src == Some(src) && m.dst == Some(dst) && m.proto == "tcp");
-            let in_order = if h.inbound_at_dst {
-                h.seen.end_of_range_holding(origin).map_or(0, |e| (e - origin) as u64)
-            } else {
-                0
-            };
-            let end_ns = if closed { c.last_ns } else { capture_end.max(c.last_ns) };
-            let active_ns = end_ns - c.first_ns;
-            let active = active_ns as f64 / 1e9;
-            let rate = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
-            let delivered = acked.max(in_order);
-            let seconds = |ns: i64| ns as f64 / 1e9;
-            let rel = |v: &Vec<(i64, i64, i64)>| -> Vec<(f64, i64, i64)> {
-                v.iter().map(|&(t, a, b)| (seconds(t - c.first_ns), a - origin, b - origin)).collect()
-            };
-            rows.push(Connection {
-                name: meta.map_or_else(|| format!("{src}>{dst}"), |m| m.name.clone()),
-                cc: meta.and_then(|m| m.cc.clone()),
-                capture: file.to_string(),
-                src: node(src.ip()),
-                dst: node(dst.ip()),
-                src_addr: src.ip().to_string(),
-                src_port: src.port(),
-                dst_addr: dst.ip().to_string(),
-                dst_port: dst.port(),
-                first_ns: c.first_ns,
-                last_ns: c.last_ns,
-                end_ns,
-                closed,
-                syn_seen: h.syn,
-                active_seconds: active,
-                bytes_delivered: delivered,
-                goodput_bps: rate(delivered),
-                throughput_bps: rate(h.wire_bytes),
-                segments_sent: h.segments,
-                data_bytes: h.data_bytes,
-                wire_bytes: h.wire_bytes,
-                unique_bytes: h.max_end.map_or(0, |m| (m - origin).max(0) as u64),
-                retransmits: h.retransmits,
-                retransmitted_bytes: h.retransmitted_bytes,
-                out_of_order: h.out_of_order,
-                segment_size: h.max_segment,
-                ack_packets: h.acks,
-                sack_packets: h.sack_packets,
-                dupacks: h.dupacks,
-                dupack_runs: h.runs,
-                dupack_runs_3: h.runs_3,
-                max_dupack_run: h.max_run,
-                rtt_samples: h.rtt.0,
-                min_rtt_seconds: if h.rtt.0 > 0 { seconds(h.rtt.1) } else { f64::NAN },
-                mean_rtt_seconds: if h.rtt.0 > 0 { h.rtt.3 as f64 / h.rtt.0 as f64 / 1e9 } else { f64::NAN },
-                max_rtt_seconds: if h.rtt.0 > 0 { seconds(h.rtt.2) } else { f64::NAN },
-                max_flight_bytes: h.flight.1,
-                mean_flight_bytes: if h.flight.0 > 0 {
-                    h.flight.2 as f64 / h.flight.0 as f64
-                } else {
-                    f64::NAN
-                },
-                min_window_bytes: h.window.0.unwrap_or(0),
-                max_window_bytes: h.window.1,
-                window_scale_known: h.wscale.is_some(),
-                vantage: if h.outbound_at_src {
-                    "sender"
-                } else if h.inbound_at_dst {
-                    "receiver"
-                } else {
-                    "path"
-                }
-                .to_string(),
-                bin_start_ns: h.bins.origin.unwrap_or(c.first_ns),
-                bin_seconds: h.bins.width as f64 / 1e9,
-                sent_per_bin: h.bins.sent.clone(),
-                acked_per_bin: h.bins.acked.clone(),
-                tseq_data: rel(&h.tseq_data.points),
-                tseq_retransmits: rel(&h.tseq_retransmits),
-                tseq_acks: rel(&h.tseq_acks.points),
-                tseq_complete: h.tseq_data.stride == 1 && h.tseq_acks.stride == 1 && !h.retransmits_dropped,
-            });
-        }
-    }
-    let mut udp_rows: Vec<UdpFlow> = udp
-        .into_values()
-        .map(|mut u| {
-            let a: IpAddr = u.flow.src.parse().expect("an address we wrote");
-            let b: IpAddr = u.flow.dst.parse().expect("an address we wrote");
-            let src = SocketAddr::new(a, u.flow.src_port);
-            let dst = SocketAddr::new(b, u.flow.dst_port);
-            u.flow.name = metas
-                .iter()
-                .find(|m| m.src == Some(src) && m.dst == Some(dst) && m.proto == "udp")
-                .map_or_else(|| format!("{src}>{dst}"), |m| m.name.clone());
-            u.flow.src = node(a);
-            u.flow.dst = node(b);
-            let span = (u.flow.last_ns - u.flow.first_ns) as f64 / 1e9;
-            u.flow.rate_bps = if span > 0.0 { u.flow.wire_bytes as f64 * 8.0 / span } else { 0.0 };
-            u.flow
-        })
-        .collect();
-    udp_rows.sort_by(|a, b| (a.first_ns, &a.name).cmp(&(b.first_ns, &b.name)));
-    Ok((summary, rows, udp_rows))
-}
-
 /// One row per connection direction over the captures that hold it (see the module's doc).
 pub fn combine(rows: &[Connection]) -> Vec<Connection> {
     let mut groups: Vec<Vec<&Connection>> = Vec::new();
@@ -1084,12 +772,11 @@ pub fn combine(rows: &[Connection]) -> Vec<Connection> {
             };
             g.sort_by_key(rank);
             // The vantage nearest the sender: marked so, else the one whose data came first.
-            let first_data = |c: &&Connection| {
-                c.tseq_data.first().map(|p| c.first_ns as f64 / 1e9 + p.0).unwrap_or(f64::INFINITY)
-            };
-            let sender = *g.iter().find(|c| c.vantage == "sender").unwrap_or_else(|| {
-                g.iter().min_by(|a, b| first_data(a).total_cmp(&first_data(b))).expect("two")
-            });
+            let first_data = |c: &&Connection| c.first_data_ns.unwrap_or(i64::MAX);
+            let sender = *g
+                .iter()
+                .find(|c| c.vantage == "sender")
+                .unwrap_or_else(|| g.iter().min_by_key(|c| first_data(c)).expect("two"));
             let receiver = g.iter().find(|c| c.vantage == "receiver").copied();
             let mut out = sender.clone();
             out.capture = g.iter().map(|c| c.capture.as_str()).collect::<Vec<_>>().join(" + ");
@@ -1119,34 +806,12 @@ pub fn combine(rows: &[Connection]) -> Vec<Connection> {
         .collect()
 }
 
-/// Analyse every capture in `files` and combine them.
-pub fn analyze_files(
-    files: &[std::path::PathBuf],
-    options: &Options,
-    interrupted: &dyn Fn() -> bool,
-) -> Result<Analysis, ReadError> {
-    let mut analysis = Analysis::default();
-    for f in files {
-        let name = f.display().to_string();
-        let file = std::fs::File::open(f).map_err(|e| ReadError {
-            file: name.clone(),
-            offset: 0,
-            message: format!("cannot open: {e}"),
-        })?;
-        let (summary, rows, udp) =
-            analyze_capture(std::io::BufReader::with_capacity(1 << 16, file), &name, options, interrupted)?;
-        analysis.captures.push(summary);
-        analysis.connections.extend(rows);
-        analysis.udp.extend(udp);
-    }
-    analysis.flows = combine(&analysis.connections);
-    Ok(analysis)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::stream::has_series;
     use super::*;
     use crate::frame::{self, Addresses, TcpHeader};
+    use crate::write::Direction;
     use crate::write::{CaptureWriter, Format, Interface, InterfaceStats, LINKTYPE_ETHERNET};
 
     const A: Addresses =
@@ -1388,5 +1053,113 @@ mod tests {
         let f = &flows[0];
         assert_eq!((f.retransmits, f.bytes_delivered, f.out_of_order), (1, 300, 1));
         assert!((f.active_seconds - 1.0).abs() < 1e-12);
+    }
+
+    /// A capture of `n` one-segment connections (client port 10 000 + i), `gap_ms` apart, each
+    /// closed by a FIN from its sender when `fin`.
+    fn many_connections(n: u32, gap_ms: i64, fin: bool) -> Vec<u8> {
+        let i = Interface {
+            name: "x".into(),
+            description: String::new(),
+            ipv4: None,
+            link_type: LINKTYPE_ETHERNET,
+            snaplen: 128,
+        };
+        let mut w = CaptureWriter::new(Vec::new(), Format::Pcapng, "", &[i]).unwrap();
+        let mut buf = Vec::new();
+        for k in 0..n {
+            let ms = i64::from(k) * gap_ms;
+            let flags = if fin { frame::ACK | frame::FIN } else { frame::ACK };
+            let h = TcpHeader {
+                src_port: (10_000 + k % 50_000) as u16,
+                dst_port: 5001,
+                seq: 1_000,
+                ack: 1,
+                flags,
+                window: 100,
+                options: &[],
+            };
+            buf.clear();
+            let len = frame::tcp_frame(&mut buf, &A, 0, &h, 100, 128).unwrap();
+            w.packet(0, (ms * 1_000_000) as u64, &buf, len as u32, None).unwrap();
+        }
+        w.finish(&[]).unwrap()
+    }
+
+    /// Events in order, and the most bytes held at once.
+    #[derive(Default)]
+    struct Recorder(Vec<Event>);
+
+    impl Sink for Recorder {
+        fn event(&mut self, event: Event) -> Result<(), String> {
+            self.0.push(event);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn memory_is_bounded_by_the_connections_open_at_once() {
+        // Two thousand connections, each closed at once, a minute and a bit apart: never more
+        // than two are open, so a budget of some fifty connections' state is enough ...
+        let closed = many_connections(2_000, CLOSED_LINGER_NS / 1_000_000 + 1_000, true);
+        let small = Options { max_memory: 50 * 4_096, max_plotted: 2, ..Options::default() };
+        let mut seen = Recorder::default();
+        stream_capture(&closed[..], "closed", &small, &|| false, &mut seen).unwrap();
+        let rows: Vec<&Connection> =
+            seen.0.iter().filter_map(|e| if let Event::Connection(c) = e { Some(c) } else { None }).collect();
+        assert_eq!(rows.len(), 2_000);
+        // ... they came out as they ended, before the capture's summary, without plot data ...
+        assert!(matches!(seen.0.last(), Some(Event::Capture(s)) if s.tcp_packets == 2_000));
+        assert!(rows.windows(2).all(|w| w[0].first_ns < w[1].first_ns));
+        assert!(rows.iter().all(|r| !has_series(r) && r.closed && r.data_bytes == 100));
+        // ... while the same connections left open (no FIN, all within ten minutes) are refused
+        // at the bound, naming it.
+        let open = many_connections(2_000, 1, false);
+        let err = stream_capture(&open[..], "open", &small, &|| false, &mut Recorder::default()).unwrap_err();
+        assert!(
+            err.message.contains("--max-memory 204800 bytes") && err.message.contains("open at once"),
+            "{err}"
+        );
+        assert!(err.offset > 0, "the packet it stopped at");
+        let roomy = Options { max_memory: 64 << 20, ..small };
+        let (_, rows, _) = analyze_capture(&open[..], "open", &roomy, &|| false).unwrap();
+        assert_eq!(rows.len(), 2_000);
+    }
+
+    #[test]
+    fn a_connection_quiet_for_longer_than_the_idle_time_is_two_rows() {
+        use Direction::{Inbound as I, Outbound as O};
+        let mut c = Cap::new(Some([10, 0, 0, 1]));
+        c.data(0, 0, 100, Some(O));
+        c.ack(50, 100, Some(I));
+        let later = IDLE_NS / 1_000_000 + 1_000;
+        c.data(later, 100, 100, Some(O));
+        c.ack(later + 50, 200, Some(I));
+        let (s, rows) = c.analyze((later + 1_000) as u64);
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert_eq!((rows[0].first_ns, rows[0].end_ns), (0, 50_000_000), "ended with its last packet");
+        assert!((rows[1].active_seconds - 1.0).abs() < 1e-9, "the second, open until the capture's end");
+        assert!(
+            s.warnings.iter().any(|w| w.starts_with("1 connection(s) or UDP flow(s) went quiet")),
+            "{:?}",
+            s.warnings
+        );
+    }
+
+    #[test]
+    fn only_the_rows_with_the_most_data_keep_their_plot_data() {
+        let capture = many_connections(30, 10, false);
+        let options = Options { max_plotted: 3, ..Options::default() };
+        let mut seen = Recorder::default();
+        let plotted = stream_capture(&capture[..], "c", &options, &|| false, &mut seen).unwrap();
+        assert_eq!(plotted.len(), 3);
+        assert!(plotted.iter().all(has_series));
+        // All carry 100 bytes: the earliest three.
+        let ports: Vec<u16> = plotted.iter().map(|r| r.src_port).collect();
+        assert_eq!(ports, [10_000, 10_001, 10_002]);
+        let none = Options { max_plotted: 0, ..Options::default() };
+        assert!(stream_capture(&capture[..], "c", &none, &|| false, &mut Recorder::default())
+            .unwrap()
+            .is_empty());
     }
 }

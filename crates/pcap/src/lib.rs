@@ -10,7 +10,9 @@ pub mod meta;
 pub mod read;
 pub mod write;
 
-pub use analyze::{analyze_files, Analysis, Connection, Options as AnalyzeOptions};
+pub use analyze::{
+    analyze_files, stream_files, Analysis, Connection, Event, Options as AnalyzeOptions, Sink,
+};
 pub use meta::FlowMeta;
 pub use read::{CaptureReader, ReadError};
 pub use write::{

@@ -266,6 +266,11 @@ impl<R: Read> CaptureReader<R> {
         ReadError { file: self.file.clone(), offset, message: message.into() }
     }
 
+    /// Bytes read so far: where the next record starts.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
     /// Every interface seen so far (all sections), in file order.
     pub fn interfaces(&self) -> &[InterfaceInfo] {
         &self.interfaces

@@ -4,10 +4,11 @@
 use std::path::PathBuf;
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use westwood_pcap::{AnalyzeOptions, Format};
+use westwood_pcap::analyze::{DEFAULT_MAX_MEMORY, DEFAULT_MAX_PLOTTED};
+use westwood_pcap::{AnalyzeOptions, Event, Format, Sink};
 use westwood_simulator::model::Scenario;
 use westwood_simulator::pcap::{self as capture, PcapOptions, PcapTaps};
 use westwood_simulator::scenario::{self, ScenarioError as SimScenarioError};
@@ -59,13 +60,77 @@ fn pcap_paths(
     Ok(points.into_iter().map(|p| p.path.display().to_string()).collect())
 }
 
-/// Analyse the captures at `paths` (docs/measurement.md): a JSON string with `captures`,
-/// `connections` (per capture), `flows` (combined) and `udp`. Ctrl-C stops it.
+/// Events of the analysis, handed to Python in batches (one call per batch).
+struct Batches<'f> {
+    on_events: &'f Py<PyAny>,
+    pending: Vec<String>,
+    bytes: usize,
+    /// What the callback raised: the analysis stops and Python gets it back.
+    error: Option<PyErr>,
+}
+
+/// Rows handed to Python at once.
+const BATCH_ROWS: usize = 512;
+
+impl Batches<'_> {
+    fn flush(&mut self) -> Result<(), String> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let text = format!("[{}]", self.pending.join(","));
+        self.pending.clear();
+        self.bytes = 0;
+        Python::attach(|py| match self.on_events.call1(py, (text,)) {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                self.error = Some(e);
+                Err("the analysis' output failed".to_string())
+            }
+        })
+    }
+}
+
+impl Sink for Batches<'_> {
+    fn event(&mut self, event: Event) -> Result<(), String> {
+        let (kind, value) = match &event {
+            Event::Connection(c) => ("connection", serde_json::to_string(c)),
+            Event::Udp(u) => ("udp", serde_json::to_string(u)),
+            Event::Capture(s) => ("capture", serde_json::to_string(s)),
+            Event::Flow(f) => ("flow", serde_json::to_string(f)),
+            Event::Plot(p) => ("plot", serde_json::to_string(p)),
+        };
+        let value = value.map_err(|e| format!("cannot serialise the analysis: {e}"))?;
+        self.bytes += value.len();
+        self.pending.push(format!("[\"{kind}\",{value}]"));
+        if self.pending.len() >= BATCH_ROWS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn held(&self) -> u64 {
+        self.bytes as u64
+    }
+}
+
+/// Analyse the captures at `paths` (docs/measurement.md), calling `on_events(text)` with
+/// batches of what the analysis hands out as it reads (`westwood_pcap::analyze::Event`): a JSON
+/// array of `[kind, object]`, kind `connection`, `udp`, `capture`, `flow` or `plot`. At most
+/// `max_memory` bytes held (`CaptureError` naming it beyond); Ctrl-C stops it; what
+/// `on_events` raises stops it and is raised again.
 #[pyfunction]
-#[pyo3(signature = (paths, max_bins = 2000, max_points = 5000))]
-fn analyze_pcap(py: Python<'_>, paths: Vec<PathBuf>, max_bins: usize, max_points: usize) -> PyResult<String> {
-    let options = AnalyzeOptions { max_bins, max_points, ..Default::default() };
-    let (result, interrupt) = py.detach(move || {
+#[pyo3(signature = (paths, on_events, max_bins = 2000, max_points = 5000, max_plotted = DEFAULT_MAX_PLOTTED, max_memory = DEFAULT_MAX_MEMORY))]
+fn analyze_pcap(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    on_events: Py<PyAny>,
+    max_bins: usize,
+    max_points: usize,
+    max_plotted: usize,
+    max_memory: u64,
+) -> PyResult<()> {
+    let options = AnalyzeOptions { max_bins, max_points, max_plotted, max_memory, ..Default::default() };
+    let (result, interrupt, failed) = py.detach(|| {
         let interrupt: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
         let interrupted = || match Python::attach(|py| py.check_signals()) {
             Ok(()) => false,
@@ -74,21 +139,27 @@ fn analyze_pcap(py: Python<'_>, paths: Vec<PathBuf>, max_bins: usize, max_points
                 true
             }
         };
-        let result = westwood_pcap::analyze_files(&paths, &options, &interrupted);
-        (result, interrupt.into_inner().unwrap_or_else(|p| p.into_inner()))
+        let mut batches = Batches { on_events: &on_events, pending: Vec::new(), bytes: 0, error: None };
+        let result =
+            westwood_pcap::stream_files(&paths, &options, &interrupted, &mut batches).and_then(|()| {
+                batches.flush().map_err(|message| westwood_pcap::ReadError {
+                    file: String::new(),
+                    offset: 0,
+                    message,
+                })
+            });
+        (result, interrupt.into_inner().unwrap_or_else(|p| p.into_inner()), batches.error)
     });
-    if let Some(e) = interrupt {
+    if let Some(e) = interrupt.or(failed) {
         return Err(e);
     }
-    let analysis = result.map_err(|e| {
+    result.map_err(|e| {
         if e.message == "interrupted" {
             PyKeyboardInterrupt::new_err("analysis interrupted")
         } else {
             CaptureError::new_err(e.to_string())
         }
-    })?;
-    serde_json::to_string(&analysis)
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot serialise the analysis: {e}")))
+    })
 }
 
 /// Jain's fairness index of `values` (the simulator's `metrics::jain_index`: one definition for

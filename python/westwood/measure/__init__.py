@@ -17,18 +17,18 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .analyze import Analysis, analyze
+    from .analyze import Analysis, analyze, stream
 
-__all__ = ["Analysis", "analyze"]
+__all__ = ["Analysis", "analyze", "stream"]
 
 
 def __getattr__(name: str) -> Any:
-    """``Analysis`` and ``analyze`` load on first use (PEP 562): ``westwood run`` imports
-    ``measure.simcapture`` for its ``--pcap`` options, and the analysis (with ``files.py``,
+    """``Analysis``, ``analyze`` and ``stream`` load on first use (PEP 562): ``westwood run``
+    imports ``measure.simcapture`` for its ``--pcap`` options, and the analysis (with ``files.py``,
     ``tempfile``, ``shutil``, ``dataclasses``) would cost each run several milliseconds."""
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    importlib.import_module(".analyze", __name__)  # binds both names (_Package.__setattr__)
+    importlib.import_module(".analyze", __name__)  # binds the names (_Package.__setattr__)
     return globals()[name]
 
 

@@ -14,11 +14,11 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from .. import _core
 from ..errors import UsageError
-from ..files import PathLike, staged_directory, write_bytes_atomic, writing
+from ..files import PathLike, staged_directory, writing
 
 # The columns of a connection row and of a UDP flow row, in order, declared with the rows
 # (``westwood_pcap::analyze::COLUMNS``): first ``westwood run``'s flow columns where the quantity
@@ -42,6 +42,10 @@ FLOWS_CSV = "flows.csv"
 CONNECTIONS_CSV = "connections.csv"
 UDP_CSV = "udp.csv"
 ANALYSIS_JSON = "analysis.json"
+# Rows whose figures are drawn: the flows with the most data (the core's default).
+MAX_PLOTTED = 20
+# Rows printed as a table; the rest are counted (all of them are in --out DIR's tables).
+MAX_PRINTED = 1000
 
 
 def _nan(value: Any) -> Any:
@@ -59,7 +63,7 @@ def _row(raw: Dict[str, Any]) -> Dict[str, Any]:
 
 @dataclass
 class Analysis:
-    """The analysis of one or more captures.
+    """The analysis of one or more captures, every row kept (``analyze``).
 
     * ``flows``: one row per connection direction over all the captures (a sender-side and a
       receiver-side capture of the same connection give one row: retransmissions, RTT and
@@ -67,26 +71,21 @@ class Analysis:
     * ``connections``: one row per capture and connection direction.
     * ``udp``: UDP flows (``UDP_COLUMNS``).
     * ``captures``: what each file held (interfaces, packet counts, comments, warnings).
-    * ``raw``: the core's answer, with the plot data of each connection.
+    * ``plots``: the rows to plot, with their plot data (the ``max_plotted`` flows with the
+      most data).
+    * ``raw``: the core's rows (``flows``, ``connections``), the plotted ones with their data.
     """
 
     flows: List[Dict[str, Any]]
     connections: List[Dict[str, Any]]
     udp: List[Dict[str, Any]]
     captures: List[Dict[str, Any]]
-    raw: Dict[str, Any] = field(repr=False)
+    plots: List[Dict[str, Any]] = field(default_factory=list)
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def warnings(self) -> List[str]:
-        out = []
-        for c in self.captures:
-            out += [f"{c['file']}: {w}" for w in c["warnings"]]
-            if c.get("unknown_link_types"):
-                types = ", ".join(str(t) for t in c["unknown_link_types"])
-                out.append(
-                    f"{c['file']}: link type(s) {types} not understood: those packets skipped"
-                )
-        return out
+        return capture_warnings(self.captures)
 
     def frame(self, which: str = "flows"):
         """``flows``, ``connections`` or ``udp`` as a pandas DataFrame."""
@@ -96,20 +95,29 @@ class Analysis:
         return pd.DataFrame(getattr(self, which), columns=list(columns))
 
     def series(self, which: str = "flows") -> List[Dict[str, Any]]:
-        """The raw rows of ``flows`` or ``connections``, with their plot data."""
+        """The raw rows of ``flows`` or ``connections``; the plotted ones with their data."""
         return self.raw[which]
 
 
-def analyze(
-    paths: Sequence[PathLike], plots: bool = True, max_bins: int = 2000, max_points: int = 5000
-) -> Analysis:
-    """Analyse the captures at ``paths`` (pcap or pcapng, any link type tcpdump writes). With
-    ``plots``, each connection keeps the data of its figures (at most ``max_bins`` throughput
-    bins and about 2 x ``max_points`` points of each kind of its time-sequence graph);
-    without, only the tables.
+def capture_warnings(captures: Sequence[Dict[str, Any]]) -> List[str]:
+    """What the captures' readers and the analysis warned of, each naming its file."""
+    out = []
+    for c in captures:
+        out += [f"{c['file']}: {w}" for w in c["warnings"]]
+        if c.get("unknown_link_types"):
+            types = ", ".join(str(t) for t in c["unknown_link_types"])
+            out.append(f"{c['file']}: link type(s) {types} not understood: those packets skipped")
+    return out
 
-    Raises ``UsageError`` for a missing file or one that is not a capture (the message names the
-    file and the byte offset), ``KeyboardInterrupt`` on Ctrl-C."""
+
+def _udp_row(u: Dict[str, Any]) -> Dict[str, Any]:
+    row = {k: u.get(k) for k in UDP_COLUMNS if k in u}
+    row["start_seconds"] = u["first_ns"] / 1e9
+    row["end_seconds"] = u["last_ns"] / 1e9
+    return {k: row[k] for k in UDP_COLUMNS}
+
+
+def _files(paths: Sequence[PathLike]) -> List[str]:
     if not paths:
         raise UsageError("analyze: give at least one capture file (pcap or pcapng)")
     files = []
@@ -118,22 +126,96 @@ def analyze(
         if not path.is_file():
             raise UsageError(f"{path}: no such capture file")
         files.append(os.fspath(path))
+    return files
+
+
+def stream(
+    paths: Sequence[PathLike],
+    handle: Callable[[str, Dict[str, Any]], None],
+    plots: bool = True,
+    max_bins: int = 2000,
+    max_points: int = 5000,
+    max_plotted: int = MAX_PLOTTED,
+    max_memory: Optional[int] = None,
+) -> None:
+    """Analyse the captures at ``paths``, calling ``handle(kind, row)`` as the core hands rows
+    out (``westwood_pcap::analyze::Event``): ``connection`` (a connection direction of one
+    capture, once it is over: closed, quiet for ten minutes, or open at the capture's end;
+    without plot data), ``udp``, ``capture`` (after each file), ``flow`` (with several
+    captures, at the end: the combined rows) and ``plot`` (at the end: the rows to plot, with
+    their data). With one capture the ``connection`` rows are the flows. Memory: what the core
+    holds, at most ``max_memory`` bytes (default 1 GiB), and what ``handle`` keeps.
+
+    Raises ``UsageError`` for a missing file, one that is not a capture (the message names the
+    file and the byte offset) or one that needs more than ``max_memory``;
+    ``KeyboardInterrupt`` on Ctrl-C; what ``handle`` raises."""
+    files = _files(paths)
+
+    def on_events(text: str) -> None:
+        for kind, row in json.loads(text):
+            handle(kind, row)
+
+    limits = {} if max_memory is None else {"max_memory": max_memory}
     try:
-        text = _core.analyze_pcap(files, max_bins if plots else 2, max_points if plots else 0)
+        _core.analyze_pcap(
+            files,
+            on_events,
+            max_bins if plots else 2,
+            max_points if plots else 0,
+            max_plotted if plots else 0,
+            **limits,
+        )
     except _core.CaptureError as err:
         raise UsageError(str(err)) from None
-    raw = json.loads(text)
-    udp = []
-    for u in raw["udp"]:
-        row = {k: u.get(k) for k in UDP_COLUMNS if k in u}
-        row["start_seconds"] = u["first_ns"] / 1e9
-        row["end_seconds"] = u["last_ns"] / 1e9
-        udp.append({k: row[k] for k in UDP_COLUMNS})
+
+
+def _same_row(a: Dict[str, Any], b: Dict[str, Any]) -> bool:
+    keys = ("capture", "src_addr", "src_port", "dst_addr", "dst_port", "first_ns")
+    return all(a[k] == b[k] for k in keys)
+
+
+def analyze(
+    paths: Sequence[PathLike],
+    plots: bool = True,
+    max_bins: int = 2000,
+    max_points: int = 5000,
+    max_plotted: int = MAX_PLOTTED,
+    max_memory: Optional[int] = None,
+) -> Analysis:
+    """Analyse the captures at ``paths`` (pcap or pcapng, any link type tcpdump writes) and keep
+    every row (memory grows with the connections; ``westwood analyze --out`` streams them to
+    its files instead, ``stream``). With ``plots``, the ``max_plotted`` rows with the most data
+    keep the data of their figures (at most ``max_bins`` throughput bins and about
+    2 x ``max_points`` points of each kind of the time-sequence graph); without, none.
+
+    Raises ``UsageError`` for a missing file or one that is not a capture (the message names the
+    file and the byte offset), ``KeyboardInterrupt`` on Ctrl-C."""
+    raw: Dict[str, List[Dict[str, Any]]] = {"connections": [], "flows": [], "udp": [], "plots": []}
+    captures: List[Dict[str, Any]] = []
+
+    def handle(kind: str, row: Dict[str, Any]) -> None:
+        if kind == "capture":
+            captures.append(row)
+        elif kind == "plot":
+            raw["plots"].append(row)
+        else:
+            raw[{"connection": "connections", "flow": "flows", "udp": "udp"}[kind]].append(row)
+
+    stream(paths, handle, plots, max_bins, max_points, max_plotted, max_memory)
+    if len(paths) == 1:
+        raw["flows"] = raw["connections"]
+    for rows in (raw["flows"], raw["connections"]):
+        for i, r in enumerate(rows):
+            for p in raw["plots"]:
+                if _same_row(r, p):
+                    rows[i] = p
+    flows = [_row(r) for r in raw["flows"]]
     return Analysis(
-        flows=[_row(r) for r in raw["flows"]],
-        connections=[_row(r) for r in raw["connections"]],
-        udp=udp,
-        captures=raw["captures"],
+        flows=flows,
+        connections=flows if len(paths) == 1 else [_row(r) for r in raw["connections"]],
+        udp=[_udp_row(u) for u in raw["udp"]],
+        captures=captures,
+        plots=raw["plots"],
         raw=raw,
     )
 
@@ -141,63 +223,266 @@ def analyze(
 # --- writing ------------------------------------------------------------------------------------
 
 
+def _cell(v: Any) -> Any:
+    if isinstance(v, float):
+        return "" if math.isnan(v) else repr(v)
+    if isinstance(v, bool):
+        return int(v)
+    return v
+
+
 def _csv(path: Path, rows: List[Dict[str, Any]], columns: Sequence[str]) -> None:
     import csv
-
-    def cell(v: Any) -> Any:
-        if isinstance(v, float):
-            return "" if math.isnan(v) else repr(v)
-        if isinstance(v, bool):
-            return int(v)
-        return v
 
     with writing(path), open(path, "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
         w.writerow(columns)
         for r in rows:
-            w.writerow([cell(r[c]) for c in columns])
+            w.writerow([_cell(r[c]) for c in columns])
+
+
+class _Table:
+    """One table written as its rows come: ``NAME.csv``, ``NAME.parquet`` (in batches, the
+    types fixed by the first) and a spool of JSON lines for ``analysis.json``."""
+
+    BATCH = 4096
+
+    def __init__(self, stage: Path, name: str, columns: Sequence[str]) -> None:
+        self.stage, self.name, self.columns = stage, name, list(columns)
+        self.csv_path = stage / f"{name}.csv"
+        self.parquet_path = stage / f"{name}.parquet"
+        self.jsonl_path = stage / f".{name}.jsonl"
+        self.rows = 0
+        self._batch: List[Dict[str, Any]] = []
+        self._parquet = None
+        self._schema = None
+        import csv
+
+        with writing(self.csv_path):
+            self._csv_file = open(self.csv_path, "w", encoding="utf-8", newline="")
+            self._csv = csv.writer(self._csv_file)
+            self._csv.writerow(self.columns)
+        with writing(self.jsonl_path):
+            self._jsonl = open(self.jsonl_path, "w", encoding="utf-8")
+
+    def add(self, row: Dict[str, Any]) -> None:
+        with writing(self.csv_path):
+            self._csv.writerow([_cell(row[c]) for c in self.columns])
+        with writing(self.jsonl_path):
+            self._jsonl.write(json.dumps(_json_safe(row)) + "\n")
+        self._batch.append(row)
+        self.rows += 1
+        if len(self._batch) >= self.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._batch and self._parquet is not None:
+            return
+        import pandas as pd
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        frame = pd.DataFrame(self._batch, columns=self.columns)
+        with writing(self.parquet_path):
+            if self._parquet is None:
+                table = pa.Table.from_pandas(frame, preserve_index=False)
+                self._schema = table.schema
+                self._parquet = pq.ParquetWriter(self.parquet_path, self._schema)
+            else:
+                table = pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False)
+            self._parquet.write_table(table)
+        self._batch = []
+
+    def close(self) -> List[str]:
+        """Finish the files; their names."""
+        self._flush()
+        with writing(self.parquet_path):
+            self._parquet.close()
+        with writing(self.csv_path):
+            self._csv_file.close()
+        with writing(self.jsonl_path):
+            self._jsonl.close()
+        return [self.csv_path.name, self.parquet_path.name]
+
+    def abandon(self) -> None:
+        """Close whatever is open (after ``close``, nothing)."""
+        for f in (self._csv_file, self._jsonl):
+            f.close()
+        if self._parquet is not None and self._parquet.is_open:
+            self._parquet.close()
+
+    def json_array(self, out) -> None:
+        """The rows as a JSON array, into the open text file ``out``; the spool is removed."""
+        out.write("[")
+        with open(self.jsonl_path, encoding="utf-8") as f:
+            for i, line in enumerate(f):
+                out.write(("," if i else "") + "\n    " + line.rstrip("\n"))
+        out.write("\n  ]" if self.rows else "]")
+        self.jsonl_path.unlink()
+
+
+class Shown:
+    """What ``westwood analyze`` prints, kept as the rows come: the flows (or with
+    ``per_capture`` the connections) and UDP flows, at most ``keep`` of each for the table,
+    all of them spooled to a temporary file for ``--json``; the captures; the rows to plot."""
+
+    def __init__(self, captures: int, keep: int, per_capture: bool, spool: bool) -> None:
+        self.several = captures > 1
+        self.keep, self.per_capture = keep, per_capture
+        self.rows: List[Dict[str, Any]] = []
+        self.udp_rows: List[Dict[str, Any]] = []
+        self.count = {"rows": 0, "udp": 0}
+        self.captures: List[Dict[str, Any]] = []
+        self.plots: List[Dict[str, Any]] = []
+        self._spools: Dict[str, Any] = {}
+        if spool:
+            import tempfile
+
+            self._spools = {k: tempfile.TemporaryFile("w+", encoding="utf-8") for k in self.count}
+
+    def _keep(self, which: str, row: Dict[str, Any]) -> None:
+        kept = self.rows if which == "rows" else self.udp_rows
+        if len(kept) < self.keep:
+            kept.append(row)
+        self.count[which] += 1
+        if self._spools:
+            self._spools[which].write(json.dumps(_json_safe(row)) + "\n")
+
+    def handle(self, kind: str, raw: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        """Take one of the core's rows; the table row made of it, if any."""
+        if kind == "capture":
+            self.captures.append(raw)
+        elif kind == "plot":
+            self.plots.append(raw)
+        elif kind == "udp":
+            row = _udp_row(raw)
+            self._keep("udp", row)
+            return row
+        else:
+            row = _row(raw)
+            # One capture: its connections are the flows; several: flows come combined.
+            if (kind == "connection") == (self.per_capture or not self.several):
+                self._keep("rows", row)
+            return row
+        return None
+
+    def print_json(self, out) -> None:
+        """``{"flows": [...], "udp": [...]}`` from the spools, closed after."""
+        out.write('{"flows": [')
+        for n, which in enumerate(("rows", "udp")):
+            if n:
+                out.write('], "udp": [')
+            f = self._spools[which]
+            f.seek(0)
+            for i, line in enumerate(f):
+                out.write(("," if i else "") + line.rstrip("\n"))
+            f.close()
+        out.write("]}\n")
+
+    def close(self) -> None:
+        for f in self._spools.values():
+            f.close()
+
+    @property
+    def not_shown(self) -> int:
+        return self.count["rows"] - len(self.rows)
+
+
+class Streamed(Shown):
+    """``westwood analyze --out DIR``: also the tables, written into ``stage`` as the rows come;
+    ``finish`` closes them and writes ``analysis.json``. Memory does not grow with the rows."""
+
+    def __init__(
+        self,
+        stage: Path,
+        captures: int,
+        keep: int = 0,
+        per_capture: bool = False,
+        spool: bool = False,
+    ) -> None:
+        super().__init__(captures, keep, per_capture, spool)
+        self.stage = stage
+        self.tables = {
+            "connections": _Table(stage, "connections", COLUMNS),
+            "flows": _Table(stage, "flows", COLUMNS),
+        }
+        self.udp: Optional[_Table] = None
+
+    def handle(self, kind: str, raw: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        row = super().handle(kind, raw)
+        if kind == "udp":
+            self.udp_table().add(row)
+        elif kind == "connection":
+            self.tables["connections"].add(row)
+            if not self.several:
+                self.tables["flows"].add(row)
+        elif kind == "flow":
+            self.tables["flows"].add(row)
+        return row
+
+    def udp_table(self) -> _Table:
+        if self.udp is None:
+            self.udp = _Table(self.stage, "udp", UDP_COLUMNS)
+        return self.udp
+
+    def _all(self) -> Dict[str, _Table]:
+        tables = dict(self.tables)
+        if self.udp is not None:
+            tables["udp"] = self.udp
+        return tables
+
+    def finish(self) -> List[str]:
+        """Close the tables, write ``analysis.json``; the names of the files written."""
+        names: List[str] = []
+        tables = self._all()
+        for t in tables.values():
+            names += t.close()
+        path = self.stage / ANALYSIS_JSON
+        with writing(path), open(path, "w", encoding="utf-8") as out:
+            out.write('{\n  "captures": ' + json.dumps(_json_safe(self.captures)))
+            for key in ("flows", "connections", "udp"):
+                out.write(f',\n  "{key}": ')
+                if key in tables:
+                    tables[key].json_array(out)
+                else:
+                    out.write("[]")
+            out.write(',\n  "warnings": ' + json.dumps(capture_warnings(self.captures)) + "\n}\n")
+        names.append(ANALYSIS_JSON)
+        return names
+
+    def close(self) -> None:
+        super().close()
+        for t in self._all().values():
+            t.abandon()
 
 
 def write(result: Analysis, out_dir: PathLike, plots: bool = True) -> List[Path]:
     """Write ``flows.csv``, ``connections.csv``, ``udp.csv`` (if any), ``flows.parquet``,
     ``connections.parquet``, ``analysis.json`` (the tables and the captures' descriptions) and,
-    with ``plots``, per connection direction that carried data ``tseq_NAME.png/.svg`` (the
-    time-sequence graph) and ``throughput.png/.svg`` (goodput over time of every flow). All
-    or nothing: files appear in ``out_dir`` only once every one is written."""
+    with ``plots``, the figures of ``result.plots`` (``plots.analysis_plots``). All or nothing:
+    files appear in ``out_dir`` only once every one is written."""
     from . import plots as plotting
 
     out = Path(out_dir)
-    names: List[str] = []
     with staged_directory(out) as stage:
-        _csv(stage / FLOWS_CSV, result.flows, COLUMNS)
-        _csv(stage / CONNECTIONS_CSV, result.connections, COLUMNS)
-        names += [FLOWS_CSV, CONNECTIONS_CSV]
-        if result.udp:
-            _csv(stage / UDP_CSV, result.udp, UDP_COLUMNS)
-            names.append(UDP_CSV)
-        for which in ("flows", "connections"):
-            name = f"{which}.parquet"
-
-            def to_parquet(tmp: str, which: str = which) -> None:
-                with writing(tmp):
-                    result.frame(which).to_parquet(tmp, index=False)
-
-            write_bytes_atomic(stage / name, to_parquet)
-            names.append(name)
-        document = {
-            "captures": result.captures,
-            "flows": result.flows,
-            "connections": result.connections,
-            "udp": result.udp,
-            "warnings": result.warnings,
-        }
-        with writing(stage / ANALYSIS_JSON):
-            text = json.dumps(_json_safe(document), indent=2) + "\n"
-            (stage / ANALYSIS_JSON).write_text(text, encoding="utf-8")
-        names.append(ANALYSIS_JSON)
+        tables = Streamed(stage, captures=len(result.captures))
+        try:
+            for r in result.connections:
+                tables.tables["connections"].add(r)
+            if tables.several:
+                for r in result.flows:
+                    tables.tables["flows"].add(r)
+            else:
+                for r in result.connections:
+                    tables.tables["flows"].add(r)
+            for u in result.udp:
+                tables.udp_table().add(u)
+            tables.captures = result.captures
+            names = tables.finish()
+        finally:
+            tables.close()
         if plots:
-            for path in plotting.analysis_plots(result, stage):
-                names.append(path.name)
+            names += [p.name for p in plotting.analysis_plots(result.plots, stage)]
     return [out / n for n in names]
 
 
@@ -293,30 +578,78 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the rows as one JSON object")
     p.add_argument("--no-plots", action="store_true", help="with --out: no figures")
+    p.add_argument(
+        "--max-plotted",
+        type=int,
+        default=MAX_PLOTTED,
+        metavar="N",
+        help=f"with --out: figures of the N connection directions with the most data (default "
+        f"{MAX_PLOTTED}); the tables have every one",
+    )
+    p.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="memory the analysis may hold (default 1GiB), e.g. 4GB: the connections open at "
+        "once (a connection is over when closed for 60 s or quiet for 10 min), and with several "
+        "captures the rows kept to combine them; beyond, exit 2 naming it",
+    )
     p.set_defaults(func=cmd_analyze)
 
 
 def cmd_analyze(args) -> int:
     import sys
 
-    result = analyze(args.captures, plots=bool(args.out) and not args.no_plots)
-    for w in result.warnings:
-        print(f"westwood: warning: {w}", file=sys.stderr)
-    rows = result.connections if args.per_capture else result.flows
-    if args.json:
-        print(json.dumps(_json_safe({"flows": rows, "udp": result.udp})))
+    from ..run_command import parse_memory
+
+    if args.max_plotted < 0:
+        raise UsageError(f"--max-plotted {args.max_plotted}: must be 0 or more")
+    max_memory = parse_memory(args.max_memory) if args.max_memory is not None else None
+    plots = bool(args.out) and not args.no_plots
+    options = dict(plots=plots, max_plotted=args.max_plotted, max_memory=max_memory)
+    keep = 0 if args.json else MAX_PRINTED
+    written: List[str] = []
+    if args.out is not None and not args.out:
+        raise UsageError("analyze --out '': give a directory")
+    if args.out:
+        from . import plots as plotting
+
+        with staged_directory(Path(args.out)) as stage:
+            shown: Shown = Streamed(stage, len(args.captures), keep, args.per_capture, args.json)
+            try:
+                stream(args.captures, shown.handle, **options)
+                written = shown.finish()
+                if plots:
+                    written += [p.name for p in plotting.analysis_plots(shown.plots, stage)]
+            except BaseException:
+                shown.close()
+                raise
     else:
-        if rows:
-            print(format_table(rows))
+        shown = Shown(len(args.captures), keep, args.per_capture, args.json)
+        try:
+            stream(args.captures, shown.handle, **options)
+        except BaseException:
+            shown.close()
+            raise
+    for w in capture_warnings(shown.captures):
+        print(f"westwood: warning: {w}", file=sys.stderr)
+    if args.json:
+        shown.print_json(sys.stdout)
+    else:
+        if shown.rows:
+            print(format_table(shown.rows))
         else:
             print("no TCP connection in the capture(s)")
-        for u in result.udp:
+        if shown.not_shown:
+            where = f"{args.out}/flows.csv" if args.out else "the tables of --out DIR"
+            print(f"... and {shown.not_shown} more row(s), not printed: every one is in {where}")
+        for u in shown.udp_rows:
             print(
                 f"udp {u['name']}: {u['packets']} packets, {u['rate_bps'] / 1e6:.3f} Mbps "
                 f"({u['src']} -> {u['dst']})"
             )
-    if args.out:
-        written = write(result, args.out, plots=not args.no_plots)
-        if not args.json:
-            print(f"wrote {len(written)} files to {args.out}/")
+        if shown.count["udp"] > len(shown.udp_rows):
+            print(f"... and {shown.count['udp'] - len(shown.udp_rows)} more UDP flow(s)")
+    shown.close()
+    if args.out and not args.json:
+        print(f"wrote {len(written)} files to {args.out}/")
     return 0

@@ -127,10 +127,11 @@ def safe_name(name: str) -> str:
     return keep.strip("._") or "connection"
 
 
-def analysis_plots(result, out: Path) -> List[Path]:
-    """The time-sequence graph of every connection direction that carried data (combined rows)
-    and one throughput figure (``result``: an ``analyze.Analysis``)."""
-    rows = [r for r in result.series("flows") if r["segments_sent"] > 0 or r["tseq_acks"]]
+def analysis_plots(plotted: Sequence[Mapping[str, Any]], out: Path) -> List[Path]:
+    """The time-sequence graph of each row of ``plotted`` (the rows ``westwood analyze`` kept
+    plot data for: the flows with the most data) that carried data, and one throughput figure
+    of them all."""
+    rows = [r for r in plotted if r["segments_sent"] > 0 or r["tseq_acks"]]
     paths: List[Path] = []
     used: Dict[str, int] = {}
     for r in rows:
