@@ -584,3 +584,30 @@ def test_disk_full_for_the_run_store_names_the_run_file(tmp_path: Path, monkeypa
     assert last.startswith(f"westwood: error: cannot write {out / 'runs'}/"), err
     assert last.endswith(f".json: {ENOSPC_TEXT}") and "Traceback" not in err
     assert sorted(p.name for p in (out / "runs").iterdir()) == []
+
+
+def test_a_worker_that_cannot_commit_its_run_stops_the_sweep_with_exit_2(
+    tmp_path: Path, monkeypatch, capsys
+):
+    """Issue 30: reproduce on a full disk exited 1 ("a run failed") when the worker could not
+    write its run file but the driver could still record the failure; a full disk is the
+    command's error, exit 2 naming the file, whoever hit it."""
+    from westwood.errors import WriteError
+    from westwood.runs import store
+
+    driver = os.getpid()
+    real_commit = store.commit_entry
+
+    def commit(cache_dir, key, entry):
+        if os.getpid() != driver:  # the forked worker: its disk is full
+            path = store.cache_path(cache_dir, key)
+            raise WriteError(errno.ENOSPC, ENOSPC_TEXT, str(path))
+        real_commit(cache_dir, key, entry)
+
+    monkeypatch.setattr(store, "commit_entry", commit)
+    out = tmp_path / "s"
+    assert main(["sweep", "wireless", *TWO_RUNS, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    last = err.splitlines()[-1]
+    assert last.startswith(f"westwood: error: cannot write {out / 'runs'}/"), err
+    assert last.endswith(f".json: {ENOSPC_TEXT}") and "Traceback" not in err

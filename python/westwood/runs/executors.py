@@ -168,6 +168,11 @@ class LocalExecutor:
                         suspects.append(job)
                         broken = True
                         continue
+                    except OSError:
+                        # The worker could not commit the run it ran (a full disk, a store
+                        # gone read-only): the command's error (exit 2, naming the file), not
+                        # a failed run, even if the driver could still record one.
+                        raise
                     except Exception as err:  # e.g. a job that cannot be sent to the worker
                         entry = failed_entry(job, str(err), type(err).__name__)
                         commit_entry(store, job.key, entry)
