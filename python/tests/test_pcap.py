@@ -312,3 +312,29 @@ def test_analyze_refuses_bad_bounds(tmp_path):
     ):
         r = cli("analyze", str(capture), *args)
         assert r.returncode == 2 and says in r.stderr, (args, r.stderr)
+
+
+def test_analyze_on_a_full_disk_names_the_file_and_leaves_nothing(tmp_path, monkeypatch, capsys):
+    import builtins
+    import importlib
+
+    from conftest import ENOSPC_TEXT, _FullDiskFile
+
+    from westwood.cli import main
+
+    module = importlib.import_module("westwood.measure.analyze")  # the module, not its function
+
+    capture = tmp_path / "c.pcap"
+    _many_connections(capture, 5_000, 1_000, fin=True)
+    real_open = builtins.open
+
+    def full_open(file, mode="r", *args, **kwargs):
+        handle = real_open(file, mode, *args, **kwargs)
+        return _FullDiskFile(handle) if set(mode) & set("wa+") else handle
+
+    monkeypatch.setattr(module, "open", full_open, raising=False)
+    out = tmp_path / "an"
+    assert main(["analyze", str(capture), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"westwood: error: cannot write {out / 'connections.csv'}: {ENOSPC_TEXT}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.pcap"]
