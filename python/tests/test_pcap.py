@@ -319,7 +319,6 @@ def test_analyze_on_a_full_disk_names_the_file_and_leaves_nothing(tmp_path, monk
     import importlib
 
     from conftest import ENOSPC_TEXT, _FullDiskFile
-
     from westwood.cli import main
 
     module = importlib.import_module("westwood.measure.analyze")  # the module, not its function
