@@ -242,7 +242,7 @@ impl<P> Emulator<P> {
                         self.next_line[l as usize] = (i + 1) % lines.len();
                         lines[i]
                     };
-                    let arrive = t + link.delay + extra;
+                    let arrive = link.arrival_time(t) + extra;
                     self.queue.schedule(arrive, Event::Arrive { link: l, slot: sent.seq as u32 });
                 }
                 Event::Arrive { link: l, slot } => {
@@ -493,6 +493,28 @@ segment_size = "400B"
         }
         let stats = emu.links()[0].stats;
         assert_eq!((stats.packets_sent, stats.bytes_sent), (100, 150_000));
+    }
+
+    #[test]
+    fn a_delay_variation_delays_each_packet_by_up_to_it_in_order() {
+        // The simulator's own rule (`Link::arrival_time`): 20 ms plus up to 10 ms, never
+        // overtaking.
+        let mut emu =
+            one_link("rate = \"10Mbps\"\ndelay = \"20ms\"\ndelay_variation = \"10ms\"\nqueue = 1000");
+        let out = drive(&mut emu, &vec![(0, 1500); 200]);
+        let got = delivered(&out);
+        assert_eq!(got.len(), 200);
+        let mut previous = 0;
+        let mut extras = Vec::new();
+        for (k, &(at, id)) in got.iter().enumerate() {
+            assert_eq!(id, k as u64, "FIFO");
+            let transmitted = (k as u64 + 1) * 1_200_000;
+            assert!(at >= transmitted + 20 * MS && at >= previous);
+            assert!(at <= transmitted + 30 * MS || at == previous, "{k}: {at}");
+            extras.push(at - transmitted - 20 * MS);
+            previous = at;
+        }
+        assert!(extras.iter().any(|&e| e > 5 * MS), "the draws spread: {extras:?}");
     }
 
     #[test]

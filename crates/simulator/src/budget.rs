@@ -179,8 +179,10 @@ fn packets_held(scenario: &Scenario) -> (u64, String) {
             QueueSpec::DropTail(limit) => limit,
             QueueSpec::Red(red) => &red.limit,
         };
-        let on_the_way = (u128::from(l.rate_bps) * u128::from(l.delay) / 8_000_000_000 / u128::from(smallest))
-            .min(u128::from(u64::MAX)) as u64;
+        let propagation = l.delay.saturating_add(l.delay_variation);
+        let on_the_way =
+            (u128::from(l.rate_bps) * u128::from(propagation) / 8_000_000_000 / u128::from(smallest))
+                .min(u128::from(u64::MAX)) as u64;
         sum.saturating_add(queue_packets(limit, l.rate_bps)).saturating_add(on_the_way).saturating_add(1)
     });
     // What the senders can put in the network: each TCP flow a window of data and its ACKs (a

@@ -55,6 +55,12 @@ pub struct LinkSpec {
     pub to: usize,
     pub rate_bps: u64,
     pub delay: Nanos,
+    /// Delay variation (`delay_variation`), ns: each packet propagates for `delay` plus a draw
+    /// uniform in `[0, delay_variation]` from the link's stream `link:NAME:delay`, and arrives
+    /// no earlier than the packet sent before it, so the link never reorders (what queueing on
+    /// a path's other routers does to a flow, unlike a jitter that lets packets overtake). 0:
+    /// every packet takes `delay`.
+    pub delay_variation: Nanos,
     pub queue: QueueSpec,
     /// Channel errors applied to packets crossing this link, if any.
     pub errors: Option<ErrorSpec>,

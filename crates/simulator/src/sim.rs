@@ -6,7 +6,7 @@ use crate::engine::rng::RngStream;
 use crate::engine::{LaneQueue, Popped};
 use crate::invariants::InvariantMonitor;
 use crate::model::{Nanos, QueueLimit, QueueSpec, Scenario, SourceKind, NANOS_PER_SECOND};
-use crate::network::link::{Capacity, Frame};
+use crate::network::link::{Capacity, DelayVariation, Frame};
 use crate::network::red::Red;
 use crate::network::{Enqueue, ErrorModel, Link, Multipath, Packet, PacketKind, Routes, SackBlocks};
 use crate::pcap::PacketTap;
@@ -633,8 +633,12 @@ impl Network {
             };
             let errors =
                 spec.errors.as_ref().and_then(|e| ErrorModel::for_link(scenario.seed, &spec.name, e));
-            let link =
+            let mut link =
                 Link::new(spec.from as u32, spec.to as u32, spec.rate_bps, spec.delay, capacity, errors);
+            if spec.delay_variation > 0 {
+                let rng = RngStream::new(scenario.seed, &format!("link:{}:delay", spec.name));
+                link = link.with_delay_variation(DelayVariation::new(spec.delay_variation, rng));
+            }
             links.push(match red {
                 None => link,
                 Some(red) => {
@@ -847,7 +851,7 @@ impl<'a, 's> Simulation<'a, 's> {
         match event {
             Event::TransmissionDone { link } => {
                 let l = &mut self.links[link as usize];
-                let arrives = now + l.delay;
+                let arrives = l.arrival_time(now);
                 // The arrival first: its sequence number orders it before a transmission that
                 // ends at the same instant, as always.
                 let queue = &mut self.queue;

@@ -4,6 +4,7 @@
 use super::loss::{ErrorModel, LossCause};
 use super::packet::Packet;
 use super::red::Red;
+use crate::engine::rng::RngStream;
 use crate::model::{Nanos, NANOS_PER_SECOND};
 use std::collections::VecDeque;
 
@@ -49,6 +50,32 @@ pub struct LinkStats {
     pub busy_time: Nanos,
 }
 
+/// A link's delay variation (`LinkSpec::delay_variation`): an extra delay uniform in
+/// `[0, max]` per packet, held back behind the packet before it so that nothing overtakes.
+#[derive(Debug, Clone)]
+pub struct DelayVariation {
+    max: Nanos,
+    rng: RngStream,
+    /// When the last packet sent arrives at the far end.
+    last_arrival: Nanos,
+}
+
+impl DelayVariation {
+    pub fn new(max: Nanos, rng: RngStream) -> Self {
+        DelayVariation { max, rng, last_arrival: 0 }
+    }
+
+    /// When a packet that would arrive at `earliest` without variation arrives.
+    fn arrival(&mut self, earliest: Nanos) -> Nanos {
+        // Uniform in [0, max]: max + 1 values; the modulo bias is below 2^-40 for any max
+        // under 2^24 s.
+        let extra = self.rng.next_u64() % (self.max + 1);
+        let arrival = (earliest + extra).max(self.last_arrival);
+        self.last_arrival = arrival;
+        arrival
+    }
+}
+
 /// What a link queues and carries: anything with a size on the wire. The emulator's links carry
 /// [`Packet`]s; the simulator's carry handles of packets kept in one place (`sim.rs`), so that
 /// a hop moves a few bytes, not the whole packet.
@@ -72,6 +99,8 @@ pub struct Link<F = Packet> {
     pub delay: Nanos,
     pub capacity: Capacity,
     pub errors: Option<ErrorModel>,
+    /// Extra delay per packet (`None`: every packet takes `delay`).
+    variation: Option<Box<DelayVariation>>,
     /// RED in front of the queue (`None`: plain drop-tail).
     red: Option<Box<Red>>,
     /// The packet on the wire (when `transmitting`) at the front, then the waiting ones: one
@@ -103,6 +132,7 @@ impl Link<Packet> {
             delay,
             capacity,
             errors,
+            variation: None,
             red: None,
             queue: VecDeque::new(),
             queued_bytes: 0,
@@ -124,6 +154,7 @@ impl<F: Frame> Link<F> {
             delay: self.delay,
             capacity: self.capacity,
             errors: self.errors,
+            variation: self.variation,
             red: self.red,
             queue: VecDeque::new(),
             queued_bytes: 0,
@@ -159,6 +190,22 @@ impl<F: Frame> Link<F> {
         match self.capacity {
             Capacity::Packets(limit) => self.queue_packets() < limit,
             Capacity::Bytes(limit) => self.queued_bytes + u64::from(packet.wire_size()) <= limit,
+        }
+    }
+
+    /// Vary the delay packet by packet, without reordering (see [`DelayVariation`]).
+    pub fn with_delay_variation(mut self, variation: DelayVariation) -> Self {
+        self.variation = Some(Box::new(variation));
+        self
+    }
+
+    /// When a packet whose transmission ended at `now` arrives at the far end: `now + delay`,
+    /// plus the variation's draw if the link has one.
+    #[inline]
+    pub fn arrival_time(&mut self, now: Nanos) -> Nanos {
+        match self.variation.as_deref_mut() {
+            None => now + self.delay,
+            Some(v) => v.arrival(now + self.delay),
         }
     }
 

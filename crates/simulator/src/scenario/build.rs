@@ -18,7 +18,7 @@ const TOP_KEYS: &[&str] =
     &["scenario", "parameters", "topology", "links", "tcp", "flows", "sources", "routing"];
 const SCENARIO_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_interval"];
 const TOPOLOGY_KEYS: &[&str] = &["nodes", "groups"];
-const LINK_KEYS: &[&str] = &["from", "to", "rate", "delay", "duplex", "queue", "errors"];
+const LINK_KEYS: &[&str] = &["from", "to", "rate", "delay", "delay_variation", "duplex", "queue", "errors"];
 const FLOW_KEYS: &[&str] = &["from", "to", "start", "stop", "count"];
 /// Default sampling interval of time series: 10 ms.
 pub(crate) const DEFAULT_SAMPLE_INTERVAL: u64 = 10_000_000;
@@ -189,6 +189,10 @@ fn link(
     let rate_bps = fields::rate(v, &f)?;
     let (v, f) = section.required("delay", "a propagation delay like \"45ms\"")?;
     let delay = fields::duration(v, &f)?;
+    let delay_variation = match section.get("delay_variation") {
+        Some((v, f)) => fields::duration(v, &f)?,
+        None => 0,
+    };
     let duplex = match section.get("duplex") {
         Some((v, f)) => fields::boolean(v, &f)?,
         None => true,
@@ -215,7 +219,16 @@ fn link(
         links.push(link);
         Ok(())
     };
-    push(LinkSpec { name: name.to_string(), from, to, rate_bps, delay, queue, errors: forward_errors })?;
+    push(LinkSpec {
+        name: name.to_string(),
+        from,
+        to,
+        rate_bps,
+        delay,
+        delay_variation,
+        queue,
+        errors: forward_errors,
+    })?;
     if duplex {
         push(LinkSpec {
             name: format!("{name}.reverse"),
@@ -223,6 +236,7 @@ fn link(
             to: from,
             rate_bps,
             delay,
+            delay_variation,
             queue,
             errors: reverse_errors,
         })?;

@@ -84,6 +84,7 @@ fn link(
         to,
         rate_bps,
         delay,
+        delay_variation: 0,
         queue: QueueSpec::DropTail(queue),
         errors: (loss > 0.0).then_some(ErrorSpec::PacketErrorRate(loss)),
     }
