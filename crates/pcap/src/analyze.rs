@@ -169,6 +169,10 @@ pub struct CaptureSummary {
 /// headers. A longer one was merged by the capturing host (TSO/GSO, GRO).
 pub const MAX_WIRE_SEGMENT: u64 = 8_960;
 
+/// The TTLs (IPv6 hop limits) hosts send with: Linux, BSD and macOS 64, Windows 128, routers
+/// and Solaris 255, some old stacks 32.
+pub const INITIAL_TTLS: [u8; 4] = [32, 64, 128, 255];
+
 /// Source addresses counted per capture.
 pub const MAX_HOSTS: usize = 10_000;
 
@@ -493,6 +497,11 @@ struct Half {
     // Seen as sent by the vantage host / received by it.
     outbound_at_src: bool,
     inbound_at_dst: bool,
+    /// Some data segment came with its direction (pcapng flags, a Linux cooked header).
+    direction_known: bool,
+    /// The highest TTL (hop limit) of this direction's data, and of the ACKs for them.
+    data_ttl: Option<u8>,
+    ack_ttl: Option<u8>,
     // ACKs (from the other side).
     acks: u64,
     sack_packets: u64,
@@ -540,6 +549,9 @@ impl Half {
             first_data_ns: None,
             outbound_at_src: false,
             inbound_at_dst: false,
+            direction_known: false,
+            data_ttl: None,
+            ack_ttl: None,
             acks: 0,
             sack_packets: 0,
             highest_ack: None,
@@ -554,6 +566,32 @@ impl Half {
             flight: (0, 0, 0),
             window: (None, 0),
             wscale: None,
+        }
+    }
+
+    /// Where the capture point is, for this direction's data: `sender` (they leave from there),
+    /// `receiver` (they arrive there), `path` (in between), or `unknown`. From the packets'
+    /// directions where the capture records them; else from their TTLs: a host sends with one
+    /// of the usual initial TTLs ([`INITIAL_TTLS`]) and each router takes one off, so data
+    /// with an initial TTL and ACKs without one were captured at the sender (the other way
+    /// round, at the receiver; neither, on the path). Where both are initial (one host, or a
+    /// LAN without a router) the capture does not show it.
+    fn vantage(&self) -> &'static str {
+        if self.outbound_at_src {
+            return "sender";
+        }
+        if self.inbound_at_dst {
+            return "receiver";
+        }
+        if self.direction_known {
+            return "path";
+        }
+        let (Some(data), Some(ack)) = (self.data_ttl, self.ack_ttl) else { return "unknown" };
+        match (INITIAL_TTLS.contains(&data), INITIAL_TTLS.contains(&ack)) {
+            (true, false) => "sender",
+            (false, true) => "receiver",
+            (false, false) => "path",
+            (true, true) => "unknown",
         }
     }
 
@@ -978,6 +1016,38 @@ mod tests {
         let r = &rows[0];
         assert_eq!((r.out_of_order, r.retransmits, r.rtt_samples), (1, 0, 1));
         assert!((r.max_rtt_seconds - 0.040).abs() < 1e-12);
+    }
+
+    /// A one-segment exchange without direction information, the data and the ACK sent with
+    /// these TTLs: the vantage the analysis names.
+    fn vantage_with_ttls(data_ttl: u8, ack_ttl: u8) -> String {
+        let mut c = Cap::new(None);
+        c.data(0, 0, 100, None);
+        c.ack(40, 100, None);
+        let mut bytes = c.w.finish(&[]).unwrap();
+        // Each record: the frame after the enhanced packet block's 28 bytes; the TTL is byte 22
+        // of an Ethernet frame. Patch the two packets in place.
+        let mut ttls = [data_ttl, ack_ttl].into_iter();
+        let mut at = 0;
+        while at + 12 <= bytes.len() {
+            let kind = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+            let len = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().unwrap()) as usize;
+            if kind == 6 {
+                bytes[at + 28 + 22] = ttls.next().unwrap();
+            }
+            at += len;
+        }
+        let (_, rows, _) = analyze_capture(&bytes[..], "t", &Options::default(), &|| false).unwrap();
+        rows[0].vantage.clone()
+    }
+
+    #[test]
+    fn without_directions_the_ttls_say_where_the_capture_was() {
+        // Linux sends with 64: its own data leave with 64, ACKs from 3 routers away come with 61.
+        assert_eq!(vantage_with_ttls(64, 61), "sender");
+        assert_eq!(vantage_with_ttls(50, 128), "receiver", "a Windows receiver's ACKs");
+        assert_eq!(vantage_with_ttls(60, 120), "path", "both have passed routers");
+        assert_eq!(vantage_with_ttls(64, 64), "unknown", "one host, or a LAN: nothing shows");
     }
 
     #[test]

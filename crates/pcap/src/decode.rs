@@ -74,6 +74,8 @@ pub struct IpPacket {
     /// Linux cooked captures: the packet came to this host (`Some(true)`) or was sent by it
     /// (`Some(false)`); `None` when the link layer does not say.
     pub incoming: Option<bool>,
+    /// IPv4's time to live, IPv6's hop limit: as the sender set it, less one per router passed.
+    pub ttl: u8,
 }
 
 /// Why a frame was not decoded (counted, not an error: captures hold ARP, IPv6 neighbour
@@ -203,7 +205,7 @@ fn ipv4(ip: &[u8], on_wire: u32) -> Result<IpPacket, Skip> {
     let src = IpAddr::from([ip[12], ip[13], ip[14], ip[15]]);
     let dst = IpAddr::from([ip[16], ip[17], ip[18], ip[19]]);
     let transport = transport(ip[9], &ip[ihl..], ip_len.saturating_sub(ihl as u32))?;
-    Ok(IpPacket { src, dst, ip_len, transport, incoming: None })
+    Ok(IpPacket { src, dst, ip_len, transport, incoming: None, ttl: ip[8] })
 }
 
 fn ipv6(ip: &[u8], on_wire: u32) -> Result<IpPacket, Skip> {
@@ -248,7 +250,8 @@ fn ipv6(ip: &[u8], on_wire: u32) -> Result<IpPacket, Skip> {
         return Err(Skip::Malformed);
     }
     let transport = transport(next, &ip[at..], ip_len.saturating_sub(at as u32))?;
-    Ok(IpPacket { src: IpAddr::from(src), dst: IpAddr::from(dst), ip_len, transport, incoming: None })
+    let ttl = ip[7];
+    Ok(IpPacket { src: IpAddr::from(src), dst: IpAddr::from(dst), ip_len, transport, incoming: None, ttl })
 }
 
 fn transport(protocol: u8, b: &[u8], len: u32) -> Result<Transport, Skip> {

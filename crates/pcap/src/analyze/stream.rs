@@ -372,14 +372,7 @@ impl<'a> CaptureState<'a> {
             min_window_bytes: h.window.0.unwrap_or(0),
             max_window_bytes: h.window.1,
             window_scale_known: h.wscale.is_some(),
-            vantage: if h.outbound_at_src {
-                "sender"
-            } else if h.inbound_at_dst {
-                "receiver"
-            } else {
-                "path"
-            }
-            .to_string(),
+            vantage: h.vantage().to_string(),
             bin_start_ns: h.bins.origin.unwrap_or(first_ns),
             bin_seconds: h.bins.width as f64 / 1e9,
             sent_per_bin: h.bins.sent.clone(),
@@ -658,6 +651,8 @@ pub fn stream_capture<R: Read>(
         let inbound = p.direction == Some(Direction::Inbound) || ip.incoming == Some(true);
         if tcp.payload_len > 0 {
             let h = &mut conn.halves[d];
+            h.direction_known |= p.direction.is_some() || ip.incoming.is_some();
+            h.data_ttl = h.data_ttl.max(Some(ip.ttl));
             if outbound && host.is_none_or(|a| a == ip.src) {
                 h.outbound_at_src = true;
             }
@@ -668,6 +663,9 @@ pub fn stream_capture<R: Read>(
         conn.halves[d].data(t, tcp.seq, tcp.flags, tcp.payload_len, ip.ip_len, options.max_points);
         if tcp.flags & ACK != 0 {
             let pure = tcp.payload_len == 0 && tcp.flags & (SYN | FIN | RST) == 0;
+            if pure {
+                conn.halves[r].ack_ttl = conn.halves[r].ack_ttl.max(Some(ip.ttl));
+            }
             // The window of a SYN is never scaled.
             let window = tcp.window;
             let half = &mut conn.halves[r];
