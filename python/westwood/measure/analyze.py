@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from .. import _core
 from ..errors import UsageError
 from ..files import PathLike, staged_directory, writing
+from ..units import mbps, ms
 
 # The columns of a connection row and of a UDP flow row, in order, declared with the rows
 # (``westwood_pcap::analyze::COLUMNS``): first ``westwood run``'s flow columns where the quantity
@@ -500,10 +501,6 @@ def _json_safe(value: Any) -> Any:
 # --- the table ----------------------------------------------------------------------------------
 
 
-def _ms(v: float) -> str:
-    return "-" if v is None or math.isnan(v) else f"{v * 1e3:.1f}"
-
-
 def format_table(rows: List[Dict[str, Any]]) -> str:
     """The connections as a text table, the columns tcptrace users look at first."""
     header = [
@@ -520,15 +517,13 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
     ]
     body = []
     for r in rows:
-        rtt = (
-            f"{_ms(r['min_rtt_seconds'])}/{_ms(r['mean_rtt_seconds'])}/{_ms(r['max_rtt_seconds'])}"
-        )
+        rtt = f"{ms(r['min_rtt_seconds'])}/{ms(r['mean_rtt_seconds'])}/{ms(r['max_rtt_seconds'])}"
         flight = r["max_flight_bytes"]
         body.append(
             [
                 str(r["name"]),
                 str(r["vantage"]),
-                f"{r['goodput_bps'] / 1e6:.3f}",
+                mbps(r["goodput_bps"]),
                 str(r["bytes_delivered"]),
                 str(r["segments_sent"]),
                 str(r["retransmits"]),
@@ -644,7 +639,7 @@ def cmd_analyze(args) -> int:
             print(f"... and {shown.not_shown} more row(s), not printed: every one is in {where}")
         for u in shown.udp_rows:
             print(
-                f"udp {u['name']}: {u['packets']} packets, {u['rate_bps'] / 1e6:.3f} Mbps "
+                f"udp {u['name']}: {u['packets']} packets, {mbps(u['rate_bps'])} Mbps "
                 f"({u['src']} -> {u['dst']})"
             )
         if shown.count["udp"] > len(shown.udp_rows):

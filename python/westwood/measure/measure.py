@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from .. import units
 from ..errors import UsageError
 from ..files import make_directory, write_bytes_atomic, write_json_atomic, write_text_atomic
 
@@ -565,23 +566,27 @@ def summarize(transfers: List[Dict[str, Any]], baseline: Optional[str]) -> Dict[
 
 def format_summary(summary: Dict[str, Any], path: Dict[str, Any]) -> str:
     lines = [
-        "| cc | transfers | rate per session (kbps) | total goodput (kbps) | retransmits | "
+        "| cc | transfers | rate per session (Mb/s) | total goodput (Mb/s) | retransmits | "
         "retransmission rate | RTT (ms) | min RTT (ms) | Jain |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
 
-    def ms(d: Dict[str, float], scale: float, digits: int = 1) -> str:
+    def mean_sd(d: Dict[str, float], show) -> str:
         if d["n"] == 0:
             return "-"
-        sd = "" if math.isnan(d["sd"]) else f" ± {d['sd'] * scale:.{digits}f}"
-        return f"{d['mean'] * scale:.{digits}f}{sd}"
+        sd = "" if math.isnan(d["sd"]) else f" ± {show(d['sd'])}"
+        return f"{show(d['mean'])}{sd}"
+
+    def fixed(scale: float, digits: int):
+        return lambda v: f"{v * scale:.{digits}f}"
 
     for cc, s in summary["per_cc"].items():
         lines.append(
-            f"| {cc} | {s['transfers']} | {ms(s['rate_per_session_bps'], 1e-3)} | "
-            f"{ms(s['goodput_bps'], 1e-3)} | {ms(s['retransmits'], 1, 0)} | "
-            f"{ms(s['retransmission_rate'], 100, 2)} % | {ms(s['rtt_seconds'], 1e3)} | "
-            f"{ms(s['min_rtt_seconds'], 1e3)} | {ms(s['jain_index'], 1, 3)} |"
+            f"| {cc} | {s['transfers']} | {mean_sd(s['rate_per_session_bps'], units.mbps)} | "
+            f"{mean_sd(s['goodput_bps'], units.mbps)} | {mean_sd(s['retransmits'], fixed(1, 0))} | "
+            f"{mean_sd(s['retransmission_rate'], fixed(100, 2))} % | "
+            f"{mean_sd(s['rtt_seconds'], units.ms)} | {mean_sd(s['min_rtt_seconds'], units.ms)} | "
+            f"{mean_sd(s['jain_index'], fixed(1, 3))} |"
         )
     for k, v in summary["ratios"].items():
         lines.append(f"\nrate ratio {k}: {v:.3f}")

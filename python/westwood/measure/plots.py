@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Sequence
 
+from .. import units
 from ..files import write_bytes_atomic, writing
 
 MARKERS = ("o", "s", "^", "D", "v", "x", "P", "*")
@@ -157,13 +158,16 @@ def rates_per_transfer(rows: Sequence[Mapping[str, Any]], stem: Path, title: str
             mine = [r for r in rows if r["cc"] == cc]
             ax.plot(
                 [r["round"] for r in mine],
-                [r["goodput_bps"] / 1e3 for r in mine],
+                [r["goodput_bps"] / 1e6 for r in mine],
                 marker=MARKERS[i % len(MARKERS)],
                 color=f"C{i}",
                 label=cc,
             )
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # rounds are whole numbers
         ax.set_xlabel("Round")
-        ax.set_ylabel("Rate (kbps)")
+        ax.set_ylabel("Rate (Mb/s)")
         ax.set_title(title, fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend()
@@ -185,9 +189,10 @@ def rate_vs_rtt(rows: Sequence[Mapping[str, Any]], stem: Path, groups: int = 3) 
             ccs = list(dict.fromkeys(r["cc"] for r in usable))
             width = 0.8 / max(1, len(ccs))
             labels = []
+            labelled = set()  # each protocol in the legend once, whichever class it first has
             for g in range(k):
                 lo, hi = edges[g], edges[g + 1]
-                labels.append(f"{lo * 1e3:.0f}-{hi * 1e3:.0f} ms")
+                labels.append(units.ms_range(lo, hi))
                 for i, cc in enumerate(ccs):
                     vals = [
                         r["goodput_bps"]
@@ -199,14 +204,15 @@ def rate_vs_rtt(rows: Sequence[Mapping[str, Any]], stem: Path, groups: int = 3) 
                     if vals:
                         ax.bar(
                             g + i * width,
-                            sum(vals) / len(vals) / 1e3,
+                            sum(vals) / len(vals) / 1e6,
                             width,
                             color=f"C{i}",
-                            label=cc if g == 0 else None,
+                            label=None if cc in labelled else cc,
                         )
+                        labelled.add(cc)
             ax.set_xticks([g + width * (len(ccs) - 1) / 2 for g in range(k)], labels)
             ax.legend()
         ax.set_xlabel("RTT class")
-        ax.set_ylabel("Mean rate (kbps)")
+        ax.set_ylabel("Mean rate (Mb/s)")
         ax.grid(alpha=0.3, axis="y")
         return _save(fig, stem)
