@@ -328,6 +328,19 @@ def test_default_reproduce_runs_every_experiment(tmp_path: Path, monkeypatch):
     assert "fig3" in listing.stdout and "trace" in listing.stdout and "fig9" in listing.stdout
 
 
+def test_panels_must_draw_every_series_and_only_those():
+    import dataclasses
+
+    from westwood.experiments import registry
+    from westwood.experiments.base import Panel
+
+    fig9 = registry.EXPERIMENTS["fig9"]
+    with pytest.raises(ValueError, match="leave some out"):
+        dataclasses.replace(fig9, panels=(Panel("TCPW alone", ("TCPW",)),))
+    with pytest.raises(ValueError, match=r"do not exist \(\['Vegas'\]\)"):
+        dataclasses.replace(fig9, panels=fig9.panels + (Panel("x", ("Vegas",)),))
+
+
 def test_every_line_of_a_figure_has_a_colour_of_its_own_but_twins(tmp_path):
     """Fig. 9's eleven lines once had two in one colour (the dashed ns2-profile baseline took
     its neighbour's); a twin (the simulator's line beside the testbed's) takes its twin's."""
@@ -348,7 +361,7 @@ def test_every_line_of_a_figure_has_a_colour_of_its_own_but_twins(tmp_path):
     real = plots._save_both
 
     def keep(fig, stem):
-        captured["lines"] = [line.get_color() for line in fig.axes[0].get_lines()]
+        captured["axes"] = fig.axes
         return real(fig, stem)
 
     plots._save_both = keep
@@ -356,7 +369,23 @@ def test_every_line_of_a_figure_has_a_colour_of_its_own_but_twins(tmp_path):
         plots.plot_experiment(fig9, xs, cells, tmp_path / "fig9")
     finally:
         plots._save_both = real
-    colours = {str(c) for c in captured["lines"]}
+    # Fig. 9 in three panels (eleven lines in one plot could not be read), TCPW in each; every
+    # series in one at least, in the same colour wherever it is.
+    axes = captured["axes"]
+    assert len(axes) == 3
+    colour_of = {}
+    for ax in axes:
+        handles, labels = ax.get_legend_handles_labels()
+        assert "TCPW" in labels, labels
+        for handle, label in zip(handles, labels):
+            colour = str(handle.lines[0].get_color())
+            assert colour_of.setdefault(label, colour) == colour, label
+    assert sorted(colour_of) == sorted(s.label for s in fig9.series)
+    # One y axis for all, from 0 to above the highest line (a limit set on the first panel
+    # once clipped the lines of the others).
+    top = max(c.mean + c.half_width for row in cells for c in row)
+    assert all(ax.get_ylim()[0] == 0 and ax.get_ylim()[1] >= top for ax in axes)
+    colours = set(colour_of.values())
     assert len(colours) == 11, colours
     doubled = TESTBED_FIG9.as_sweep(False).series
     for s in doubled:

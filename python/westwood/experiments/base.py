@@ -152,6 +152,15 @@ class Series:
 
 
 @dataclass(frozen=True)
+class Panel:
+    """One panel of a figure with many lines: a title and the labels of the series it draws
+    (a series may be in several, e.g. the reference every panel is read against)."""
+
+    title: str
+    series: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Metric:
     """A number taken from a run's summary: ``flows[flow][field] / divisor``, or, when
     ``extract`` is given, ``extract(summary) / divisor`` (e.g. the mean goodput of one cc in a

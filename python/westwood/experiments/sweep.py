@@ -32,6 +32,7 @@ from .base import (
     FLOW_FIELDS,
     Axis,
     Metric,
+    Panel,
     Series,
     format_number,
     merge_overrides,
@@ -62,8 +63,21 @@ class Experiment:
     headline: bool = False  # part of `reproduce --quick` without IDs (the README's main job)
     # What the verdicts rest on, checked on every run (preconditions.py).
     preconditions: Tuple[Precondition, ...] = STANDARD
+    # The figure in panels (one above the other, the same axes), each with some of the series;
+    # none: every series in one plot. Every series must be in one at least.
+    panels: Tuple[Panel, ...] = ()
 
     kind: ClassVar[str] = "sweep"
+
+    def __post_init__(self) -> None:
+        labels = {s.label for s in self.series}
+        drawn = {label for p in self.panels for label in p.series}
+        if self.panels and (drawn - labels or labels - drawn):
+            raise ValueError(
+                f"{self.id}: panels name series that do not exist ({sorted(drawn - labels)}) or "
+                f"leave some out ({sorted(labels - drawn)})"
+            )
+
     record: ClassVar[bool] = False  # runs need no time series
 
     def points(self, quick: bool) -> List[Tuple[float, Series]]:

@@ -44,7 +44,7 @@ from ..claims import (
     paper_gain,
     paper_number,
 )
-from ..experiments.base import GOODPUT_MBPS, Axis, Series
+from ..experiments.base import GOODPUT_MBPS, Axis, Panel, Series
 from ..experiments.preconditions import (
     STANDARD,
     Precondition,
@@ -313,6 +313,22 @@ FIG9 = Experiment(
     seeds=10,
     headline=True,
     preconditions=lossy_preconditions(lambda loss: loss),
+    # Eleven lines in one plot could not be read: the paper's comparison, the Westwood family
+    # and the authors' agents, each panel with TCPW to read it against.
+    panels=(
+        Panel(
+            "The paper's comparison: TCPW, Reno, SACK (and NewReno)",
+            ("Reno", "NewReno", "SACK", "TCPW"),
+        ),
+        Panel(
+            "The Westwood family",
+            ("TCPW", "TCPW TR", "TCPW ABSE", "Westwood+", "TCPW interval"),
+        ),
+        Panel(
+            "The authors' ns-2 agents, with ns-2.35's TCP defaults (docs/westwood.md)",
+            ("TCPW", "TCPW UCLA", "TCPW-NR UCLA", "Reno (ns2 profile)"),
+        ),
+    ),
     description="Bulk transfer over a wired path with a lossy wireless last hop; "
     "goodput of the single flow as the wireless packet error rate grows. Beside the "
     "paper's Reno, SACK and TCPW: NewReno, the other Westwoods, TCPW with interval-weighted "

@@ -33,15 +33,19 @@ def plot_experiment(
     out_stem: Path,
 ) -> List[Path]:
     """Draw one line per series (``cells[series][x]``) with 95% CI error bars, as in the paper:
-    x = the swept parameter, y = the metric. Writes ``out_stem``.png and .svg."""
+    x = the swept parameter, y = the metric; in the experiment's panels if it has some (one
+    above the other, the same axes, a series keeping its colour in each). Writes
+    ``out_stem``.png and .svg."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
+    panels = getattr(experiment, "panels", ()) or ()
     with matplotlib.rc_context({"svg.hashsalt": experiment.id, "font.size": 10}):
-        fig = Figure(figsize=(6.4, 4.4), layout="constrained")
-        ax = fig.add_subplot()
+        rows = max(1, len(panels))
+        fig = Figure(figsize=(6.4, 4.4 if rows == 1 else 1.2 + 3.0 * rows), layout="constrained")
+        axes = fig.subplots(rows, 1, sharex=True, sharey=True, squeeze=False)[:, 0]
         # A colour per series, but a twin (the simulator's line beside the testbed's, the same
         # protocol at another delay) takes its twin's, dashed and hollow. matplotlib's ten
         # colours while they suffice, else tab20's twenty (fig. 9 has eleven lines: two once
@@ -52,31 +56,50 @@ def plot_experiment(
         else:
             palette = [matplotlib.colormaps["tab20"](i) for i in range(20)]
         colour_of = {s.label: i for i, s in enumerate(own)}
-        for series, row in zip(experiment.series, cells):
-            means = [c.mean for c in row]
-            errors = [c.half_width if not math.isnan(c.half_width) else 0.0 for c in row]
-            colour = colour_of.get(series.twin_of or series.label, 0)
-            dashed = getattr(series, "style", "") == "dashed"
-            ax.errorbar(
-                list(xs),
-                means,
-                yerr=errors,
-                label=series.label,
-                color=palette[colour % len(palette)],
-                linestyle="--" if dashed else "-",
-                markerfacecolor="none" if series.twin_of else None,
-                marker=MARKERS[colour % len(MARKERS)],
-                markersize=5,
-                linewidth=1.4,
-                capsize=3,
-            )
-        ax.set_xlabel(experiment.x.axis_label)
-        ax.set_ylabel(experiment.metric.label)
-        ax.set_title(f"{experiment.title}\n({experiment.paper})", fontsize=10)
-        ax.set_ylim(bottom=0)
-        ax.grid(True, linestyle=":", linewidth=0.6)
-        ax.legend(fontsize=8)
+        for ax, panel in zip(axes, panels or (None,)):
+            drawn = [
+                (series, row)
+                for series, row in zip(experiment.series, cells)
+                if panel is None or series.label in panel.series
+            ]
+            _draw_series(ax, drawn, xs, palette, colour_of)
+            ax.set_ylabel(experiment.metric.label)
+            ax.grid(True, linestyle=":", linewidth=0.6)
+            ax.legend(fontsize=8)
+            if panel is not None:
+                ax.set_title(panel.title, fontsize=9)
+        # Once every panel is drawn: the panels share the y axis, and a limit set earlier
+        # would stop it growing for the lines drawn after.
+        axes[0].set_ylim(bottom=0)
+        axes[-1].set_xlabel(experiment.x.axis_label)
+        title = f"{experiment.title}\n({experiment.paper})"
+        if panels:
+            fig.suptitle(title, fontsize=10)
+        else:
+            axes[0].set_title(title, fontsize=10)
         return _save_both(fig, out_stem)
+
+
+def _draw_series(ax, drawn, xs, palette, colour_of) -> None:
+    """The lines of ``drawn`` ((series, cells) pairs) on ``ax``."""
+    for series, row in drawn:
+        means = [c.mean for c in row]
+        errors = [c.half_width if not math.isnan(c.half_width) else 0.0 for c in row]
+        colour = colour_of.get(series.twin_of or series.label, 0)
+        dashed = getattr(series, "style", "") == "dashed"
+        ax.errorbar(
+            list(xs),
+            means,
+            yerr=errors,
+            label=series.label,
+            color=palette[colour % len(palette)],
+            linestyle="--" if dashed else "-",
+            markerfacecolor="none" if series.twin_of else None,
+            marker=MARKERS[colour % len(MARKERS)],
+            markersize=5,
+            linewidth=1.4,
+            capsize=3,
+        )
 
 
 def plot_trace(
