@@ -79,6 +79,14 @@ def test_scenarios_come_from_the_installed_package(installed):
     assert "[package: " in line and venv in line, line
 
 
+def test_the_docs_come_with_the_package(installed):
+    """Help texts name docs/NAME.md; after pip install there is no clone to find them in."""
+    proc = _westwood(installed, "docs", "--path")
+    assert str(installed["venv"].resolve()) in proc.stdout, proc.stdout
+    page = _westwood(installed, "docs", "docs/testbed.md").stdout
+    assert page == (REPO / "docs" / "testbed.md").read_text(encoding="utf-8")
+
+
 def test_version_names_the_engine_build(installed):
     proc = _westwood(installed, "--version")
     assert proc.stdout.startswith("westwood "), proc.stdout

@@ -437,7 +437,11 @@ COMMANDS = (
 
 # Commands whose module builds their parser (``add_parser(subparsers)``), imported only when the
 # command runs or the full parser is built: `westwood run` does not load the measurement code.
-MODULE_COMMANDS = (("analyze", ".measure.analyze"), ("measure", ".measure.measure"))
+MODULE_COMMANDS = (
+    ("analyze", ".measure.analyze"),
+    ("measure", ".measure.measure"),
+    ("docs", ".manual"),
+)
 
 # `westwood testbed|emu|linux ...` is forwarded whole to a binary (see `main`); they are listed so
 # that `westwood --help` shows them.
@@ -476,7 +480,8 @@ def build_parser() -> argparse.ArgumentParser:
         "state machines, a deterministic packet-level simulator that reproduces the papers' "
         "experiments (run, sweep, reproduce), TCPW on real Linux TCP through eBPF (linux) "
         "measured through a link emulator beside the simulator (testbed, emu), and "
-        "measurement on real paths (measure, analyze). `westwood COMMAND --help` for each.",
+        "measurement on real paths (measure, analyze). `westwood COMMAND --help` for each; "
+        "`westwood docs` for the documentation pages help texts name (docs/NAME.md).",
     )
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -754,11 +759,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     if not getattr(args, "func", None):
         parser.print_usage(sys.stderr)
-        print(
-            "westwood: error: a command is required "
-            "(run, plot, reproduce, sweep, bench, replay, scenarios, analyze, measure, linux, "
-            "testbed, emu)",
-            file=sys.stderr,
-        )
+        names = [c[0] for c in COMMANDS] + [c[0] for c in MODULE_COMMANDS + FORWARDED]
+        print(f"westwood: error: a command is required ({', '.join(names)})", file=sys.stderr)
         return EXIT_USAGE
     return finish(args.func, args)
