@@ -13,7 +13,7 @@ PY_SOURCES   := $(shell find python/westwood -name '*.py') pyproject.toml
 # missing (as root); tshark's "should non-superusers capture" question is answered no beforehand.
 APT_PACKAGES := clang llvm libbpf-dev bpftool iperf3 iproute2 libelf-dev zlib1g-dev pkg-config tcpdump tshark
 
-.PHONY: deps linux build reproduce test test-rust test-python lint bench clean
+.PHONY: deps linux build wheel reproduce test test-rust test-python lint bench clean
 
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -45,6 +45,18 @@ linux: deps
 	cargo build --release -p westwood-linux -p westwood-emulator
 
 build: $(STAMP) linux
+
+# A wheel of the whole product: the simulator and westwood-linux / westwood-emu (their eBPF
+# programs built in), which `pip install` puts in the package's bin/. The two link the system's
+# libelf and zlib, which no manylinux policy allows, so the wheel is a plain linux one: for
+# machines of this kind (this glibc or newer, libelf1 and zlib1g installed). The binaries are
+# staged in python/westwood/bin/ only while maturin packs them.
+WHEEL_DIR ?= dist
+wheel: linux $(VENV)/bin/python
+	rm -rf python/westwood/bin && mkdir -p python/westwood/bin
+	cp target/release/westwood-linux target/release/westwood-emu python/westwood/bin/
+	$(PY) -m maturin build --release --compatibility linux --quiet -o $(WHEEL_DIR); \
+	  status=$$?; rm -rf python/westwood/bin; exit $$status
 
 reproduce: build
 	$(VENV)/bin/westwood reproduce --quick --out results

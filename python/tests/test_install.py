@@ -43,11 +43,8 @@ def installed(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("install")
     assert REPO not in root.parents, "the install must happen outside the clone"
     wheels = root / "wheels"
-    _check(
-        [sys.executable, "-m", "maturin", "build", "--release", "-o", str(wheels)],
-        cwd=REPO,
-        timeout=3600,
-    )
+    # The wheel of the whole product: the simulator and the Linux tools (README.md, `make wheel`).
+    _check(["make", "wheel", f"WHEEL_DIR={wheels}"], cwd=REPO, timeout=3600)
     (wheel,) = wheels.glob("westwood-*.whl")
     venv = root / "venv"
     _check([sys.executable, "-m", "venv", str(venv)], timeout=600)
@@ -85,6 +82,31 @@ def test_the_docs_come_with_the_package(installed):
     assert str(installed["venv"].resolve()) in proc.stdout, proc.stdout
     page = _westwood(installed, "docs", "docs/testbed.md").stdout
     assert page == (REPO / "docs" / "testbed.md").read_text(encoding="utf-8")
+
+
+def test_the_linux_tools_come_with_the_package(installed):
+    """westwood-linux and westwood-emu travel in the wheel (issue 33: from a wheel, `westwood
+    linux status` and even `westwood testbed --help` once said "not part of the installed
+    westwood package")."""
+    status = _westwood(installed, "linux", "status").stdout
+    assert "kernel" in status and "BTF" in status, status
+    for command in ("linux", "emu", "testbed"):
+        assert "usage:" in _westwood(installed, command, "--help").stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="loading eBPF and running a testbed need root")
+def test_linux_load_and_a_testbed_from_the_package(installed):
+    _westwood(installed, "linux", "load", "tcpw_tr")
+    try:
+        assert "tcpw_tr" in _westwood(installed, "linux", "status").stdout
+    finally:
+        _westwood(installed, "linux", "unload", "tcpw_tr")
+    out = installed["cwd"] / "tb"
+    _westwood(
+        installed, "testbed", "wireless", "--set", "cc=reno", "--duration", "3", "--out", str(out)
+    )
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["flows"][0]["goodput_bps"] > 0, summary["flows"]
 
 
 def test_version_names_the_engine_build(installed):

@@ -65,7 +65,8 @@ def test_missing_binary_explains_how_to_build_it(tmp_path, monkeypatch, capfd):
     assert testbed.main_emu(["selftest"]) == 2
     # Without a repository (an installed package) the message gives the build command anyway.
     err = capfd.readouterr().err
-    assert "westwood-emu is not part of the installed westwood package" in err
+    assert "westwood-emu is not part of this installation of westwood" in err
+    assert "built with `make wheel`" in err
     assert "cargo build --release -p westwood-emulator" in err and "WESTWOOD_EMU_BIN" in err
 
 

@@ -1,8 +1,9 @@
 """Finding and running the project's Rust binaries (westwood-linux, westwood-emu).
 
 A binary is looked for, in order, at ``$<ENV_VAR>``, ``<repo>/target/release/<name>``,
-``$CARGO_TARGET_DIR/release/<name>``, then on ``$PATH``; if none exists the error says how to
-build it.
+``$CARGO_TARGET_DIR/release/<name>``, the package's own ``bin/`` (a wheel built by ``make
+wheel`` carries both, with their eBPF programs built in), then on ``$PATH``; if none exists the
+error says how to build it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ EXIT_USAGE = 2
 
 # <linux/prctl.h>
 PR_SET_PDEATHSIG = 1
+
+
+# Where a wheel built by `make wheel` puts westwood-linux and westwood-emu.
+PACKAGE_BIN = Path(__file__).resolve().parent / "bin"
 
 
 class BinaryNotFound(FileNotFoundError):
@@ -45,6 +50,7 @@ class RustBinary:
         target_dir = os.environ.get("CARGO_TARGET_DIR")
         if target_dir:
             found.append(Path(target_dir) / "release" / self.name)
+        found.append(PACKAGE_BIN / self.name)
         return found
 
     def find(self, repo: Optional[Path]) -> Path:
@@ -62,12 +68,13 @@ class RustBinary:
         if on_path:
             return Path(on_path)
         if repo is None:
-            # An installed package: the wheel carries the simulator, not the Linux tools (they
-            # need clang and libbpf where they are built, and root where they run).
+            # An installed package built without them (`maturin build`, `pip install` of the
+            # sources): `make wheel` builds one that carries them.
             raise BinaryNotFound(
-                f"{self.name} is not part of the installed westwood package and is not on PATH: "
-                f"in a clone of the westwood sources run `{self.build_hint}` ({self.needs}), "
-                f"then put target/release/{self.name} on PATH or set {self.env_var} to it"
+                f"{self.name} is not part of this installation of westwood and is not on PATH: "
+                f"install a wheel built with `make wheel` (it carries {self.name}), or in a "
+                f"clone of the westwood sources run `{self.build_hint}` ({self.needs}), then put "
+                f"target/release/{self.name} on PATH or set {self.env_var} to it"
             )
         looked = ", ".join(str(p) for p in self.candidates(repo))
         raise BinaryNotFound(
