@@ -9,9 +9,10 @@ PY_SOURCES   := $(shell find python/westwood -name '*.py') pyproject.toml
 
 # System packages: clang/llvm/bpftool/libbpf to build the eBPF program, libelf/zlib/pkg-config for
 # the vendored libbpf, iperf3 and iproute2 for the Linux tests, tcpdump and tshark for the
-# captures (`westwood measure --pcap`; the tests read every capture with both). Installed when
-# missing (as root); tshark's "should non-superusers capture" question is answered no beforehand.
-APT_PACKAGES := clang llvm libbpf-dev bpftool iperf3 iproute2 libelf-dev zlib1g-dev pkg-config tcpdump tshark
+# captures (`westwood measure --pcap`; the tests read every capture with both), Chromium for the
+# test that lays the HTML report out in a browser. Installed when missing (as root); tshark's
+# "should non-superusers capture" question is answered no beforehand.
+APT_PACKAGES := clang llvm libbpf-dev bpftool iperf3 iproute2 libelf-dev zlib1g-dev pkg-config tcpdump tshark chromium
 
 .PHONY: deps linux build wheel reproduce test test-rust test-python lint bench clean
 
