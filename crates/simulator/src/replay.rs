@@ -148,9 +148,9 @@ pub fn parse_origin(text: &str) -> Result<TraceOrigin, ReplayError> {
 // Resolving the controls like a scenario's [tcp] table.
 
 /// A one-flow scenario whose `[tcp]` table names `cc` and the segment size `mss`: what the
-/// overrides are applied to, so that they take exactly a scenario's keys and values. `table`: the
-/// cc's (empty) parameter table, so that `--set westwood.tau=1s` has a table to set a key in.
-fn scenario_text(cc: &str, mss: u64, table: Option<&str>) -> String {
+/// overrides are applied to, so that they take exactly a scenario's keys and values. `tables`:
+/// (empty) parameter tables, so that `--set westwood.tau=1s` has a table to set a key in.
+fn scenario_text(cc: &str, mss: u64, tables: &[String]) -> String {
     let mut text = format!(
         "[scenario]\nduration = \"1s\"\n[topology]\nnodes = [\"sender\", \"receiver\"]\n\
          [links.path]\nfrom = \"sender\"\nto = \"receiver\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
@@ -158,7 +158,7 @@ fn scenario_text(cc: &str, mss: u64, table: Option<&str>) -> String {
          [tcp]\ncc = {}\nsegment_size = \"{mss}B\"\n",
         toml::Value::String(cc.to_string())
     );
-    if let Some(table) = table {
+    for table in tables {
         text.push_str(&format!("[tcp.{table}]\n"));
     }
     text
@@ -167,10 +167,10 @@ fn scenario_text(cc: &str, mss: u64, table: Option<&str>) -> String {
 fn tcp_spec(
     cc: &str,
     mss: u64,
-    table: Option<&str>,
+    tables: &[String],
     overrides: &[(String, String)],
 ) -> Result<TcpSpec, ScenarioError> {
-    let scenario = scenario::load_str(&scenario_text(cc, mss, table), "replay", overrides)?;
+    let scenario = scenario::load_str(&scenario_text(cc, mss, tables), "replay", overrides)?;
     Ok(scenario.flows[0].tcp.clone())
 }
 
@@ -191,14 +191,15 @@ fn from_scenario(e: ScenarioError) -> ReplayError {
 #[derive(Debug, Clone)]
 struct Setup {
     cc: String,
-    /// Its parameter table (`westwood_abse` for `westwood-abse`), if it has one.
-    table: Option<String>,
+    /// The parameter tables its overrides set (`westwood_abse` for `westwood-abse`;
+    /// `westwood_ucla` for both UCLA agents).
+    tables: Vec<String>,
     overrides: Vec<(String, String)>,
 }
 
 impl Setup {
     fn spec(&self, mss: u64) -> Result<TcpSpec, ScenarioError> {
-        tcp_spec(&self.cc, mss, self.table.as_deref(), &self.overrides)
+        tcp_spec(&self.cc, mss, &self.tables, &self.overrides)
     }
 }
 
@@ -217,12 +218,12 @@ fn setups(config: &ReplayConfig) -> Result<Vec<Setup>, ReplayError> {
         if names.contains(&name) {
             return Err(setting("--cc", format!("{name:?} is named twice")));
         }
-        tcp_spec(&name, 1000, None, &[]).map_err(from_scenario)?;
+        tcp_spec(&name, 1000, &[], &[]).map_err(from_scenario)?;
         names.push(name);
     }
-    // Each override, as a key of the [tcp] table; a variant's parameter table goes to that
-    // variant alone (a scenario rejects another variant's table).
-    let mut keyed: Vec<(Option<String>, (String, String))> = Vec::new();
+    // Each override, as a key of the [tcp] table; a parameter table goes to the replayed
+    // controls that take it alone (a scenario rejects another variant's table).
+    let mut keyed: Vec<(Option<(String, Vec<String>)>, (String, String))> = Vec::new();
     for (key, value) in &config.overrides {
         let key = key.trim();
         let inner = key.strip_prefix("tcp.").unwrap_or(key);
@@ -237,41 +238,56 @@ fn setups(config: &ReplayConfig) -> Result<Vec<Setup>, ReplayError> {
             }
             _ => {}
         }
-        let owner = parameter_table_owner(table);
-        if let Some(owner) = &owner {
-            if !names.contains(owner) {
-                return Err(setting(
-                    format!("--set {inner}"),
-                    format!("parameters of cc = {owner:?}, which is not replayed (--cc {})", names.join(",")),
-                ));
-            }
+        let takers = parameter_table_takers(table);
+        if !takers.is_empty() && !takers.iter().any(|t| names.contains(t)) {
+            let owners: Vec<String> = takers.iter().map(|t| format!("{t:?}")).collect();
+            return Err(setting(
+                format!("--set {inner}"),
+                format!(
+                    "parameters of cc = {}, which is not replayed (--cc {})",
+                    owners.join(" or "),
+                    names.join(",")
+                ),
+            ));
         }
-        keyed.push((owner, (format!("tcp.{inner}"), value.clone())));
+        let owners = (!takers.is_empty()).then(|| (table.to_string(), takers));
+        keyed.push((owners, (format!("tcp.{inner}"), value.clone())));
     }
     let mut out = Vec::new();
     for name in names {
-        let overrides: Vec<(String, String)> = keyed
-            .iter()
-            .filter(|(owner, _)| owner.as_ref().is_none_or(|o| *o == name))
-            .map(|(_, kv)| kv.clone())
-            .collect();
-        let own = name.replace('-', "_");
-        let table = (parameter_table_owner(&own).as_deref() == Some(name.as_str())).then_some(own);
-        let setup = Setup { cc: name, table, overrides };
+        let mine =
+            |owners: &Option<(String, Vec<String>)>| owners.as_ref().is_none_or(|(_, t)| t.contains(&name));
+        let overrides: Vec<(String, String)> =
+            keyed.iter().filter(|(owners, _)| mine(owners)).map(|(_, kv)| kv.clone()).collect();
+        let mut tables: Vec<String> = Vec::new();
+        for (owners, _) in &keyed {
+            if let (true, Some((table, _))) = (mine(owners), owners) {
+                if !tables.contains(table) {
+                    tables.push(table.clone());
+                }
+            }
+        }
+        let setup = Setup { cc: name, tables, overrides };
         setup.spec(1000).map_err(from_scenario)?;
         out.push(setup);
     }
     Ok(out)
 }
 
-/// The cc whose parameter table `key` is (`westwood_abse` -> `westwood-abse`): the key, with `_`
-/// for `-`, names a cc that accepts a table under that key.
-fn parameter_table_owner(key: &str) -> Option<String> {
-    let cc = key.replace('_', "-").to_ascii_lowercase();
-    if cc.is_empty() || tcp_spec(&cc, 1000, None, &[]).is_err() {
-        return None;
+/// The controls that take a parameter table under `key` (`westwood_abse`: `westwood-abse`;
+/// `westwood_ucla`: both UCLA agents), asked of every registered one as a scenario would be;
+/// none when `key` is no parameter table (every control takes it, or none: a plain `[tcp]` key,
+/// or a wrong one that the scenario's own check names).
+fn parameter_table_takers(key: &str) -> Vec<String> {
+    let all = westwood_algorithms::registry::names();
+    let table = [(format!("tcp.{key}"), "{}".to_string())];
+    let takers: Vec<String> =
+        all.iter().filter(|cc| tcp_spec(cc, 1000, &[], &table).is_ok()).map(|cc| cc.to_string()).collect();
+    if takers.len() == all.len() {
+        Vec::new()
+    } else {
+        takers
     }
-    tcp_spec(&cc, 1000, None, &[(format!("tcp.{key}"), "{}".to_string())]).ok().map(|_| cc)
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1243,6 +1259,15 @@ mod tests {
         assert_eq!(r.setups[0].overrides.len(), 1);
         assert_eq!(r.setups[1].overrides, vec![("tcp.westwood_abse.n".to_string(), "5".to_string())]);
 
+        // A table several controls take goes to each replayed one that takes it: the UCLA
+        // agents share theirs (this was refused: "parameters of cc = westwood-ucla, which is
+        // not replayed", the owner guessed from the table's name).
+        let nr = Replayer::new(&config(&["westwood-ucla-nr"], &[("westwood_ucla.filter", "1")])).unwrap();
+        assert_eq!(nr.setups[0].overrides, vec![("tcp.westwood_ucla.filter".to_string(), "1".to_string())]);
+        let both = config(&["westwood-ucla", "westwood-ucla-nr", "reno"], &[("westwood_ucla.filter", "1")]);
+        let both = Replayer::new(&both).unwrap();
+        assert_eq!(both.setups.iter().map(|s| s.overrides.len()).collect::<Vec<_>>(), [1, 1, 0]);
+
         type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
         let cases: &[Case] = &[
             (&["vegas"], &[], "--cc | unknown congestion control \"vegas\""),
@@ -1254,6 +1279,12 @@ mod tests {
                 &["westwood"],
                 &[("westwood_abse", "{ n = 5 }")],
                 "--set westwood_abse | parameters of cc = \"westwood-abse\", which is not replayed",
+            ),
+            (
+                &["westwood"],
+                &[("westwood_ucla.filter", "1")],
+                "--set westwood_ucla.filter | parameters of cc = \"westwood-ucla\" or \"westwood-ucla-nr\", \
+                 which is not replayed",
             ),
             (&["westwood"], &[("loss", "1%")], "--set loss |"),
             (
