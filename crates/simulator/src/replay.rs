@@ -223,7 +223,7 @@ fn setups(config: &ReplayConfig) -> Result<Vec<Setup>, ReplayError> {
     }
     // Each override, as a key of the [tcp] table; a parameter table goes to the replayed
     // controls that take it alone (a scenario rejects another variant's table).
-    let mut keyed: Vec<(Option<(String, Vec<String>)>, (String, String))> = Vec::new();
+    let mut keyed: Vec<(TableTakers, (String, String))> = Vec::new();
     for (key, value) in &config.overrides {
         let key = key.trim();
         let inner = key.strip_prefix("tcp.").unwrap_or(key);
@@ -273,6 +273,9 @@ fn setups(config: &ReplayConfig) -> Result<Vec<Setup>, ReplayError> {
     }
     Ok(out)
 }
+
+/// A parameter table an override sets and the controls that take it; `None`: a plain `[tcp]` key.
+type TableTakers = Option<(String, Vec<String>)>;
 
 /// The controls that take a parameter table under `key` (`westwood_abse`: `westwood-abse`;
 /// `westwood_ucla`: both UCLA agents), asked of every registered one as a scenario would be;
