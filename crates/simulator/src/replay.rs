@@ -277,20 +277,14 @@ fn setups(config: &ReplayConfig) -> Result<Vec<Setup>, ReplayError> {
 /// A parameter table an override sets and the controls that take it; `None`: a plain `[tcp]` key.
 type TableTakers = Option<(String, Vec<String>)>;
 
-/// The controls that take a parameter table under `key` (`westwood_abse`: `westwood-abse`;
-/// `westwood_ucla`: both UCLA agents), asked of every registered one as a scenario would be;
-/// none when `key` is no parameter table (every control takes it, or none: a plain `[tcp]` key,
-/// or a wrong one that the scenario's own check names).
+/// The controls whose parameter table is `key` in the registry (`westwood_abse`:
+/// `westwood-abse`; `westwood_ucla`: both UCLA agents); none for a plain `[tcp]` key.
 fn parameter_table_takers(key: &str) -> Vec<String> {
-    let all = westwood_algorithms::registry::names();
-    let table = [(format!("tcp.{key}"), "{}".to_string())];
-    let takers: Vec<String> =
-        all.iter().filter(|cc| tcp_spec(cc, 1000, &[], &table).is_ok()).map(|cc| cc.to_string()).collect();
-    if takers.len() == all.len() {
-        Vec::new()
-    } else {
-        takers
-    }
+    westwood_algorithms::registry::entries()
+        .into_iter()
+        .filter(|e| e.parameters.as_ref().is_some_and(|t| t.key == key))
+        .map(|e| e.name.to_string())
+        .collect()
 }
 
 // ------------------------------------------------------------------------------------------
