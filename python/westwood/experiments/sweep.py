@@ -64,19 +64,33 @@ class Experiment:
     # What the verdicts rest on, checked on every run (preconditions.py).
     preconditions: Tuple[Precondition, ...] = STANDARD
     # The figure in panels (one above the other, the same axes), each with some of the series;
-    # none: every series in one plot. Every series must be in one at least.
+    # none: every series in one plot. Every series should be in one at least (`panel_problems`).
     panels: Tuple[Panel, ...] = ()
 
     kind: ClassVar[str] = "sweep"
 
-    def __post_init__(self) -> None:
+    def panel_problems(self) -> List[str]:
+        """What is wrong with the panels: labels of no series, series in no panel."""
         labels = {s.label for s in self.series}
         drawn = {label for p in self.panels for label in p.series}
-        if self.panels and (drawn - labels or labels - drawn):
-            raise ValueError(
-                f"{self.id}: panels name series that do not exist ({sorted(drawn - labels)}) or "
-                f"leave some out ({sorted(labels - drawn)})"
-            )
+        if not self.panels:
+            return []
+        return [f"no series {x!r}" for x in sorted(drawn - labels)] + [
+            f"series {x!r} in no panel" for x in sorted(labels - drawn)
+        ]
+
+    def drawn_panels(self) -> Tuple[Panel, ...]:
+        """The panels to draw: each limited to the series the experiment has (a copy with fewer
+        series, e.g. a test's, keeps the rest), empty ones left out; none (one plot) if a
+        series would be in no panel."""
+        labels = {s.label for s in self.series}
+        kept = tuple(
+            Panel(p.title, tuple(x for x in p.series if x in labels))
+            for p in self.panels
+            if any(x in labels for x in p.series)
+        )
+        covered = {x for p in kept for x in p.series}
+        return kept if covered == labels else ()
 
     record: ClassVar[bool] = False  # runs need no time series
 

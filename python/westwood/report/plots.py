@@ -41,7 +41,7 @@ def plot_experiment(
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    panels = getattr(experiment, "panels", ()) or ()
+    panels = experiment.drawn_panels() if hasattr(experiment, "drawn_panels") else ()
     with matplotlib.rc_context({"svg.hashsalt": experiment.id, "font.size": 10}):
         rows = max(1, len(panels))
         fig = Figure(figsize=(6.4, 4.4 if rows == 1 else 1.2 + 3.0 * rows), layout="constrained")
