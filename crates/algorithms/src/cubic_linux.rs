@@ -289,8 +289,8 @@ impl LinuxCubic {
         }
         // TCP friendliness: the Reno-friendly window, and cnt no slower than it.
         let per_segment = (cwnd * FRIENDLY_SCALE) >> 3;
-        if per_segment > 0 {
-            self.tcp_cwnd += self.ack_cnt / per_segment;
+        if let Some(segments) = self.ack_cnt.checked_div(per_segment) {
+            self.tcp_cwnd += segments;
             self.ack_cnt %= per_segment;
         }
         if self.tcp_cwnd > cwnd {

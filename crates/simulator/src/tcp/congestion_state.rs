@@ -73,7 +73,7 @@ impl CongestionState {
     /// `snd_una` reached `ack`: a go-back-N resend whose end it covers is over. Whether one
     /// was.
     pub(in crate::tcp) fn on_cumulative_ack(&mut self, ack: u64) -> bool {
-        if !self.loss_until().is_some_and(|until| ack >= until) {
+        if self.loss_until().is_none_or(|until| ack < until) {
             return false;
         }
         *self = match self {
