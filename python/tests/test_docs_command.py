@@ -31,3 +31,16 @@ def test_list_print_and_refuse():
     assert path.stdout.strip().endswith("scenarios.md")
     missing = cli("docs", "nope")
     assert missing.returncode == 2 and "no page 'nope'; the pages are: ack-trace" in missing.stderr
+
+
+def test_the_pages_as_json():
+    import json
+
+    listing = cli("docs", "--json")
+    assert listing.returncode == 0
+    pages = json.loads(listing.stdout)
+    assert {"topic": "testbed", "title": manual.title(REPO / "docs" / "testbed.md")}.items() <= {
+        k: v for k, v in next(p for p in pages if p["topic"] == "testbed").items() if k != "path"
+    }.items()
+    assert [p["topic"] for p in pages] == sorted(p["topic"] for p in pages)
+    assert cli("docs", "testbed", "--json").returncode == 2

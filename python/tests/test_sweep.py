@@ -611,3 +611,20 @@ def test_a_worker_that_cannot_commit_its_run_stops_the_sweep_with_exit_2(
     last = err.splitlines()[-1]
     assert last.startswith(f"westwood: error: cannot write {out / 'runs'}/"), err
     assert last.endswith(f".json: {ENOSPC_TEXT}") and "Traceback" not in err
+
+
+def test_sweep_json_reports_the_outcome(tmp_path: Path, capsys):
+    out = tmp_path / "s"
+    assert main(["sweep", "wireless", *TWO_RUNS, "--out", str(out), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["runs"], got["ok"], got["failed"], got["run_now"], got["from_store"]) == (
+        2,
+        2,
+        0,
+        2,
+        0,
+    )
+    assert got["failures"] == [] and any(f.endswith("results.parquet") for f in got["files"])
+    assert main(["sweep", "--rebuild", "--out", str(out), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert (again["runs"], again["ok"], again["run_now"]) == (2, 2, None)

@@ -267,6 +267,12 @@ def _sweep_arguments(sw: argparse.ArgumentParser) -> None:
         help="run nothing: rewrite results.parquet, the summary and the plot of --out DIR "
         "from its run files",
     )
+    sw.add_argument(
+        "--json",
+        action="store_true",
+        help="print the outcome as one JSON object (runs, ok, failed, from the store, run now, "
+        "not run yet, the files written, the failed runs)",
+    )
     sw.set_defaults(func=cmd_sweep)
 
 
@@ -658,14 +664,31 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             return 130
     failed = result.failed
     ok = len(result.rows) - len(failed)
-    counts = f"{result.total} runs: {ok} ok, {len(failed)} failed"
-    if not args.rebuild:
-        counts += f" ({result.cached} from the store, {result.ran} run now)"
-    if result.missing:
-        counts += f", {result.missing} not run yet"
-    print(counts)
-    for path in result.paths:
-        print(path)
+    if args.json:
+        axes = [a["key"] for a in sweeps.load_definition(args.out)["axes"]]
+        outcome = {
+            "runs": result.total,
+            "ok": ok,
+            "failed": len(failed),
+            "from_store": None if args.rebuild else result.cached,
+            "run_now": None if args.rebuild else result.ran,
+            "not_run_yet": result.missing,
+            "files": [str(p) for p in result.paths],
+            "failures": [
+                {**{a: row[a] for a in axes}, "seed": row["seed"], "error": row["error"]}
+                for row in failed
+            ],
+        }
+        print(json.dumps(outcome))
+    else:
+        counts = f"{result.total} runs: {ok} ok, {len(failed)} failed"
+        if not args.rebuild:
+            counts += f" ({result.cached} from the store, {result.ran} run now)"
+        if result.missing:
+            counts += f", {result.missing} not run yet"
+        print(counts)
+        for path in result.paths:
+            print(path)
     if failed:
         print(f"westwood: {len(failed)} of {result.total} runs failed:", file=sys.stderr)
         axes = [a["key"] for a in sweeps.load_definition(args.out)["axes"]]

@@ -56,6 +56,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("topic", nargs="?", help="a page, e.g. scenarios or docs/scenarios.md")
     p.add_argument("--path", action="store_true", help="print the page's path, not its text")
+    p.add_argument("--json", action="store_true", help="list the pages as JSON: topic, title, path")
     p.set_defaults(func=cmd_docs)
 
 
@@ -66,6 +67,14 @@ def cmd_docs(args) -> int:
             f"no documentation in {pages_directory()}: this installation has no pages "
             "(reinstall the package, or read docs/ in a clone)"
         )
+    if args.json:
+        if args.topic is not None:
+            raise UsageError("docs --json lists the pages; give no TOPIC")
+        import json
+
+        rows = [{"topic": t, "title": title(p), "path": str(p)} for t, p in found.items()]
+        print(json.dumps(rows))
+        return 0
     if args.topic is None:
         if args.path:
             print(pages_directory())
