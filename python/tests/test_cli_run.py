@@ -186,3 +186,16 @@ def test_version_names_package_and_engine_build():
     proc = cli("--version")
     assert proc.returncode == 0, proc.stderr
     assert re.fullmatch(rf"westwood {re.escape(__version__)} \(engine \S+\)\n", proc.stdout)
+
+
+def test_a_run_directory_uses_one_line_ending(tmp_path):
+    """Issue 32: flows.csv and links.csv (Python's csv module) ended lines in CRLF, the series
+    files (the Rust writer) in LF, side by side in one directory."""
+    out = tmp_path / "r"
+    proc = cli("run", "wireless", "--set", "duration=2s", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    files = sorted(out.glob("*.csv"))
+    assert {p.name for p in files} >= {"flows.csv", "links.csv", "flow_series.csv"}
+    for path in files:
+        data = path.read_bytes()
+        assert b"\r" not in data and data.endswith(b"\n"), path.name

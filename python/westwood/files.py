@@ -225,7 +225,7 @@ def write_json_atomic(path: PathLike, value: Any, durable: bool = False) -> None
 def write_columns_csv(path: PathLike, columns: Columns) -> None:
     """Write a CSV file in place: only for files of a ``staged_directory``."""
     with writing(path), open(path, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f)
+        writer = csv.writer(f, lineterminator="\n")  # as the Rust writers end lines
         writer.writerow(list(columns))
         writer.writerows(column_rows(columns))
 

@@ -2,7 +2,9 @@
 //! summary.json, flows.csv, links.csv, flow_series.csv, link_series.csv. Column order: the
 //! simulator's declared columns (`westwood_simulator::results::columns`) first, then any others
 //! in record order;
-//! floats as Python's csv module writes them (`1.0`, `nan`).
+//! cells written by the simulator's own cell writers (`westwood_simulator::series`: floats as
+//! Python's csv module writes them, `1.0`, `nan`; text quoted only where it must be), lines
+//! ending in `\n` as every file of a run directory does.
 
 use std::path::Path;
 
@@ -16,6 +18,7 @@ pub use westwood_simulator::results::columns::{
     FLOW_COLUMNS, FLOW_SERIES_COLUMNS, LINK_COLUMNS, LINK_SERIES_COLUMNS,
 };
 pub use westwood_simulator::series::float_text;
+use westwood_simulator::series::{push_float, push_text};
 
 /// One CSV cell.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,18 +51,12 @@ impl From<String> for Cell {
 }
 
 impl Cell {
-    fn text(&self) -> String {
+    fn push_to(&self, out: &mut String) {
         match self {
-            Cell::Int(i) => i.to_string(),
-            Cell::Float(f) => float_text(*f),
-            Cell::Text(s) => {
-                if s.contains([',', '"', '\n', '\r']) {
-                    format!("\"{}\"", s.replace('"', "\"\""))
-                } else {
-                    s.clone()
-                }
-            }
-            Cell::Empty => String::new(),
+            Cell::Int(i) => out.push_str(&i.to_string()),
+            Cell::Float(f) => push_float(out, *f),
+            Cell::Text(s) => push_text(out, s),
+            Cell::Empty => {}
         }
     }
 
@@ -108,11 +105,22 @@ impl Columns {
     }
 
     pub fn csv(&self) -> String {
-        let mut s = self.0.iter().map(|c| Cell::Text(c.0.clone()).text()).collect::<Vec<_>>().join(",");
-        s.push_str("\r\n");
+        let mut s = String::new();
+        for (i, (name, _)) in self.0.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            push_text(&mut s, name);
+        }
+        s.push('\n');
         for r in 0..self.rows() {
-            s.push_str(&self.0.iter().map(|c| c.1[r].text()).collect::<Vec<_>>().join(","));
-            s.push_str("\r\n");
+            for (i, (_, cells)) in self.0.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                cells[r].push_to(&mut s);
+            }
+            s.push('\n');
         }
         s
     }
@@ -208,7 +216,7 @@ mod tests {
         let mut c = Columns::with_names(&["a", "b", "c"]);
         c.push_row(vec![("a", 1u64.into()), ("b", 2.0.into()), ("c", "x,y".into())]);
         c.push_row(vec![("a", 3u64.into()), ("b", f64::NAN.into())]);
-        assert_eq!(c.csv(), "a,b,c\r\n1,2.0,\"x,y\"\r\n3,nan,\r\n");
+        assert_eq!(c.csv(), "a,b,c\n1,2.0,\"x,y\"\n3,nan,\n");
         assert_eq!(float_text(0.25), "0.25");
     }
 

@@ -172,7 +172,9 @@ pub fn float_text(v: f64) -> String {
     s
 }
 
-fn push_float(out: &mut String, v: f64) {
+/// [`float_text`] appended to `out`: the one number writer of the run files' CSV cells (the
+/// simulator's series here, the emulator's tables).
+pub fn push_float(out: &mut String, v: f64) {
     if v.is_nan() {
         out.push_str("nan");
     } else if v.is_infinite() {
@@ -184,8 +186,9 @@ fn push_float(out: &mut String, v: f64) {
     }
 }
 
-/// A text field, quoted as Python's csv module quotes (only when it must be).
-fn push_text(out: &mut String, s: &str) {
+/// A text field, quoted as Python's csv module quotes (only when it must be): the one text writer
+/// of the run files' CSV cells. Lines end in `\n` (Python's writers are told so too).
+pub fn push_text(out: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
         out.push('"');
         out.push_str(&s.replace('"', "\"\""));

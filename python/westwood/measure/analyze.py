@@ -236,7 +236,7 @@ def _csv(path: Path, rows: List[Dict[str, Any]], columns: Sequence[str]) -> None
     import csv
 
     with writing(path), open(path, "w", encoding="utf-8", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(columns)
         for r in rows:
             w.writerow([_cell(r[c]) for c in columns])
@@ -261,7 +261,7 @@ class _Table:
 
         with writing(self.csv_path):
             self._csv_file = open(self.csv_path, "w", encoding="utf-8", newline="")
-            self._csv = csv.writer(self._csv_file)
+            self._csv = csv.writer(self._csv_file, lineterminator="\n")
             self._csv.writerow(self.columns)
         with writing(self.jsonl_path):
             self._jsonl = open(self.jsonl_path, "w", encoding="utf-8")
