@@ -17,7 +17,6 @@ from westwood._core import ScenarioError
 from conftest import assert_clean_error, cli, cli_json
 from westwood import run
 from westwood.api import run_raw
-from westwood.files import write_columns_csv
 from westwood.report import tables
 
 
@@ -72,7 +71,11 @@ def test_out_streams_the_same_series_the_api_records(tmp_path: Path) -> None:
         ("flow_series.csv", raw.flow_series, tables.FLOW_SERIES_COLUMNS),
         ("link_series.csv", raw.link_series, tables.LINK_SERIES_COLUMNS),
     ):
-        write_columns_csv(kept / name, tables.series_columns(data, columns))
+        columns_of = tables.series_columns(data, columns)
+        with open(kept / name, "w", newline="") as f:
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(list(columns_of))
+            writer.writerows(tables.column_rows(columns_of))
     for name in ("flow_series.csv", "link_series.csv"):
         with open(streamed / name, newline="") as a, open(kept / name, newline="") as b:
             rows_a, rows_b = list(csv.reader(a)), list(csv.reader(b))

@@ -4,7 +4,6 @@ that a failed write (a full disk, a read-only directory) names the file it was w
 from __future__ import annotations
 
 import contextlib
-import csv
 import json
 import os
 import re
@@ -14,7 +13,6 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional, Union
 
 from .errors import WriteError
-from .report.tables import Columns, column_rows
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -222,12 +220,10 @@ def write_json_atomic(path: PathLike, value: Any, durable: bool = False) -> None
     write_text_atomic(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n", durable)
 
 
-def write_columns_csv(path: PathLike, columns: Columns) -> None:
-    """Write a CSV file in place: only for files of a ``staged_directory``."""
+def write_text_in_place(path: PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` in place: only for files of a ``staged_directory``."""
     with writing(path), open(path, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")  # as the Rust writers end lines
-        writer.writerow(list(columns))
-        writer.writerows(column_rows(columns))
+        f.write(text)
 
 
 @contextlib.contextmanager

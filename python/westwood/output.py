@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
-from .files import PathLike, staged_directory, write_columns_csv, writing
+from . import _core
+from .files import PathLike, staged_directory, write_text_in_place, writing
 from .raw import RawResult
-from .report import tables
 
 RUN_FILES = ("summary.json", "flows.csv", "links.csv", "flow_series.csv", "link_series.csv")
 # Written with `westwood run --ack-trace` (docs/ack-trace.md).
@@ -16,12 +16,14 @@ ACK_TRACE_FILE = "acks.csv"
 
 
 def _write_summary_files(stage: Path, raw: RawResult) -> None:
-    """summary.json, flows.csv and links.csv; the run streamed the series into ``stage``."""
+    """summary.json, flows.csv and links.csv; the run streamed the series into ``stage``. The
+    tables come from the core's writer, the one the emulator's runs use too."""
     with writing(stage / "summary.json"):
         summary = json.dumps(raw.summary, indent=2) + "\n"
         (stage / "summary.json").write_text(summary, encoding="utf-8")
-    write_columns_csv(stage / "flows.csv", tables.flow_columns(raw.summary))
-    write_columns_csv(stage / "links.csv", tables.link_columns(raw.summary))
+    flows, links = _core.run_tables_csv(json.dumps(raw.summary, allow_nan=False))
+    write_text_in_place(stage / "flows.csv", flows)
+    write_text_in_place(stage / "links.csv", links)
 
 
 def _drop_stale_trace(out_dir: PathLike) -> None:

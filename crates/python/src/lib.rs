@@ -500,6 +500,15 @@ fn replay<'py>(
     Ok((json, rows, plot))
 }
 
+/// `flows.csv` and `links.csv` of a run from its summary (JSON text, as `run` returns it): the
+/// one writer of a run's tables (`westwood_simulator::results::csv`), which the emulator uses
+/// too. `ValueError` if the text is not JSON.
+#[pyfunction]
+fn run_tables_csv(summary_json: &str) -> PyResult<(String, String)> {
+    westwood_simulator::results::csv::summary_tables(summary_json)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("a run summary that is not JSON: {e}")))
+}
+
 /// The registry of congestion controls (`westwood_algorithms::registry`), one dict per control
 /// in the registry's order: `name` (printed in outputs), `kernel` (the Linux congestion control
 /// standing for it, or None), `default_recovery`, `reference_tcp` (the sender keys its
@@ -538,6 +547,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json::json_loads, m)?)?;
     pcap::register(m)?;
     m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
+    m.add_function(wrap_pyfunction!(run_tables_csv, m)?)?;
     // The result tables' column order, declared once in the simulator (`results::columns`).
     use westwood_simulator::results::columns;
     for (name, cols) in [

@@ -165,7 +165,7 @@ impl SeriesSink for SeriesCsvFiles {
     }
 }
 
-/// Python's `str(float)` closely enough for a CSV reader: `1.0`, `0.25`, `nan`, `inf`.
+/// Python's `repr(float)` (what its csv module writes): `1.0`, `0.25`, `1e-05`, `nan`, `inf`.
 pub fn float_text(v: f64) -> String {
     let mut s = String::new();
     push_float(&mut s, v);
@@ -179,7 +179,15 @@ pub fn push_float(out: &mut String, v: f64) {
         out.push_str("nan");
     } else if v.is_infinite() {
         out.push_str(if v > 0.0 { "inf" } else { "-inf" });
-    } else if v == v.trunc() && v.abs() < 1e16 {
+    } else if v != 0.0 && (v.abs() < 1e-4 || v.abs() >= 1e16) {
+        // Python's repr switches to an exponent outside [1e-4, 1e16): shortest digits, then
+        // `e`, a sign and at least two digits (`1e-05`, `1.5e+16`).
+        let text = format!("{v:e}");
+        let (mantissa, exponent) = text.split_once('e').expect("{:e} has an exponent");
+        let exponent: i32 = exponent.parse().expect("an integer exponent");
+        let sign = if exponent < 0 { '-' } else { '+' };
+        let _ = write!(out, "{mantissa}e{sign}{:02}", exponent.unsigned_abs());
+    } else if v == v.trunc() {
         let _ = write!(out, "{v:.1}");
     } else {
         let _ = write!(out, "{v}");
@@ -213,6 +221,31 @@ mod tests {
             bytes_delivered: 12,
             snd_max: 13,
             snd_una: 1,
+        }
+    }
+
+    #[test]
+    fn floats_read_as_pythons_repr() {
+        // Python 3.11's repr of each (its csv module writes floats so).
+        let cases: [(f64, &str); 15] = [
+            (1e-05, "1e-05"),
+            (1.5e-05, "1.5e-05"),
+            (0.0001, "0.0001"),
+            (1e16, "1e+16"),
+            (1.5e16, "1.5e+16"),
+            (1234567890123456.0, "1234567890123456.0"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (-2.5e-07, "-2.5e-07"),
+            (6.02e23, "6.02e+23"),
+            (1e300, "1e+300"),
+            (5e-324, "5e-324"),
+            (-0.0, "-0.0"),
+            (0.0, "0.0"),
+            (123456789.123, "123456789.123"),
+            (2f64.powi(60), "1.152921504606847e+18"),
+        ];
+        for (v, python) in cases {
+            assert_eq!(float_text(v), python, "{v:?}");
         }
     }
 

@@ -9,6 +9,7 @@
 //! per-control shares; [`crate::traffic`]: arrivals): this module only declares them.
 
 pub mod columns;
+pub mod csv;
 
 use serde::Serialize;
 
