@@ -74,7 +74,8 @@ class Analysis:
     * ``captures``: what each file held (interfaces, packet counts, comments, warnings).
     * ``plots``: the rows to plot, with their plot data (the ``max_plotted`` flows with the
       most data).
-    * ``raw``: the core's rows (``flows``, ``connections``), the plotted ones with their data.
+    * ``raw``: the core's rows (``flows``, ``connections``, ``udp``; the plotted ones with their
+      data), the rows to plot (``plots``) and the ``captures``.
     """
 
     flows: List[Dict[str, Any]]
@@ -210,6 +211,7 @@ def analyze(
             for p in raw["plots"]:
                 if _same_row(r, p):
                     rows[i] = p
+    raw["captures"] = captures
     flows = [_row(r) for r in raw["flows"]]
     return Analysis(
         flows=flows,
