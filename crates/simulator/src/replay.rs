@@ -563,6 +563,191 @@ struct FlowState {
 }
 
 impl FlowState {
+    /// The window, threshold, state and flight the control saw when `rec`'s event arrived: the
+    /// row before's, but for what the kernel traces with the event itself.
+    fn window_seen(&self, rec: &AckRecord) -> (u64, u64, CaState, u64) {
+        match self.previous {
+            None => (rec.cwnd_bytes, rec.ssthresh_bytes, rec.ca_state, rec.in_flight_bytes),
+            Some(p) => {
+                let (c, s) = if self.origin == TraceOrigin::Kernel && rec.event == TraceEvent::Ack {
+                    (rec.cwnd_bytes, rec.ssthresh_bytes)
+                } else {
+                    (p.cwnd, p.ssthresh)
+                };
+                let state = if self.origin == TraceOrigin::Kernel { rec.ca_state } else { p.ca_state };
+                (c, s, state, p.in_flight)
+            }
+        }
+    }
+
+    /// After `rec` was fed: each control's estimate, threshold and credit into the row's
+    /// outputs, and the comparison with the trace's into the control's statistics (`dt`: the
+    /// time since the row before, for the time means).
+    #[allow(clippy::too_many_arguments)]
+    fn compare(
+        &mut self,
+        row: u64,
+        line: u64,
+        rec: &AckRecord,
+        dt: u64,
+        bwe_out: &mut [Option<f64>],
+        ssthresh_out: &mut [u64],
+        credited_out: &mut [Option<u64>],
+    ) {
+        let time_s = seconds(rec.time_ns);
+        let event_name = rec.event.as_str();
+        for (k, cc) in self.controls.iter().enumerate() {
+            let bwe = cc.bandwidth_estimate_bps();
+            let stats = &mut self.stats[k];
+            if self.previous.is_some() {
+                stats.bwe.hold(self.last_replay_bwe[k], dt);
+            }
+            stats.bwe.sample(bwe);
+            self.last_replay_bwe[k] = bwe;
+            bwe_out[k] = bwe;
+            ssthresh_out[k] = cc.ssthresh();
+            credited_out[k] = if rec.event == TraceEvent::Ack { cc.last_credited_bytes() } else { None };
+            if let (Some(t), Some(r)) = (rec.bwe_bps, bwe) {
+                stats.compared += 1;
+                if t.to_bits() == r.to_bits() {
+                    stats.identical += 1;
+                }
+                let extreme = |value| Extreme {
+                    value,
+                    row,
+                    line,
+                    time_s,
+                    event: event_name,
+                    trace_bwe_bps: t,
+                    replay_bwe_bps: r,
+                };
+                let abs = (r - t).abs();
+                if stats.max_abs.as_ref().is_none_or(|m| abs > m.value) {
+                    stats.max_abs = Some(extreme(abs));
+                }
+                if t > 0.0 {
+                    let rel = abs / t;
+                    if stats.max_rel.as_ref().is_none_or(|m| rel > m.value) {
+                        stats.max_rel = Some(extreme(rel));
+                    }
+                }
+            }
+            if rec.event != TraceEvent::Ack {
+                stats.loss_rows += 1;
+                let replayed = ssthresh_out[k];
+                if replayed == rec.ssthresh_bytes {
+                    stats.ssthresh_equal += 1;
+                } else {
+                    stats.ssthresh_max_abs =
+                        stats.ssthresh_max_abs.max(replayed.abs_diff(rec.ssthresh_bytes));
+                    if stats.first_ssthresh_mismatch.is_none() {
+                        stats.first_ssthresh_mismatch = Some(SsthreshMismatch {
+                            row,
+                            line,
+                            time_s,
+                            event: event_name,
+                            trace_ssthresh_bytes: rec.ssthresh_bytes,
+                            replay_ssthresh_bytes: replayed,
+                        });
+                    }
+                }
+            }
+            if let (Some(t), Some(r)) =
+                (rec.credited_bytes.filter(|_| rec.event == TraceEvent::Ack), credited_out[k])
+            {
+                stats.credit_rows += 1;
+                if t == r {
+                    stats.credit_equal += 1;
+                } else if stats.first_credit_mismatch.is_none() {
+                    stats.first_credit_mismatch = Some(CreditMismatch {
+                        row,
+                        line,
+                        time_s,
+                        trace_credited_bytes: t,
+                        replay_credited_bytes: r,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Feed `rec` (line `line`) to every control: the window it saw, a loss row's RTT sample,
+    /// then the ACK or the loss reaction.
+    fn feed(&mut self, line: u64, rec: &AckRecord) {
+        let (cwnd, ssthresh, state, in_flight) = self.window_seen(rec);
+        for cc in &mut self.controls {
+            cc.observe_window(cwnd, ssthresh);
+        }
+        // A loss row's RTT sample: the kernel's estimator took it with this loss reaction (from
+        // an ACK it was not fed; docs/ack-trace.md), before computing the threshold.
+        if rec.event != TraceEvent::Ack {
+            if let Some(us) = rec.rtt_us {
+                for cc in &mut self.controls {
+                    cc.on_rtt_sample((us * 1000.0).round() as u64);
+                }
+            }
+        }
+        match rec.event {
+            TraceEvent::Ack => {
+                self.ack_rows += 1;
+                let relative = rec.ack.saturating_sub(self.base_ack);
+                let ack_seq = if self.first_ack_fed { relative + self.ack_shift } else { relative };
+                self.first_ack_fed = true;
+                let event = AckEvent {
+                    now_ns: rec.time_ns,
+                    ack_seq,
+                    newly_acked_bytes: rec.acked_bytes,
+                    newly_delivered_bytes: rec.acked_bytes,
+                    is_dupack: rec.dupack,
+                    rtt_sample_ns: rec.rtt_us.map(|us| (us * 1000.0).round() as u64),
+                    in_recovery: state == CaState::Recovery,
+                    bytes_in_flight: in_flight,
+                    cwnd_limited: true,
+                };
+                for cc in &mut self.controls {
+                    cc.on_ack(&event);
+                }
+            }
+            TraceEvent::Recovery => {
+                self.recovery_rows += 1;
+                // The kernel traces the ACK that triggers recovery just before (same time), unless
+                // it did not feed it to the estimator (a window update: not a DUPACK by RFC 5681).
+                let traced =
+                    self.previous.is_some_and(|p| p.event == TraceEvent::Ack && p.time_ns == rec.time_ns);
+                if self.origin == TraceOrigin::Kernel && !traced {
+                    self.untraced_acks += 1;
+                    self.first_untraced_ack.get_or_insert(line);
+                }
+                // Tahoe's fast retransmit goes back to slow start: the simulator marks it `loss`.
+                let event = if self.origin == TraceOrigin::Simulator && rec.ca_state == CaState::Loss {
+                    CongestionEvent::DuplicateAcksSlowStart {
+                        now_ns: rec.time_ns,
+                        bytes_in_flight: in_flight,
+                    }
+                } else {
+                    CongestionEvent::DuplicateAcks { now_ns: rec.time_ns, bytes_in_flight: in_flight }
+                };
+                for cc in &mut self.controls {
+                    cc.on_congestion(event);
+                }
+            }
+            TraceEvent::Timeout | TraceEvent::TimeoutHeld => {
+                self.timeout_rows += 1;
+                let repeated = self.last_timeout_ack == Some(rec.ack);
+                self.last_timeout_ack = Some(rec.ack);
+                // The traced stack decided whether the timeout asked for a new threshold.
+                let event = if rec.event == TraceEvent::TimeoutHeld {
+                    CongestionEvent::TimeoutHeld { now_ns: rec.time_ns, bytes_in_flight: in_flight }
+                } else {
+                    CongestionEvent::Timeout { now_ns: rec.time_ns, bytes_in_flight: in_flight, repeated }
+                };
+                for cc in &mut self.controls {
+                    cc.on_congestion(event);
+                }
+            }
+        }
+    }
+
     /// 6.18 passes the SYN-ACK of an active open to `in_ack_event` before the control's `init`:
     /// tcpw.bpf.c then traces a row from its zeroed state (an ACK number counted from 0, a
     /// credit of 0) and `init` starts everything afresh. AckedCount credits every ACK it is fed at
@@ -742,90 +927,7 @@ impl Replayer {
             flow.time_went_back = Some(line);
         }
 
-        // What the control saw when the event arrived.
-        let (cwnd, ssthresh, state, in_flight) = match flow.previous {
-            None => (rec.cwnd_bytes, rec.ssthresh_bytes, rec.ca_state, rec.in_flight_bytes),
-            Some(p) => {
-                let (c, s) = if flow.origin == TraceOrigin::Kernel && rec.event == TraceEvent::Ack {
-                    (rec.cwnd_bytes, rec.ssthresh_bytes)
-                } else {
-                    (p.cwnd, p.ssthresh)
-                };
-                let state = if flow.origin == TraceOrigin::Kernel { rec.ca_state } else { p.ca_state };
-                (c, s, state, p.in_flight)
-            }
-        };
-        for cc in &mut flow.controls {
-            cc.observe_window(cwnd, ssthresh);
-        }
-        // A loss row's RTT sample: the kernel's estimator took it with this loss reaction (from
-        // an ACK it was not fed; docs/ack-trace.md), before computing the threshold.
-        if rec.event != TraceEvent::Ack {
-            if let Some(us) = rec.rtt_us {
-                for cc in &mut flow.controls {
-                    cc.on_rtt_sample((us * 1000.0).round() as u64);
-                }
-            }
-        }
-        match rec.event {
-            TraceEvent::Ack => {
-                flow.ack_rows += 1;
-                let relative = rec.ack.saturating_sub(flow.base_ack);
-                let ack_seq = if flow.first_ack_fed { relative + flow.ack_shift } else { relative };
-                flow.first_ack_fed = true;
-                let event = AckEvent {
-                    now_ns: rec.time_ns,
-                    ack_seq,
-                    newly_acked_bytes: rec.acked_bytes,
-                    newly_delivered_bytes: rec.acked_bytes,
-                    is_dupack: rec.dupack,
-                    rtt_sample_ns: rec.rtt_us.map(|us| (us * 1000.0).round() as u64),
-                    in_recovery: state == CaState::Recovery,
-                    bytes_in_flight: in_flight,
-                    cwnd_limited: true,
-                };
-                for cc in &mut flow.controls {
-                    cc.on_ack(&event);
-                }
-            }
-            TraceEvent::Recovery => {
-                flow.recovery_rows += 1;
-                // The kernel traces the ACK that triggers recovery just before (same time), unless
-                // it did not feed it to the estimator (a window update: not a DUPACK by RFC 5681).
-                let traced =
-                    flow.previous.is_some_and(|p| p.event == TraceEvent::Ack && p.time_ns == rec.time_ns);
-                if flow.origin == TraceOrigin::Kernel && !traced {
-                    flow.untraced_acks += 1;
-                    flow.first_untraced_ack.get_or_insert(line);
-                }
-                // Tahoe's fast retransmit goes back to slow start: the simulator marks it `loss`.
-                let event = if flow.origin == TraceOrigin::Simulator && rec.ca_state == CaState::Loss {
-                    CongestionEvent::DuplicateAcksSlowStart {
-                        now_ns: rec.time_ns,
-                        bytes_in_flight: in_flight,
-                    }
-                } else {
-                    CongestionEvent::DuplicateAcks { now_ns: rec.time_ns, bytes_in_flight: in_flight }
-                };
-                for cc in &mut flow.controls {
-                    cc.on_congestion(event);
-                }
-            }
-            TraceEvent::Timeout | TraceEvent::TimeoutHeld => {
-                flow.timeout_rows += 1;
-                let repeated = flow.last_timeout_ack == Some(rec.ack);
-                flow.last_timeout_ack = Some(rec.ack);
-                // The traced stack decided whether the timeout asked for a new threshold.
-                let event = if rec.event == TraceEvent::TimeoutHeld {
-                    CongestionEvent::TimeoutHeld { now_ns: rec.time_ns, bytes_in_flight: in_flight }
-                } else {
-                    CongestionEvent::Timeout { now_ns: rec.time_ns, bytes_in_flight: in_flight, repeated }
-                };
-                for cc in &mut flow.controls {
-                    cc.on_congestion(event);
-                }
-            }
-        }
+        flow.feed(line, rec);
 
         // RTTmin as far as the trace tells, for the delivery window.
         for v in [rec.rtt_us, rec.rtt_min_us].into_iter().flatten() {
@@ -848,81 +950,7 @@ impl Replayer {
         flow.trace_bwe.sample(rec.bwe_bps);
         flow.delivery_mean.sample(delivery);
 
-        let time_s = seconds(rec.time_ns);
-        let event_name = rec.event.as_str();
-        for (k, cc) in flow.controls.iter().enumerate() {
-            let bwe = cc.bandwidth_estimate_bps();
-            let stats = &mut flow.stats[k];
-            if flow.previous.is_some() {
-                stats.bwe.hold(flow.last_replay_bwe[k], dt);
-            }
-            stats.bwe.sample(bwe);
-            flow.last_replay_bwe[k] = bwe;
-            self.bwe[k] = bwe;
-            self.ssthresh[k] = cc.ssthresh();
-            self.credited[k] = if rec.event == TraceEvent::Ack { cc.last_credited_bytes() } else { None };
-            if let (Some(t), Some(r)) = (rec.bwe_bps, bwe) {
-                stats.compared += 1;
-                if t.to_bits() == r.to_bits() {
-                    stats.identical += 1;
-                }
-                let extreme = |value| Extreme {
-                    value,
-                    row,
-                    line,
-                    time_s,
-                    event: event_name,
-                    trace_bwe_bps: t,
-                    replay_bwe_bps: r,
-                };
-                let abs = (r - t).abs();
-                if stats.max_abs.as_ref().is_none_or(|m| abs > m.value) {
-                    stats.max_abs = Some(extreme(abs));
-                }
-                if t > 0.0 {
-                    let rel = abs / t;
-                    if stats.max_rel.as_ref().is_none_or(|m| rel > m.value) {
-                        stats.max_rel = Some(extreme(rel));
-                    }
-                }
-            }
-            if rec.event != TraceEvent::Ack {
-                stats.loss_rows += 1;
-                let replayed = self.ssthresh[k];
-                if replayed == rec.ssthresh_bytes {
-                    stats.ssthresh_equal += 1;
-                } else {
-                    stats.ssthresh_max_abs =
-                        stats.ssthresh_max_abs.max(replayed.abs_diff(rec.ssthresh_bytes));
-                    if stats.first_ssthresh_mismatch.is_none() {
-                        stats.first_ssthresh_mismatch = Some(SsthreshMismatch {
-                            row,
-                            line,
-                            time_s,
-                            event: event_name,
-                            trace_ssthresh_bytes: rec.ssthresh_bytes,
-                            replay_ssthresh_bytes: replayed,
-                        });
-                    }
-                }
-            }
-            if let (Some(t), Some(r)) =
-                (rec.credited_bytes.filter(|_| rec.event == TraceEvent::Ack), self.credited[k])
-            {
-                stats.credit_rows += 1;
-                if t == r {
-                    stats.credit_equal += 1;
-                } else if stats.first_credit_mismatch.is_none() {
-                    stats.first_credit_mismatch = Some(CreditMismatch {
-                        row,
-                        line,
-                        time_s,
-                        trace_credited_bytes: t,
-                        replay_credited_bytes: r,
-                    });
-                }
-            }
-        }
+        flow.compare(row, line, rec, dt, &mut self.bwe, &mut self.ssthresh, &mut self.credited);
 
         flow.end_ns = flow.end_ns.max(rec.time_ns);
         flow.previous = Some(Previous {
