@@ -46,7 +46,9 @@ def arrivals_goodput_metric() -> Metric:
     )
 
 
-def _ratios(r, numerator: str, denominator: str, xs: Sequence[float] = ()):
+def ratios_of_means(r, numerator: str, denominator: str, xs: Sequence[float] = ()):
+    """(numerator / denominator of the means, x) at each x value (all, or ``xs``) where the
+    denominator is not 0; ``ClaimUnavailable`` if it is 0 everywhere."""
     out = []
     for x in xs or r.xs:
         b = r.mean(denominator, x)
@@ -62,7 +64,7 @@ def _extreme_ratio(pick, numerator: str, denominator: str, xs: Sequence[float] =
     them, or ``xs``), with the x it is at and every ratio in the detail."""
 
     def measure(r) -> Measurement:
-        ratios = _ratios(r, numerator, denominator, xs)
+        ratios = ratios_of_means(r, numerator, denominator, xs)
         value, at = pick(ratios)
         return Measurement(
             value,

@@ -41,7 +41,6 @@ from ..claims import (
     GREATER,
     LESS,
     Claim,
-    ClaimUnavailable,
     Measurement,
     at_least,
     compare,
@@ -65,13 +64,7 @@ def largest_ratio_deviation(numerator: str, denominator: str):
     Kept for the testbed experiments (papers/testbed.py), which judge single runs."""
 
     def measure(r) -> Measurement:
-        ratios = []
-        for x in r.xs:
-            b = r.mean(denominator, x)
-            if b > 0:
-                ratios.append((r.mean(numerator, x) / b, x))
-        if not ratios:
-            raise ClaimUnavailable(f"{denominator} is 0 everywhere")
+        ratios = c.ratios_of_means(r, numerator, denominator)
         worst, at = max(ratios, key=lambda q: abs(q[0] - 1))
         return Measurement(
             100 * abs(worst - 1),
