@@ -58,6 +58,15 @@ def test_cli_plot_writes_figures_next_to_the_data(westwood_run: Path):
     assert "note" not in proc.stderr  # the summary gives the segment size
 
 
+def test_cli_plot_json_lists_the_figures(westwood_run: Path, tmp_path: Path):
+    proc = cli("plot", str(westwood_run), "--out", str(tmp_path / "f"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    names = sorted(Path(p).name for p in got["files"])
+    assert got["notes"] == [] and {"flow_ftp.png", "flow_ftp.svg"} <= set(names), names
+    assert all(Path(p).is_file() for p in got["files"])
+
+
 def test_figure_axes_and_data(westwood_run: Path, tmp_path: Path):
     result = plot_run(westwood_run, out_dir=tmp_path / "figs")
     assert all(p.parent == tmp_path / "figs" for p in result.paths)

@@ -200,6 +200,9 @@ def _plot_arguments(plot: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help="segment size for the window axis (e.g. 400B) when summary.json lacks it",
     )
+    plot.add_argument(
+        "--json", action="store_true", help="print the figures written and the notes as JSON"
+    )
     plot.set_defaults(func=cmd_plot)
 
 
@@ -548,6 +551,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
     size = parse_size(args.segment_size) if args.segment_size is not None else None
     result = plot_run(args.run_dir, args.out, args.flows, size)
+    if args.json:
+        print(json.dumps({"files": [str(p) for p in result.paths], "notes": list(result.notes)}))
+        return 0
     for note in result.notes:
         _say("note", note)
     if not result.paths:
