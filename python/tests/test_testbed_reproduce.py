@@ -11,6 +11,11 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -341,3 +346,54 @@ def test_runs_with_per_ack_traces_are_compared_ack_by_ack(tmp_path, fake_emu, mo
     plain = tiny_experiment(x=experiment.x, series=experiment.series).plan(False, 1, (), "b")
     traced = experiment.plan(False, 1, (), "b")
     assert plain[0].key != traced[0].key and "--ack-trace" not in plain[0].argv(Path("e"), out)
+
+
+SLOW_CLEANUP = r"""#!/usr/bin/env python3
+import os, signal, sys, time
+out = sys.argv[sys.argv.index("--out") + 1]
+marker = os.environ["FAKE_MARKER"]
+def stop(*_):
+    time.sleep(1.0)  # tearing down namespaces takes a while: longer than 0.25 s
+    open(marker, "w").write("cleaned up")
+    sys.exit(130)
+signal.signal(signal.SIGTERM, stop)
+signal.signal(signal.SIGINT, stop)
+open(marker + ".started", "w").write("running")
+time.sleep(60)
+"""
+
+
+def test_an_interrupted_testbed_run_is_given_time_to_clean_up(tmp_path: Path):
+    """A SIGINT sent to reproduce alone (not its process group) once got the testbed binary
+    killed 0.25 s later, mid-way through tearing down its namespaces: now it is asked to stop
+    and waited for."""
+    import textwrap
+
+    fake = tmp_path / "westwood-emu"
+    fake.write_text(SLOW_CLEANUP)
+    fake.chmod(0o755)
+    marker = tmp_path / "cleaned"
+    driver = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        from westwood.experiments.testbed import TestbedRun, run_one
+        run = TestbedRun(experiment="x", scenario_path="wireless", scenario_sha256="0",
+                         overrides=(), seed=1, seconds=5, x=0.0, series="s", binary_sha256="0")
+        try:
+            run_one(run, Path({str(fake)!r}), Path({str(tmp_path / "store")!r}))
+        except KeyboardInterrupt:
+            raise SystemExit(130)
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", driver],
+        env={**os.environ, "FAKE_MARKER": str(marker)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 30
+    while not Path(str(marker) + ".started").exists():
+        assert time.monotonic() < deadline, "the fake testbed never started"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)  # to the driver alone, as `kill -INT PID` sends it
+    assert proc.wait(timeout=30) == 130
+    assert marker.read_text() == "cleaned up"

@@ -26,6 +26,7 @@ stored, so a later reproduction on a machine that can run them does.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -333,6 +334,39 @@ def skip_reason(output: str) -> str:
     return _last_lines(output) or "exit status 2"
 
 
+# How long an interrupted testbed run may take to clean up (namespaces, iperf3, kernel
+# registrations) before it is killed: its own teardown takes well under a second.
+CLEANUP_SECONDS = 30
+
+
+def _run_to_the_end(argv: List[str], partial: Path) -> subprocess.CompletedProcess:
+    """Run one testbed binary and wait for it, also when interrupted: subprocess.run gives an
+    interrupted child 0.25 s and then kills it, which left its namespaces behind (a Ctrl-C
+    reaches it too, a SIGINT sent to reproduce alone does not). On KeyboardInterrupt the child
+    is asked to stop (SIGTERM: it cleans up as on Ctrl-C) and given ``CLEANUP_SECONDS``."""
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # If reproduce is killed, the run cleans up and stops instead of running on.
+        preexec_fn=parent_death_signal(signal.SIGTERM),
+    )
+    try:
+        out, err = proc.communicate()
+    except KeyboardInterrupt:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.communicate(timeout=CLEANUP_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
 def run_one(run: TestbedRun, binary: Path, store: Path) -> Dict[str, Any]:
     """Run one testbed (retrying a failed one once) and commit its entry. Exit status 2 (a
     missing prerequisite, a scenario the testbed cannot map) gives a *skipped* entry with the
@@ -343,13 +377,7 @@ def run_one(run: TestbedRun, binary: Path, store: Path) -> Dict[str, Any]:
         partial = store / f"{run.key}.partial"
         shutil.rmtree(partial, ignore_errors=True)
         started = time.monotonic()
-        proc = subprocess.run(
-            run.argv(binary, partial),
-            capture_output=True,
-            text=True,
-            # If reproduce is killed, the run cleans up and stops instead of running on.
-            preexec_fn=parent_death_signal(signal.SIGTERM),
-        )
+        proc = _run_to_the_end(run.argv(binary, partial), partial)
         wall = time.monotonic() - started
         if proc.returncode == 130:
             shutil.rmtree(partial, ignore_errors=True)
