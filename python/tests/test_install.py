@@ -109,6 +109,22 @@ def test_linux_load_and_a_testbed_from_the_package(installed):
     assert summary["flows"][0]["goodput_bps"] > 0, summary["flows"]
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="an emulated path needs root (namespaces)")
+def test_measure_against_an_emulated_path_from_the_package(installed):
+    """The papers' method (`westwood measure`) against a server behind `westwood emu path`,
+    both from the installed package, from an unrelated folder."""
+    out = installed["cwd"] / "m"
+    westwood = installed["westwood"]
+    inner = (
+        f"{westwood} measure $WESTWOOD_PATH_SERVER --cc reno,cubic --duration 2s --rounds 1 "
+        f"--pause 0 --out {out} --json"
+    )
+    link = 'rate = "10Mbps"\ndelay = "10ms"\nqueue = 100'
+    _westwood(installed, "emu", "path", "--link", link, "--", "sh", "-c", inner)
+    records = sorted((out / "runs").glob("*.json"))
+    assert [json.loads(p.read_text())["label"] for p in records] == ["reno", "cubic"]
+
+
 def test_version_names_the_engine_build(installed):
     proc = _westwood(installed, "--version")
     assert proc.stdout.startswith("westwood "), proc.stdout
