@@ -542,6 +542,7 @@ pub fn stream_capture<R: Read>(
     let mut reader = CaptureReader::new(r, file)?;
     let mut state = CaptureState::new(file, options);
     let mut meta_seen = 0;
+    let mut names_seen = 0;
     let mut count = 0u64;
     // A sink's failure (a full disk, a Python exception), at the packet it came.
     let failed = |offset: u64, message: String| ReadError { file: file.to_string(), offset, message };
@@ -553,8 +554,11 @@ pub fn stream_capture<R: Read>(
             }
             meta_seen = reader.comments().len();
         }
-        if reader.names().len() > state.names.len() {
-            state.names = reader.names().iter().cloned().collect();
+        // Names the same way, each record once: an address named twice leaves the map shorter
+        // than the records, and comparing the two lengths rebuilt it on every packet.
+        if reader.names().len() > names_seen {
+            state.names.extend(reader.names()[names_seen..].iter().cloned());
+            names_seen = reader.names().len();
         }
         count += 1;
         if count.is_multiple_of(1 << 16) && interrupted() {
@@ -701,7 +705,7 @@ pub fn stream_capture<R: Read>(
     state.summary.hosts = host_rows;
     state.summary.warnings = reader.warnings().to_vec();
     state.summary.comments = reader.comments().to_vec();
-    state.names = reader.names().iter().cloned().collect();
+    state.names.extend(reader.names()[names_seen..].iter().cloned());
     state.summary.interfaces = reader
         .interfaces()
         .iter()
