@@ -18,10 +18,10 @@ ACK_TRACE_FILE = "acks.csv"
 def _write_summary_files(stage: Path, raw: RawResult) -> None:
     """summary.json, flows.csv and links.csv; the run streamed the series into ``stage``. The
     tables come from the core's writer, the one the emulator's runs use too."""
+    summary = json.dumps(raw.summary, indent=2) + "\n"
     with writing(stage / "summary.json"):
-        summary = json.dumps(raw.summary, indent=2) + "\n"
         (stage / "summary.json").write_text(summary, encoding="utf-8")
-    flows, links = _core.run_tables_csv(json.dumps(raw.summary, allow_nan=False))
+    flows, links = _core.run_tables_csv(summary)  # the same text: one serialisation
     write_text_in_place(stage / "flows.csv", flows)
     write_text_in_place(stage / "links.csv", links)
 
