@@ -171,9 +171,11 @@ def stream(
         raise UsageError(str(err)) from None
 
 
-def _same_row(a: Dict[str, Any], b: Dict[str, Any]) -> bool:
-    keys = ("capture", "src_addr", "src_port", "dst_addr", "dst_port", "first_ns")
-    return all(a[k] == b[k] for k in keys)
+def _row_key(row: Dict[str, Any]) -> tuple:
+    """What tells rows apart (the core's ``same_row``): capture, ends, first packet."""
+    return tuple(
+        row[k] for k in ("capture", "src_addr", "src_port", "dst_addr", "dst_port", "first_ns")
+    )
 
 
 def analyze(
@@ -206,11 +208,10 @@ def analyze(
     stream(paths, handle, plots, max_bins, max_points, max_plotted, max_memory)
     if len(paths) == 1:
         raw["flows"] = raw["connections"]
+    plotted = {_row_key(p): p for p in raw["plots"]}
     for rows in (raw["flows"], raw["connections"]):
         for i, r in enumerate(rows):
-            for p in raw["plots"]:
-                if _same_row(r, p):
-                    rows[i] = p
+            rows[i] = plotted.get(_row_key(r), r)
     raw["captures"] = captures
     flows = [_row(r) for r in raw["flows"]]
     return Analysis(
