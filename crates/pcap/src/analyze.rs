@@ -1052,32 +1052,12 @@ mod tests {
 
     #[test]
     fn an_address_named_twice_takes_its_last_name() {
-        let i = Interface {
-            name: "x".into(),
-            description: String::new(),
-            ipv4: None,
-            link_type: LINKTYPE_ETHERNET,
-            snaplen: 128,
-        };
-        let mut w = CaptureWriter::new(Vec::new(), Format::Pcapng, "", &[i]).unwrap();
-        w.names(&[([10, 0, 0, 1], "first".into()), ([10, 0, 0, 1], "sender".into())]).unwrap();
-        let h = TcpHeader {
-            src_port: 1,
-            dst_port: 2,
-            seq: 1,
-            ack: 1,
-            flags: frame::ACK,
-            window: 9,
-            options: &[],
-        };
-        let mut buf = Vec::new();
-        for k in 0..3u64 {
-            buf.clear();
-            let n = frame::tcp_frame(&mut buf, &A, 0, &h, 100, 128).unwrap();
-            w.packet(0, k * 1_000_000, &buf, n as u32, None).unwrap();
+        let mut c = Cap::new(None);
+        c.w.names(&[([10, 0, 0, 1], "first".into()), ([10, 0, 0, 1], "sender".into())]).unwrap();
+        for k in 0..3 {
+            c.data(k, 100 * k as u32, 100, None);
         }
-        let bytes = w.finish(&[]).unwrap();
-        let (_, rows, _) = analyze_capture(&bytes[..], "t", &Options::default(), &|| false).unwrap();
+        let (_, rows) = c.analyze(10);
         assert_eq!(rows[0].src, "sender");
     }
 
