@@ -3,7 +3,8 @@ sections of `westwood reproduce` can be tested without root and without minutes 
 
 `testbed SCENARIO --set K=V ... --out DIR` writes DIR/summary.json (the kernel's view: a flow per
 `cc`, `cc_a`, `cc_b` setting; westwood runs as tcpw at 2 Mb/s, anything else 1 Mb/s) and
-DIR/simulator/summary.json (westwood 2.2 Mb/s, anything else 1 Mb/s). `FAKE_MODE=missing` exits
+DIR/simulator/summary.json (westwood 2.2 Mb/s, anything else 1 Mb/s); seed k's rates are
+1 + (k - 1) / 100 times those. `FAKE_MODE=missing` exits
 2 (a missing prerequisite), `FAKE_MODE=no_tcpw` exits 2 for runs with a westwood flow only (a
 kernel that refuses tcpw), `FAKE_MODE=fail` exits 1. Each call is appended to `$FAKE_LOG`.
 With `--ack-trace` it writes DIR/acks.csv and DIR/simulator/acks.csv: flow f0 growing its window,
@@ -33,6 +34,7 @@ if mode == "fail":
 out = args[args.index("--out") + 1]
 sets = dict(args[i + 1].split("=", 1) for i, a in enumerate(args) if a == "--set")
 ccs = [sets[k] for k in ("cc", "cc_a", "cc_b") if k in sets] or ["reno"]
+seed = int(args[args.index("--seed") + 1]) if "--seed" in args else 1
 if mode == "no_tcpw" and "westwood" in ccs:
     print("libbpf: prog 'x': failed to load: -EPERM", file=sys.stderr)
     print("westwood-emu: tcpw unavailable on this kernel: EPERM at load", file=sys.stderr)
@@ -42,6 +44,7 @@ def summary(testbed):
     for i, cc in enumerate(ccs):
         name = {"westwood": "tcpw"}.get(cc, cc) if testbed else cc
         rate = (2e6 if testbed else 2.2e6) if cc == "westwood" else 1e6
+        rate *= 1 + 0.01 * (seed - 1)  # seeds differ (by 1 % a seed), as repeated runs do
         flows.append({"name": f"f{i}", "cc": name, "goodput_bps": rate, "throughput_bps": rate,
                       "retransmits": 1, "timeouts": 0, "fast_retransmits": 1})
         per_cc[name] = {"flows": 1, "mean_goodput_bps": rate, "total_goodput_bps": rate}

@@ -124,6 +124,28 @@ def test_a_testbed_experiment_reports_both_sides_and_judges_agreement(tmp_path, 
         assert (out / stored["files"] / "testbed.log").is_file()
 
 
+def test_repeated_runs_give_each_point_its_mean_and_interval(tmp_path, fake_emu):
+    out = tmp_path / "results"
+    reproduce([tiny_experiment(seeds=3)], out, progress_stream=open("/dev/null", "w"))
+    assert len(_calls(fake_emu)) == 12  # 2 losses x 2 ccs x 3 runs
+    entry = json.loads((out / "index.json").read_text())["tb_tiny"]
+    # TCPW's three runs: 2.00, 2.02, 2.04 Mb/s: mean 2.02, t(0.975, 2) x 0.02 / sqrt(3) = 0.050
+    assert entry["table"]["rows"][0][1] == "2.020 ± 0.050"
+    md = (out / "tb_tiny.md").read_text()
+    assert "3 seed(s) per point" in md or "3 seeds" in md
+
+
+def test_the_lab_figures_rest_on_five_runs_a_point_and_quick_on_one():
+    from westwood.papers import testbed as papers
+
+    for e in (papers.FIG7, papers.SEED004_FIG2, papers.SEED004_FIG3, papers.SEED004_FIG4,
+              papers.SEED004_FIG5):
+        assert e.seeds >= 5, e.id
+        seeds = {run.seed for run in e.plan(False, e.seeds, [], "x")}
+        assert seeds == set(range(1, e.seeds + 1)), e.id
+        assert {run.seed for run in e.plan(True, 1, [], "x")} == {1}, e.id
+
+
 def test_finished_runs_are_not_run_again(tmp_path, fake_emu):
     out = tmp_path / "results"
     null = open("/dev/null", "w")
