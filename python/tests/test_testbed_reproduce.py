@@ -138,8 +138,13 @@ def test_repeated_runs_give_each_point_its_mean_and_interval(tmp_path, fake_emu)
 def test_the_lab_figures_rest_on_five_runs_a_point_and_quick_on_one():
     from westwood.papers import testbed as papers
 
-    for e in (papers.FIG7, papers.SEED004_FIG2, papers.SEED004_FIG3, papers.SEED004_FIG4,
-              papers.SEED004_FIG5):
+    for e in (
+        papers.FIG7,
+        papers.SEED004_FIG2,
+        papers.SEED004_FIG3,
+        papers.SEED004_FIG4,
+        papers.SEED004_FIG5,
+    ):
         assert e.seeds >= 5, e.id
         seeds = {run.seed for run in e.plan(False, e.seeds, [], "x")}
         assert seeds == set(range(1, e.seeds + 1)), e.id
