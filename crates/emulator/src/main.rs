@@ -42,10 +42,14 @@ commands:
         'rate = \"10Mbps\"\\ndelay = \"20ms\"\\nqueue = 100\\nerrors = { model = \"bernoulli\", rate = \"1%\" }'
         (--reverse: the other direction, default the same); --lines spreads packets round
         robin over delay lines with these extra delays (reordering). Until Ctrl-C or S s.
-  path [--link BODY] [--reverse BODY] [--servers N] [--load CC[,CC...]] [--report FILE]
-       [--seed N] [--mtu N] [--fifo PRIO | --no-fifo] -- COMMAND [ARGS...]
+  path [--link BODY [--reverse BODY] | --scenario FILE [--set KEY=VALUE]...] [--servers N]
+       [--load CC[,CC...]] [--report FILE] [--seed N] [--mtu N] [--fifo PRIO | --no-fifo]
+       -- COMMAND [ARGS...]
         an emulated path for tools that measure real ones: a client and a server namespace
-        joined through the emulator (BODY as for run; default 10 Mb/s, 20 ms, 100 packets),
+        joined through the emulator (BODY as for run; default 10 Mb/s, 20 ms, 100 packets;
+        or --scenario: the route of the scenario's one TCP flow, link by link, its sender's and
+        receiver's TCP settings as testbed maps them, and --load with the scenario's estimator
+        parameters),
         N iperf3 servers (ports 5201...) in the server namespace, COMMAND run in the client
         namespace with $WESTWOOD_PATH_SERVER, $WESTWOOD_PATH_PORTS set (e.g. -- westwood measure
         '$WESTWOOD_PATH_SERVER' ... through sh -c); --load registers tcpw* for it. Then prints the
@@ -264,17 +268,43 @@ fn cmd_run(mut args: Args) -> Result<i32> {
 }
 
 fn cmd_path(mut args: Args, command: Vec<String>) -> Result<i32> {
+    use westwood_emulator::path::PathSpec;
+    let link = args.value("--link")?;
+    let reverse = args.value("--reverse")?;
+    let scenario = args.value("--scenario")?;
+    let sets = args.values("--set")?;
+    let spec = match scenario {
+        Some(file) => {
+            if link.is_some() || reverse.is_some() {
+                return Err(usage_err("path: --scenario gives the links; drop --link and --reverse"));
+            }
+            let mut overrides = Vec::new();
+            for set in sets {
+                let (k, v) = set
+                    .split_once('=')
+                    .ok_or_else(|| usage_err(format!("--set {set:?}: expected KEY=VALUE")))?;
+                overrides.push((k.trim().to_string(), v.trim().to_string()));
+            }
+            PathSpec::Scenario { file: resolve_scenario(&file)?, overrides }
+        }
+        None => {
+            if !sets.is_empty() {
+                return Err(usage_err("path: --set changes a --scenario's parameters; give --scenario FILE"));
+            }
+            PathSpec::Link {
+                link: link.unwrap_or_else(|| "rate = \"10Mbps\"\ndelay = \"20ms\"\nqueue = 100".into()),
+                reverse,
+            }
+        }
+    };
     let mut opts = westwood_emulator::path::Options {
-        link: args
-            .value("--link")?
-            .unwrap_or_else(|| "rate = \"10Mbps\"\ndelay = \"20ms\"\nqueue = 100".into()),
-        reverse: args.value("--reverse")?,
+        spec,
         seed: 1,
         servers: 1,
         load: Vec::new(),
         report: args.value("--report")?.map(PathBuf::from),
         fifo: None,
-        mtu: 1500,
+        mtu: None,
         command,
     };
     if let Some(s) = args.value("--seed")? {
@@ -288,11 +318,12 @@ fn cmd_path(mut args: Args, command: Vec<String>) -> Result<i32> {
             .ok_or_else(|| usage_err(format!("--servers {n:?}: 1 to 100")))?;
     }
     if let Some(m) = args.value("--mtu")? {
-        opts.mtu = m
-            .parse::<u32>()
-            .ok()
-            .filter(|m| (576..=9000).contains(m))
-            .ok_or_else(|| usage_err(format!("--mtu {m:?}: 576 to 9000")))?;
+        opts.mtu = Some(
+            m.parse::<u32>()
+                .ok()
+                .filter(|m| (576..=9000).contains(m))
+                .ok_or_else(|| usage_err(format!("--mtu {m:?}: 576 to 9000")))?,
+        );
     }
     for l in args.values("--load")? {
         for c in l.split(',').map(str::trim).filter(|c| !c.is_empty()) {

@@ -33,11 +33,22 @@ pub const CLIENT_IP: [u8; 4] = [10, 202, 1, 1];
 pub const SERVER_IP: [u8; 4] = [10, 202, 2, 1];
 pub const FIRST_PORT: u16 = 5201;
 
+/// Where the path comes from.
+#[derive(Debug, Clone)]
+pub enum PathSpec {
+    /// A link's scenario body (`rate = "10Mbps"\ndelay = "20ms"...`), duplex unless `reverse`
+    /// is given; hosts with the namespace defaults.
+    Link { link: String, reverse: Option<String> },
+    /// The route of a scenario's one TCP flow, link by link, with its hosts' TCP settings as
+    /// the testbed maps them (`plan::plan`): the receiver's window and buffers, the sender's
+    /// initial window, RTO floor, SACK, timestamps, MTU. The flow's cc is not used: the command
+    /// chooses the congestion control of its own connections.
+    Scenario { file: PathBuf, overrides: Vec<(String, String)> },
+}
+
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The link's scenario body (`rate = "10Mbps"\ndelay = "20ms"...`), duplex unless `reverse`.
-    pub link: String,
-    pub reverse: Option<String>,
+    pub spec: PathSpec,
     pub seed: u64,
     /// iperf3 servers on ports 5201, 5202, ...
     pub servers: u16,
@@ -45,8 +56,106 @@ pub struct Options {
     pub load: Vec<String>,
     pub report: Option<PathBuf>,
     pub fifo: Option<i32>,
-    pub mtu: u32,
+    /// The hosts' MTU; None: the scenario's segment and header size, or 1500.
+    pub mtu: Option<u32>,
     pub command: Vec<String>,
+}
+
+/// One end of the path: what its namespace is given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Host {
+    pub mtu: u32,
+    pub sysctls: Vec<(String, String)>,
+    pub optional_sysctls: Vec<(String, String)>,
+    pub route_options: Vec<String>,
+}
+
+/// The path as built from its [`PathSpec`]: the emulator's links, the links each direction
+/// crosses, and the two hosts.
+pub struct Built {
+    pub links: Vec<westwood_simulator::network::link::Link>,
+    pub names: Vec<String>,
+    pub forward: Vec<u32>,
+    pub back: Vec<u32>,
+    pub client: Host,
+    pub server: Host,
+    /// The scenario's name and file, for the report.
+    pub scenario: Option<(String, String)>,
+    /// Estimator parameters for the tcpw* programs `--load` registers (the scenario's).
+    pub kernel_params: westwood_linux::loader::Params,
+}
+
+/// Build the path `opts` describes (no root needed: nothing is created yet).
+pub fn build(opts: &Options) -> Result<Built> {
+    match &opts.spec {
+        PathSpec::Link { link, reverse } => {
+            let link = link.replace("\\n", "\n");
+            let specs: Vec<(String, String)> = match reverse {
+                None => vec![("path".into(), link)],
+                Some(r) => vec![
+                    ("path".into(), format!("{link}\nduplex = false")),
+                    ("path.reverse".into(), format!("{}\nduplex = false", r.replace("\\n", "\n"))),
+                ],
+            };
+            let borrowed: Vec<(&str, &str)> = specs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+            let (links, names) = links_from_toml(opts.seed, &borrowed).map_err(scenario_error)?;
+            if links.len() != 2 {
+                return Err(Error::Usage("path: the link must be duplex, or give --reverse".into()));
+            }
+            let host = Host { mtu: opts.mtu.unwrap_or(1500), ..Default::default() };
+            Ok(Built {
+                links,
+                names,
+                forward: vec![0],
+                back: vec![1],
+                client: host.clone(),
+                server: host,
+                scenario: None,
+                kernel_params: Default::default(),
+            })
+        }
+        PathSpec::Scenario { file, overrides } => {
+            let overrides = westwood_simulator::scenario::with_seed(overrides, Some(opts.seed));
+            let scenario =
+                westwood_simulator::scenario::load_file(file, &overrides).map_err(scenario_error)?;
+            let source = file.display().to_string();
+            if scenario.flows.len() != 1 || !scenario.sources.is_empty() || !scenario.arrivals.is_empty() {
+                return Err(Error::Usage(format!(
+                    "{source}: path --scenario emulates the route of one TCP flow (the transfer the \
+                     command measures); this scenario has {} TCP flow(s), {} other source(s) and {} \
+                     arrival process(es). Cross traffic is not emulated by `path`; `westwood testbed` \
+                     runs every flow of a scenario",
+                    scenario.flows.len(),
+                    scenario.sources.len(),
+                    scenario.arrivals.len()
+                )));
+            }
+            let planned = crate::plan::plan(&scenario, None)?;
+            let flow = &planned.flows[0];
+            let mtu = opts.mtu.unwrap_or(flow.mtu);
+            let links = westwood_simulator::sim::build_links(&scenario).map_err(scenario_error)?;
+            Ok(Built {
+                links,
+                names: scenario.links.iter().map(|l| l.name.clone()).collect(),
+                forward: flow.data_path.clone(),
+                back: flow.ack_path.clone(),
+                client: Host {
+                    mtu,
+                    sysctls: flow.sender_sysctls.clone(),
+                    optional_sysctls: flow.optional_sysctls.clone(),
+                    route_options: flow.sender_route.clone(),
+                },
+                server: Host {
+                    mtu,
+                    sysctls: flow.receiver_sysctls.clone(),
+                    optional_sysctls: flow.optional_sysctls.clone(),
+                    route_options: flow.receiver_route.clone(),
+                },
+                scenario: Some((scenario.name.clone(), source)),
+                kernel_params: planned.kernel_params,
+            })
+        }
+    }
 }
 
 /// Run `opts.command` in the client namespace of an emulated path.
@@ -58,37 +167,28 @@ pub fn main(opts: &Options) -> Result<i32> {
             "path: give the command to run after --, e.g. -- westwood measure ...".into(),
         ));
     }
+    let built = build(opts)?;
     sig::install();
     netns::remove_stale_and_report();
-    let link = opts.link.replace("\\n", "\n");
-    let specs: Vec<(String, String)> = match &opts.reverse {
-        None => vec![("path".into(), link)],
-        Some(r) => vec![
-            ("path".into(), format!("{link}\nduplex = false")),
-            ("path.reverse".into(), format!("{}\nduplex = false", r.replace("\\n", "\n"))),
-        ],
-    };
-    let borrowed: Vec<(&str, &str)> = specs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
-    let (links, names) = links_from_toml(opts.seed, &borrowed).map_err(scenario_error)?;
-    if links.len() != 2 {
-        return Err(Error::Usage("path: the link must be duplex, or give --reverse".into()));
-    }
     let bpf: Vec<&str> = opts.load.iter().map(String::as_str).collect();
     let _bpf = if bpf.is_empty() {
         None
     } else {
-        Some(crate::kernel_cc::BpfGuard::ensure(&bpf, Default::default())?)
+        Some(crate::kernel_cc::BpfGuard::ensure(&bpf, built.kernel_params)?)
     };
-    let endpoint = |suffix: &str, ip, peer| EndpointSpec {
+    let endpoint = |suffix: &str, ip, peer, host: &Host| EndpointSpec {
         suffix: suffix.into(),
         ip,
-        mtu: opts.mtu,
-        sysctls: Vec::new(),
-        optional_sysctls: Vec::new(),
+        mtu: host.mtu,
+        sysctls: host.sysctls.clone(),
+        optional_sysctls: host.optional_sysctls.clone(),
         peers: vec![peer],
-        route_options: Vec::new(),
+        route_options: host.route_options.clone(),
     };
-    let topo = Topology::create(&[endpoint("pc", CLIENT_IP, 1), endpoint("ps", SERVER_IP, 0)])?;
+    let topo = Topology::create(&[
+        endpoint("pc", CLIENT_IP, 1, &built.client),
+        endpoint("ps", SERVER_IP, 0, &built.server),
+    ])?;
     let (client, server) = (&topo.endpoints[0], &topo.endpoints[1]);
     let cpus = sys::cpus();
     let mut config = realtime::Config {
@@ -101,8 +201,11 @@ pub fn main(opts: &Options) -> Result<i32> {
     config.routes.insert((1, 0), 1);
     config.addresses.insert(CLIENT_IP, 0);
     config.addresses.insert(SERVER_IP, 1);
-    let emu =
-        Emulator::new(links, vec![Route { links: vec![0], port: 1 }, Route { links: vec![1], port: 0 }]);
+    let names = &built.names;
+    let emu = Emulator::new(
+        built.links,
+        vec![Route { links: built.forward.clone(), port: 1 }, Route { links: built.back.clone(), port: 0 }],
+    );
     let running = realtime::spawn(Some(topo.router_path()), emu, config)
         .map_err(|e| Error::failed("starting the emulator", e))?;
 
@@ -149,11 +252,18 @@ pub fn main(opts: &Options) -> Result<i32> {
             Ok(())
         });
     }
+    let route =
+        |links: &[u32]| links.iter().map(|&i| names[i as usize].as_str()).collect::<Vec<_>>().join(" -> ");
+    let from = match &built.scenario {
+        Some((name, _)) => format!(" (scenario {name})"),
+        None => String::new(),
+    };
     eprintln!(
-        "path: {} <-> {} through {}; running {:?} in the client namespace",
+        "path: {} -> {} through {}, back through {}{from}; running {:?} in the client namespace",
         ip_text(CLIENT_IP),
         ip_text(SERVER_IP),
-        names.join(", "),
+        route(&built.forward),
+        route(&built.back),
         opts.command.join(" ")
     );
     let started = sys::monotonic_ns();
@@ -187,6 +297,8 @@ pub fn main(opts: &Options) -> Result<i32> {
         "client": ip_text(CLIENT_IP),
         "server": ip_text(SERVER_IP),
         "ports": ports,
+        "scenario": built.scenario.as_ref().map(|(name, file)| json!({ "name": name, "file": file })),
+        "route": { "client_to_server": route(&built.forward), "server_to_client": route(&built.back) },
         "links": names.iter().zip(&report.links).map(|(n, l)| json!({
             "name": n, "rate_bps": l.rate_bps, "delay_seconds": l.delay as f64 / 1e9,
             "packets_sent": l.stats.packets_sent, "bytes_sent": l.stats.bytes_sent,
@@ -230,5 +342,82 @@ pub fn main(opts: &Options) -> Result<i32> {
         Some(st) => Ok(st
             .code()
             .unwrap_or_else(|| 128 + std::os::unix::process::ExitStatusExt::signal(&st).unwrap_or(0))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(spec: PathSpec) -> Options {
+        Options {
+            spec,
+            seed: 1,
+            servers: 1,
+            load: Vec::new(),
+            report: None,
+            fifo: None,
+            mtu: None,
+            command: vec!["true".into()],
+        }
+    }
+
+    fn scenario(name: &str, overrides: &[(&str, &str)]) -> Options {
+        let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
+        let overrides = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        options(PathSpec::Scenario { file, overrides })
+    }
+
+    fn value<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+        pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn a_scenario_path_is_its_flow_s_route_with_its_hosts_settings() {
+        let built = build(&scenario("seed003_nasa.toml", &[])).unwrap();
+        let route =
+            |links: &[u32]| links.iter().map(|&i| built.names[i as usize].clone()).collect::<Vec<_>>();
+        assert_eq!(route(&built.forward), ["lan", "nasa"]);
+        assert_eq!(route(&built.back), ["nasa.reverse", "lan.reverse"]);
+        // 1460 B segments and 40 B of headers: 1500 B frames on both hosts.
+        assert_eq!((built.client.mtu, built.server.mtu), (1500, 1500));
+        // The receiver offers at most the scenario's 64 KB window; the sender's initial window
+        // and RTO floor are the scenario's.
+        let window = built.server.route_options.iter().position(|o| o == "window").unwrap();
+        assert_eq!(built.server.route_options[window + 1], "65535");
+        assert!(built.client.route_options.contains(&"initcwnd".to_string()));
+        assert_eq!(value(&built.client.sysctls, "net.ipv4.tcp_timestamps"), Some("0"));
+        // The long hop keeps its delay variation and its loss.
+        let nasa = &built.links[built.forward[1] as usize];
+        assert_eq!(nasa.delay, 313_000_000);
+        assert_eq!(built.scenario.as_ref().unwrap().0, "seed003_nasa");
+    }
+
+    #[test]
+    fn a_scenario_s_parameters_reach_the_path() {
+        let built = build(&scenario("seed003_nasa.toml", &[("tcp.receiver_window", "32KB")])).unwrap();
+        let window = built.server.route_options.iter().position(|o| o == "window").unwrap();
+        assert_eq!(built.server.route_options[window + 1], "32000");
+        // An unknown key is the scenario loader's error, naming the key.
+        let err = build(&scenario("seed003_nasa.toml", &[("tcp.no_such_key", "1")])).err().unwrap();
+        assert!(err.to_string().contains("no_such_key"), "{err}");
+    }
+
+    #[test]
+    fn a_scenario_with_cross_traffic_is_refused_with_the_reason() {
+        let err = build(&scenario("dumbbell.toml", &[])).err().unwrap().to_string();
+        assert!(err.contains("one TCP flow") && err.contains("westwood testbed"), "{err}");
+    }
+
+    #[test]
+    fn a_link_body_still_makes_a_one_link_path_each_way() {
+        let built = build(&options(PathSpec::Link {
+            link: "rate = \"10Mbps\"\\ndelay = \"20ms\"\\nqueue = 100".into(),
+            reverse: None,
+        }))
+        .unwrap();
+        assert_eq!((built.forward.clone(), built.back.clone()), (vec![0], vec![1]));
+        assert_eq!(built.client, Host { mtu: 1500, ..Default::default() });
+        assert!(built.scenario.is_none());
     }
 }
