@@ -142,3 +142,14 @@ def fill_disk(monkeypatch, directory: Path) -> None:
         return _FullDiskFile(handle) if inside and set(mode) & set("wax+") else handle
 
     monkeypatch.setattr(files, "open", full_open, raising=False)
+
+
+@pytest.fixture
+def fake_emu(tmp_path, monkeypatch):
+    """The testbed's binary replaced by fake_emu_binary (canned results, no root), and the
+    machine taken to be able to run a testbed; returns the fake's call log."""
+    import fake_emu_binary
+    from westwood.experiments import testbed
+
+    monkeypatch.setattr(testbed, "unavailable_reason", lambda: None)
+    return fake_emu_binary.install(tmp_path, monkeypatch)

@@ -18,12 +18,13 @@ import stat
 from pathlib import Path
 
 SCRIPT = r"""#!/usr/bin/env python3
-import json, os, sys
+import json, os, shlex, sys
 args = sys.argv[1:]
 log = os.environ.get("FAKE_LOG")
 if log:
     with open(log, "a") as f:
-        f.write(" ".join(args) + "\n")
+        # A path call as a shell would read it (its command is one argument).
+        f.write((shlex.join(args) if args[:1] == ["path"] else " ".join(args)) + "\n")
 mode = os.environ.get("FAKE_MODE", "ok")
 if mode == "missing":
     print("westwood-emu: iperf3 not found: apt-get install iperf3", file=sys.stderr)
@@ -31,6 +32,51 @@ if mode == "missing":
 if mode == "fail":
     print("westwood-emu: iperf3 byte counts disagree", file=sys.stderr)
     sys.exit(1)
+if args and args[0] == "path":
+    # `path --scenario ... --report R -- sh -c 'exec python -m westwood measure SERVER ...'`:
+    # write measure's records for the rounds asked (rates below), then the path's report.
+    # FAKE_STOP_AFTER=K exits 130 (interrupted) after the K-th transfer of the directory.
+    report = args[args.index("--report") + 1]
+    words = shlex.split(args[-1])
+    out_dir = words[words.index("--out") + 1]
+    rounds = int(words[words.index("--rounds") + 1])
+    seconds = int(words[words.index("--duration") + 1].rstrip("s"))
+    ccs = words[words.index("--cc") + 1].split(",")
+    runs = os.path.join(out_dir, "runs")
+    os.makedirs(runs, exist_ok=True)
+    existing = [json.load(open(os.path.join(runs, f))) for f in sorted(os.listdir(runs))]
+    first = 1 + max([r["round"] for r in existing], default=0)
+    done = len(existing)
+    stop_after = int(os.environ.get("FAKE_STOP_AFTER", "0"))
+    for r in range(first, first + rounds):
+        for cc in ccs:
+            done += 1
+            # tcpw 2.00, 2.02, 2.04 ... Mb/s; others 1.00, 1.02, 1.04 ...: ratios that differ.
+            rate = 2e6 * (1 + 0.01 * (r - 1)) if cc.startswith("tcpw") else 1e6 + 0.02e6 * (r - 1)
+            sent = int(rate * seconds / 8)
+            stream = {"sender": {"socket": 5, "bytes": sent, "seconds": seconds,
+                                 "retransmits": 3, "min_rtt": 630000, "mean_rtt": 644000,
+                                 "max_rtt": 700000},
+                      "receiver": {"bytes": sent, "seconds": seconds}}
+            record = {"label": cc, "started": "2026-11-28T00:00:00+00:00", "seconds": seconds,
+                      "round": r, "transfer": done, "path": {"host": "10.202.2.1"},
+                      "capture": None,
+                      "sessions": [{"cc": cc, "streams": 1, "port": 5201, "iperf3": {
+                          "start": {"connected": [{"socket": 5, "local_port": 40000 + done,
+                                                   "remote_port": 5201}]},
+                          "end": {"streams": [stream]}}}]}
+            json.dump(record, open(os.path.join(runs, f"{done:04d}-r{r}-{cc}.json"), "w"))
+            if stop_after and done >= stop_after:
+                sys.exit(130)
+    json.dump({"routes": [{"direction": "client_to_server",
+                           "counters": {"offered_packets": 100, "delivered_packets": 99,
+                                        "drops_error": 1}}],
+               "lateness_seconds": {"p99": 0.0001},
+               "simulator_overrides": {"profile": "linux",
+                                       "changed": {"tcp.window_growth": "linux"}}},
+              open(report, "w"))
+    print("path: client_to_server: 100 packets offered, 99 delivered", file=sys.stderr)
+    sys.exit(0)
 out = args[args.index("--out") + 1]
 sets = dict(args[i + 1].split("=", 1) for i, a in enumerate(args) if a == "--set")
 ccs = [sets[k] for k in ("cc", "cc_a", "cc_b") if k in sets] or ["reno"]
@@ -92,3 +138,8 @@ def install(directory: Path, monkeypatch) -> Path:
     log = Path(directory) / "calls.log"
     monkeypatch.setenv("FAKE_LOG", str(log))
     return log
+
+
+def calls(log: Path):
+    """The calls the fake logged, one line each."""
+    return log.read_text().splitlines() if log.exists() else []

@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from .checks import count
 from .experiments.base import ExperimentKind
+from .experiments.measurement import reproduce_measurements
 from .experiments.testbed import reproduce_testbed
 from .locks import output_lock
 from .report import html as report
@@ -69,6 +70,9 @@ def reproduce(
     # Testbed experiments (real TCP, run one at a time after the simulations): their own module.
     testbed = [e for e in experiments if e.kind == "testbed"]
     experiments = [e for e in experiments if e.kind != "testbed"]
+    # The Internet measurements run `westwood measure` through an emulated path (measurement.py).
+    measured = [e for e in testbed if getattr(e, "measured_with", "") == "measure"]
+    testbed = [e for e in testbed if e not in measured]
     n_seeds = {e.id: seeds if seeds is not None else default_seeds(e, quick) for e in experiments}
     specs = {e.id: plan(e, quick, n_seeds[e.id], extra) for e in experiments}
     # The lock creates ``out``; a bad experiment or scenario (found while planning) does not.
@@ -94,6 +98,17 @@ def reproduce(
             )
             written += tb_written
             entries.update(tb_entries)
+        if measured:
+            ms_written, ms_entries = reproduce_measurements(
+                measured,
+                out,
+                quick=quick,
+                extra=extra,
+                stream=progress_stream,
+                command=lambda e, n: rerun_command(e.id, quick, n, extra, out),
+            )
+            written += ms_written
+            entries.update(ms_entries)
         for experiment in experiments:
             command = rerun_command(experiment.id, quick, n_seeds[experiment.id], extra, out)
             paths, entry = experiment.write_report(

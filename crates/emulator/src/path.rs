@@ -83,6 +83,10 @@ pub struct Built {
     pub scenario: Option<(String, String)>,
     /// Estimator parameters for the tcpw* programs `--load` registers (the scenario's).
     pub kernel_params: westwood_linux::loader::Params,
+    /// What the simulator's run of the same scenario changes to model this kernel (the `linux`
+    /// profile as the testbed applies it: `testbed::simulator_scenario`), for the report, so a
+    /// measurement through the path can be set beside `westwood run` of the scenario.
+    pub simulator_overrides: Option<serde_json::Value>,
 }
 
 /// Build the path `opts` describes (no root needed: nothing is created yet).
@@ -112,10 +116,11 @@ pub fn build(opts: &Options) -> Result<Built> {
                 server: host,
                 scenario: None,
                 kernel_params: Default::default(),
+                simulator_overrides: None,
             })
         }
-        PathSpec::Scenario { file, overrides } => {
-            let overrides = westwood_simulator::scenario::with_seed(overrides, Some(opts.seed));
+        PathSpec::Scenario { file, overrides: user } => {
+            let overrides = westwood_simulator::scenario::with_seed(user, Some(opts.seed));
             let scenario =
                 westwood_simulator::scenario::load_file(file, &overrides).map_err(scenario_error)?;
             let source = file.display().to_string();
@@ -153,6 +158,9 @@ pub fn build(opts: &Options) -> Result<Built> {
                 },
                 scenario: Some((scenario.name.clone(), source)),
                 kernel_params: planned.kernel_params,
+                simulator_overrides: Some(
+                    crate::testbed::simulator_scenario(&scenario, user).1.overrides_json(),
+                ),
             })
         }
     }
@@ -298,6 +306,7 @@ pub fn main(opts: &Options) -> Result<i32> {
         "server": ip_text(SERVER_IP),
         "ports": ports,
         "scenario": built.scenario.as_ref().map(|(name, file)| json!({ "name": name, "file": file })),
+        "simulator_overrides": built.simulator_overrides,
         "route": { "client_to_server": route(&built.forward), "server_to_client": route(&built.back) },
         "links": names.iter().zip(&report.links).map(|(n, l)| json!({
             "name": n, "rate_bps": l.rate_bps, "delay_seconds": l.delay as f64 / 1e9,
@@ -391,6 +400,10 @@ mod tests {
         let nasa = &built.links[built.forward[1] as usize];
         assert_eq!(nasa.delay, 313_000_000);
         assert_eq!(built.scenario.as_ref().unwrap().0, "seed003_nasa");
+        // The simulator's run beside a measurement: the linux profile, as the testbed applies it.
+        let simulator = built.simulator_overrides.as_ref().unwrap();
+        assert_eq!(simulator["profile"], "linux");
+        assert!(simulator["changed"].as_object().is_some_and(|c| !c.is_empty()), "{simulator}");
     }
 
     #[test]

@@ -175,6 +175,19 @@ class _Side:
     overrides: Tuple[Tuple[str, str], ...]
 
 
+def with_simulator_twins(series: Sequence[Series]) -> Tuple[Series, ...]:
+    """Each series, then its simulator's twin: ``LABEL (simulator)``, dashed, in its colour."""
+    doubled: List[Series] = []
+    for s in series:
+        doubled.append(s)
+        doubled.append(
+            dataclasses.replace(
+                s, label=s.label + SIMULATOR_SUFFIX, style="dashed", twin_of=s.label
+            )
+        )
+    return tuple(doubled)
+
+
 @dataclass(frozen=True)
 class TestbedExperiment:
     """A figure of the papers measured on real TCP, with the simulator's value beside each point.
@@ -233,14 +246,6 @@ class TestbedExperiment:
 
     def as_sweep(self, quick: bool) -> Experiment:
         """The experiment as the report and the claims see it: each series twice."""
-        doubled: List[Series] = []
-        for s in self.series:
-            doubled.append(s)
-            doubled.append(
-                dataclasses.replace(
-                    s, label=s.label + SIMULATOR_SUFFIX, style="dashed", twin_of=s.label
-                )
-            )
         seconds = self.quick_seconds if quick else self.seconds
         return Experiment(
             id=self.id,
@@ -248,7 +253,7 @@ class TestbedExperiment:
             paper=self.paper,
             scenario=self.scenario,
             x=self.x,
-            series=tuple(doubled),
+            series=with_simulator_twins(self.series),
             metric=self.metric,
             overrides=self.overrides,
             quick_duration=f"{self.quick_seconds}s",
@@ -339,21 +344,36 @@ def skip_reason(output: str) -> str:
 CLEANUP_SECONDS = 30
 
 
-def _run_to_the_end(argv: List[str], partial: Path) -> subprocess.CompletedProcess:
+def _run_to_the_end(
+    argv: List[str], partial: Optional[Path], echo: Optional[TextIO] = None
+) -> subprocess.CompletedProcess:
     """Run one testbed binary and wait for it, also when interrupted: subprocess.run gives an
     interrupted child 0.25 s and then kills it, which left its namespaces behind (a Ctrl-C
     reaches it too, a SIGINT sent to reproduce alone does not). On KeyboardInterrupt the child
-    is asked to stop (SIGTERM: it cleans up as on Ctrl-C) and given ``CLEANUP_SECONDS``."""
+    is asked to stop (SIGTERM: it cleans up as on Ctrl-C) and given ``CLEANUP_SECONDS``; the
+    run's unfinished directory ``partial`` (if any) is removed. With ``echo``, what the child
+    prints (both streams, merged into ``stderr``) is passed on line by line as it comes: a
+    long measurement shows its progress."""
     proc = subprocess.Popen(
         argv,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.PIPE if echo is None else subprocess.STDOUT,
         text=True,
         # If reproduce is killed, the run cleans up and stops instead of running on.
         preexec_fn=parent_death_signal(signal.SIGTERM),
     )
+    lines: List[str] = []
     try:
-        out, err = proc.communicate()
+        if echo is None:
+            out, err = proc.communicate()
+        else:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                lines.append(line)
+                echo.write("  " + line)
+                echo.flush()
+            proc.wait()
+            out, err = "", "".join(lines)
     except KeyboardInterrupt:
         with contextlib.suppress(ProcessLookupError):
             proc.send_signal(signal.SIGTERM)
@@ -362,7 +382,8 @@ def _run_to_the_end(argv: List[str], partial: Path) -> subprocess.CompletedProce
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
-        shutil.rmtree(partial, ignore_errors=True)
+        if partial is not None:
+            shutil.rmtree(partial, ignore_errors=True)
         raise
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
@@ -764,8 +785,9 @@ def skipped_points(
     return points
 
 
-def write_skipped(experiment: TestbedExperiment, reason: str, out: Path, command: str):
-    """The page of a testbed experiment this machine could not run."""
+def write_skipped(experiment: Any, reason: str, out: Path, command: str):
+    """The page of a testbed experiment (of any of its forms: ``id``, ``title``, ``paper``,
+    ``description``) this machine could not run."""
     md_path = out / f"{experiment.id}.md"
     write_text_atomic(
         md_path,

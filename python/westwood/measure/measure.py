@@ -799,12 +799,11 @@ def load_records(out: Path) -> List[Dict[str, Any]]:
     return records
 
 
-def report(out: Path, baseline: Optional[str], as_json: bool = False) -> int:
-    """Write the tables, summary and figures of every record in ``out/runs``."""
-    from . import plots
-    from .analyze import _csv, _json_safe
-
-    records = load_records(out)
+def tables(
+    records: Sequence[Dict[str, Any]],
+) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
+    """The rows of ``streams.csv`` and ``transfers.csv`` of these records (``load_records``):
+    what the report writes, and what a reproduction through ``measure`` reads."""
     streams: List[Dict[str, Any]] = []
     transfers: List[Dict[str, Any]] = []
     for rec in records:
@@ -814,6 +813,16 @@ def report(out: Path, baseline: Optional[str], as_json: bool = False) -> int:
         s = stream_rows(rec, by_port if rec.get("analysis") is not None else None)
         streams += s
         transfers += transfer_rows(rec, s)
+    return streams, transfers
+
+
+def report(out: Path, baseline: Optional[str], as_json: bool = False) -> int:
+    """Write the tables, summary and figures of every record in ``out/runs``."""
+    from . import plots
+    from .analyze import _csv, _json_safe
+
+    records = load_records(out)
+    streams, transfers = tables(records)
     for name, rows, columns in (
         ("streams.csv", streams, STREAM_COLUMNS),
         ("transfers.csv", transfers, TRANSFER_COLUMNS),

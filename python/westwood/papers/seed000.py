@@ -19,7 +19,7 @@ preconditions its verdicts rest on; a run that fails one makes the claims that r
 from __future__ import annotations
 
 import math
-from typing import Callable, Dict, Sequence
+from typing import Dict, Sequence
 
 from ..claims import (
     EQUAL,
@@ -46,7 +46,7 @@ from ..experiments.sweep import Experiment, SweepResults, ratios_per_seed
 from ..experiments.table import TableExperiment, TableResults, cell_ratios
 from ..experiments.trace import TraceExperiment, TraceResults
 from ..experiments.window import SEQUENCE, SeriesTraceExperiment, WindowResults
-from ..stats import mean_ci
+from ._common import with_ci
 from .which_tcpw import OTHERS, mix_claim, mix_label
 
 WESTWOOD_FAMILY = (
@@ -55,24 +55,6 @@ WESTWOOD_FAMILY = (
     Series("TCPW ABSE", {"cc": "westwood-abse"}),
     Series("Westwood+", {"cc": "westwood-plus"}),
 )
-
-
-def with_ci(measure: Callable[[object], Measurement], digits: int = 3):
-    """``measure`` (one that returns per-seed ``samples``) with the samples' 95 % confidence
-    interval put in front of its detail: a number judged against the paper's is a mean over
-    seeds, and the reader should see how far the seeds spread."""
-
-    def wrapped(results) -> Measurement:
-        m = measure(results)
-        if len(m.samples) < 2:
-            return m
-        ci = mean_ci(m.samples)
-        return m._replace(
-            detail=f"per seed {ci.mean:.{digits}f}, 95% CI {ci.low:.{digits}f} to "
-            f"{ci.high:.{digits}f}, {ci.n} seeds; {m.detail}"
-        )
-
-    return wrapped
 
 
 # --- §4.1, fig. 3: BWE under UDP ON/OFF traffic ------------------------------------------------

@@ -1,0 +1,147 @@
+"""The papers' Internet measurements in `westwood reproduce` (experiments/measurement.py):
+`westwood measure` through `westwood emu path --scenario`, with the simulator beside it. A fake
+`westwood-emu` (fake_emu_binary) stands for the path and the measure command inside it, writing
+measure's own records, so this runs without root and in seconds; the simulator runs are real."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import pytest
+
+import fake_emu_binary
+from westwood.claims import GREATER, NOT_AVAILABLE, REPRODUCED, Claim, between, compare
+from westwood.experiments.base import Axis, Series
+from westwood.experiments.measurement import (
+    STORE,
+    MeasurementExperiment,
+    complete_rounds,
+    measured_over_simulated,
+)
+from westwood.experiments.sweep import ratios_per_seed
+from westwood.reproduce import reproduce
+
+
+def tiny(**changes) -> MeasurementExperiment:
+    fields = dict(
+        id="ms_tiny",
+        title="tiny",
+        paper="test",
+        scenario="seed003_nasa",
+        x=Axis("loss", (0.39,), "Data segments lost", unit="%"),
+        series=(Series("TCPW", {"cc": "westwood"}), Series("Reno", {"cc": "reno"})),
+        seconds=3,
+        quick_seconds=2,
+        rounds=3,
+        claims=(
+            compare("TCPW beats Reno", ratios_per_seed("TCPW", 0.39, "Reno", 0.39), GREATER, ""),
+            Claim(
+                "TCPW measured over simulated",
+                measured_over_simulated("TCPW", 0.39),
+                target=between(0, 100),
+                paper="",
+            ),
+        ),
+    )
+    fields.update(changes)
+    return MeasurementExperiment(**fields)
+
+
+def _calls(log):
+    return fake_emu_binary.calls(log)
+
+
+def _measure_words(call: str):
+    """The measure command inside a logged path call."""
+    return shlex.split(shlex.split(call)[-1])
+
+
+def test_a_measurement_runs_measure_through_the_scenario_s_path_and_reports_both_sides(
+    tmp_path, fake_emu
+):
+    out = tmp_path / "results"
+    reproduce([tiny()], out, progress_stream=open("/dev/null", "w"))
+    (call,) = _calls(fake_emu)
+    words = shlex.split(call)
+    assert words[:2] == ["path", "--scenario"] and words[2].endswith("seed003_nasa.toml")
+    assert words[words.index("--load") + 1] == "tcpw"
+    assert "--set" in words and "loss=0.39%" in words
+    measure = _measure_words(call)
+    assert measure[measure.index("measure") + 1] == "$WESTWOOD_PATH_SERVER"
+    assert measure[measure.index("--cc") + 1] == "tcpw,reno"
+    assert measure[measure.index("--rounds") + 1] == "3"
+    entry = json.loads((out / "index.json").read_text())["ms_tiny"]
+    assert entry["kind"] == "testbed"
+    header = entry["table"]["header"][1:]
+    assert header == ["TCPW", "TCPW (simulator)", "Reno", "Reno (simulator)"]
+    # TCPW's three rounds: 2.00, 2.02, 2.04 Mb/s (measure's goodput of the fake's records).
+    assert entry["table"]["rows"][0][1].startswith("2.020 ± ")
+    verdicts = {c["claim"]: c for c in entry["claims"]}
+    assert verdicts["TCPW beats Reno"]["verdict"] == REPRODUCED  # 2.0 per round
+    assert "simulated" in verdicts["TCPW measured over simulated"]["measured"]
+    md = (out / "ms_tiny.md").read_text()
+    assert "as the papers tabled them" in md
+    assert "| tcpw | 3 |" in md and "| reno | 3 |" in md
+    assert "drops (both directions) by cause: error 1" in md
+    # The simulator ran the scenario, as many seeds as rounds, each cc.
+    rows = (out / "ms_tiny.csv").read_text().splitlines()
+    assert sum(1 for r in rows if "(simulator)" in r) == 6
+
+
+def test_an_interrupted_measurement_measures_only_the_rounds_missing(
+    tmp_path, fake_emu, monkeypatch
+):
+    out = tmp_path / "results"
+    null = open("/dev/null", "w")
+    monkeypatch.setenv("FAKE_STOP_AFTER", "3")  # round 1 whole, round 2's tcpw, then Ctrl-C
+    with pytest.raises(KeyboardInterrupt):
+        reproduce([tiny()], out, progress_stream=null)
+    monkeypatch.delenv("FAKE_STOP_AFTER")
+    reproduce([tiny()], out, progress_stream=null)
+    first, second = _calls(fake_emu)
+    assert _measure_words(second)[_measure_words(second).index("--rounds") + 1] == "2"
+    # Each call draws the path's losses from a seed of its own.
+    assert shlex.split(first)[shlex.split(first).index("--seed") + 1] == "1"
+    assert shlex.split(second)[shlex.split(second).index("--seed") + 1] == "2"
+    (directory,) = [d for d in (out / STORE).iterdir() if d.is_dir()]
+    # Round 2 lost its reno: the table keeps rounds 1, 3 and 4, three complete pairs.
+    assert complete_rounds(directory, ("tcpw", "reno")) == [1, 3, 4]
+    entry = json.loads((out / "index.json").read_text())["ms_tiny"]
+    assert entry["claims"][0]["verdict"] == REPRODUCED
+    # Done: a third reproduction measures nothing.
+    reproduce([tiny()], out, progress_stream=null)
+    assert len(_calls(fake_emu)) == 2
+
+
+def test_quick_is_one_round_and_a_missing_prerequisite_skips_with_the_reason(
+    tmp_path, fake_emu, monkeypatch
+):
+    out = tmp_path / "results"
+    reproduce([tiny()], out, quick=True, progress_stream=open("/dev/null", "w"))
+    (call,) = _calls(fake_emu)
+    assert _measure_words(call)[_measure_words(call).index("--rounds") + 1] == "1"
+    entry = json.loads((out / "index.json").read_text())["ms_tiny"]
+    # One round: a comparison has no interval.
+    assert entry["claims"][0]["verdict"] == NOT_AVAILABLE
+    monkeypatch.setenv("FAKE_MODE", "missing")
+    reproduce([tiny(id="ms_other")], out, progress_stream=open("/dev/null", "w"))
+    entry = json.loads((out / "index.json").read_text())["ms_other"]
+    assert "iperf3 not found" in entry["skipped"]
+
+
+def test_a_measurement_series_sets_only_a_cc_with_a_kernel_twin():
+    with pytest.raises(ValueError, match="sets only cc"):
+        tiny(series=(Series("TCPW", {"cc": "westwood", "loss": "1%"}),))
+    with pytest.raises(ValueError, match="no kernel twin"):
+        tiny(series=(Series("Vegas", {"cc": "vegas"}),))
+
+
+def test_the_nasa_measurement_is_registered_with_the_papers_numbers():
+    from westwood.experiments import registry
+
+    nasa = registry.EXPERIMENTS["testbed_seed003_nasa"]
+    assert nasa.kind == "testbed" and nasa.kernel_ccs() == ("tcpw", "reno")
+    assert nasa.rounds >= 5
+    (run,) = nasa.plan(False, [], "x")
+    assert run.scenario_path.endswith("seed003_nasa.toml")
