@@ -42,14 +42,15 @@ commands:
         'rate = \"10Mbps\"\\ndelay = \"20ms\"\\nqueue = 100\\nerrors = { model = \"bernoulli\", rate = \"1%\" }'
         (--reverse: the other direction, default the same); --lines spreads packets round
         robin over delay lines with these extra delays (reordering). Until Ctrl-C or S s.
-  path [--link BODY [--reverse BODY] | --scenario FILE [--set KEY=VALUE]...] [--servers N]
+  path [--link BODY [--reverse BODY] | --scenario FILE [--set KEY=VALUE]... [--flow NAME]] [--servers N]
        [--load CC[,CC...]] [--report FILE] [--seed N] [--mtu N] [--fifo PRIO | --no-fifo]
        -- COMMAND [ARGS...]
         an emulated path for tools that measure real ones: a client and a server namespace
         joined through the emulator (BODY as for run; default 10 Mb/s, 20 ms, 100 packets;
-        or --scenario: the route of the scenario's one TCP flow, link by link, its sender's and
-        receiver's TCP settings as testbed maps them, and --load with the scenario's estimator
-        parameters),
+        or --scenario: the route of the scenario's first TCP flow (--flow NAME: that one), link by
+        link, its sender's and receiver's TCP settings as testbed maps them, --load with the
+        scenario's estimator parameters; its other TCP flows run as kernel TCP from their start
+        until COMMAND ends: cross traffic through the same links),
         N iperf3 servers (ports 5201...) in the server namespace, COMMAND run in the client
         namespace with $WESTWOOD_PATH_SERVER, $WESTWOOD_PATH_PORTS set (e.g. -- westwood measure
         '$WESTWOOD_PATH_SERVER' ... through sh -c); --load registers tcpw* for it. Then prints the
@@ -305,8 +306,15 @@ fn cmd_path(mut args: Args, command: Vec<String>) -> Result<i32> {
         report: args.value("--report")?.map(PathBuf::from),
         fifo: None,
         mtu: None,
+        flow: None,
         command,
     };
+    if let Some(f) = args.value("--flow")? {
+        if !matches!(opts.spec, PathSpec::Scenario { .. }) {
+            return Err(usage_err("path: --flow names a flow of --scenario"));
+        }
+        opts.flow = Some(f);
+    }
     if let Some(s) = args.value("--seed")? {
         opts.seed = s.parse().map_err(|_| usage_err(format!("--seed {s:?}: not an integer")))?;
     }

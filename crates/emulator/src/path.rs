@@ -23,6 +23,8 @@ use serde_json::json;
 use westwood_linux::netns::{tool, ChildGuard};
 use westwood_linux::sig;
 
+use westwood_simulator::model::Nanos;
+
 use crate::core::{links_from_toml, Emulator, Route};
 use crate::diag::DiagSocket;
 use crate::error::{scenario_error, Error, Result};
@@ -58,6 +60,9 @@ pub struct Options {
     pub fifo: Option<i32>,
     /// The hosts' MTU; None: the scenario's segment and header size, or 1500.
     pub mtu: Option<u32>,
+    /// With a scenario: the flow whose route the command measures (None: the first); the
+    /// other flows are cross traffic.
+    pub flow: Option<String>,
     pub command: Vec<String>,
 }
 
@@ -70,6 +75,34 @@ pub struct Host {
     pub route_options: Vec<String>,
 }
 
+/// A flow of the scenario besides the measured one: kernel TCP (iperf3) between namespaces of
+/// its own, from its start (counted from the path's) until the command ends, over its own
+/// route through the same emulated links: the cross traffic the measured transfers meet.
+#[derive(Debug, Clone)]
+pub struct CrossFlow {
+    pub name: String,
+    pub kernel_cc: String,
+    pub start: Nanos,
+    pub sender: Host,
+    pub receiver: Host,
+    pub forward: Vec<u32>,
+    pub back: Vec<u32>,
+}
+
+/// Most cross flows a path runs (one address each side in a /24).
+pub const MAX_CROSS_FLOWS: usize = 200;
+
+fn cross_sender_ip(i: usize) -> [u8; 4] {
+    [10, 202, 3, i as u8 + 1]
+}
+
+fn cross_receiver_ip(i: usize) -> [u8; 4] {
+    [10, 202, 4, i as u8 + 1]
+}
+
+/// The iperf3 port of the cross flows' servers (each in its own namespace).
+const CROSS_PORT: u16 = 5201;
+
 /// The path as built from its [`PathSpec`]: the emulator's links, the links each direction
 /// crosses, and the two hosts.
 pub struct Built {
@@ -79,8 +112,10 @@ pub struct Built {
     pub back: Vec<u32>,
     pub client: Host,
     pub server: Host,
-    /// The scenario's name and file, for the report.
+    /// The scenario's name and file, and the measured flow's name, for the report.
     pub scenario: Option<(String, String)>,
+    pub measured: Option<String>,
+    pub cross: Vec<CrossFlow>,
     /// Estimator parameters for the tcpw* programs `--load` registers (the scenario's).
     pub kernel_params: westwood_linux::loader::Params,
     /// What the simulator's run of the same scenario changes to model this kernel (the `linux`
@@ -115,6 +150,8 @@ pub fn build(opts: &Options) -> Result<Built> {
                 client: host.clone(),
                 server: host,
                 scenario: None,
+                measured: None,
+                cross: Vec::new(),
                 kernel_params: Default::default(),
                 simulator_overrides: None,
             })
@@ -124,39 +161,66 @@ pub fn build(opts: &Options) -> Result<Built> {
             let scenario =
                 westwood_simulator::scenario::load_file(file, &overrides).map_err(scenario_error)?;
             let source = file.display().to_string();
-            if scenario.flows.len() != 1 || !scenario.sources.is_empty() || !scenario.arrivals.is_empty() {
+            if !scenario.sources.is_empty() || !scenario.arrivals.is_empty() {
                 return Err(Error::Usage(format!(
-                    "{source}: path --scenario emulates the route of one TCP flow (the transfer the \
-                     command measures); this scenario has {} TCP flow(s), {} other source(s) and {} \
-                     arrival process(es). Cross traffic is not emulated by `path`; `westwood testbed` \
-                     runs every flow of a scenario",
-                    scenario.flows.len(),
+                    "{source}: path --scenario runs the scenario's TCP flows (the measured one and \
+                     cross traffic); this scenario has {} other source(s) and {} arrival \
+                     process(es), which `path` does not run",
                     scenario.sources.len(),
                     scenario.arrivals.len()
                 )));
             }
             let planned = crate::plan::plan(&scenario, None)?;
-            let flow = &planned.flows[0];
+            let names: Vec<&str> = planned.flows.iter().map(|f| f.name.as_str()).collect();
+            let measured = match &opts.flow {
+                None => 0,
+                Some(name) => names.iter().position(|n| n == name).ok_or_else(|| {
+                    Error::Usage(format!(
+                        "{source}: --flow {name}: no such flow (the scenario's: {})",
+                        names.join(", ")
+                    ))
+                })?,
+            };
+            if planned.flows.len() > MAX_CROSS_FLOWS + 1 {
+                return Err(Error::Usage(format!(
+                    "{source}: {} flows: path runs at most {MAX_CROSS_FLOWS} beside the measured one",
+                    planned.flows.len()
+                )));
+            }
+            let flow = &planned.flows[measured];
             let mtu = opts.mtu.unwrap_or(flow.mtu);
+            let host = |f: &crate::plan::FlowPlan, sender: bool| Host {
+                mtu: f.mtu,
+                sysctls: if sender { f.sender_sysctls.clone() } else { f.receiver_sysctls.clone() },
+                optional_sysctls: f.optional_sysctls.clone(),
+                route_options: if sender { f.sender_route.clone() } else { f.receiver_route.clone() },
+            };
+            let cross = planned
+                .flows
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != measured)
+                .map(|(_, f)| CrossFlow {
+                    name: f.name.clone(),
+                    kernel_cc: f.kernel_cc.clone(),
+                    start: f.start,
+                    sender: host(f, true),
+                    receiver: host(f, false),
+                    forward: f.data_path.clone(),
+                    back: f.ack_path.clone(),
+                })
+                .collect();
             let links = westwood_simulator::sim::build_links(&scenario).map_err(scenario_error)?;
             Ok(Built {
                 links,
                 names: scenario.links.iter().map(|l| l.name.clone()).collect(),
                 forward: flow.data_path.clone(),
                 back: flow.ack_path.clone(),
-                client: Host {
-                    mtu,
-                    sysctls: flow.sender_sysctls.clone(),
-                    optional_sysctls: flow.optional_sysctls.clone(),
-                    route_options: flow.sender_route.clone(),
-                },
-                server: Host {
-                    mtu,
-                    sysctls: flow.receiver_sysctls.clone(),
-                    optional_sysctls: flow.optional_sysctls.clone(),
-                    route_options: flow.receiver_route.clone(),
-                },
+                client: Host { mtu, ..host(flow, true) },
+                server: Host { mtu, ..host(flow, false) },
                 scenario: Some((scenario.name.clone(), source)),
+                measured: Some(flow.name.clone()),
+                cross,
                 kernel_params: planned.kernel_params,
                 simulator_overrides: Some(
                     crate::testbed::simulator_scenario(&scenario, user).1.overrides_json(),
@@ -178,7 +242,17 @@ pub fn main(opts: &Options) -> Result<i32> {
     let built = build(opts)?;
     sig::install();
     netns::remove_stale_and_report();
-    let bpf: Vec<&str> = opts.load.iter().map(String::as_str).collect();
+    // The command's tcpw* (--load) and the cross flows' kernel congestion controls.
+    let mut bpf: Vec<&str> = opts.load.iter().map(String::as_str).collect();
+    for c in &built.cross {
+        if westwood_linux::Algo::from_name(&c.kernel_cc).is_some() {
+            if !bpf.contains(&c.kernel_cc.as_str()) {
+                bpf.push(&c.kernel_cc);
+            }
+        } else {
+            crate::testbed::ensure_kernel_cc(&c.kernel_cc)?;
+        }
+    }
     let _bpf = if bpf.is_empty() {
         None
     } else {
@@ -193,27 +267,37 @@ pub fn main(opts: &Options) -> Result<i32> {
         peers: vec![peer],
         route_options: host.route_options.clone(),
     };
-    let topo = Topology::create(&[
-        endpoint("pc", CLIENT_IP, 1, &built.client),
-        endpoint("ps", SERVER_IP, 0, &built.server),
-    ])?;
+    // Endpoints in pairs, each pair one flow: 0-1 the command's, 2i+2 - 2i+3 cross flow i.
+    let mut specs =
+        vec![endpoint("pc", CLIENT_IP, 1, &built.client), endpoint("ps", SERVER_IP, 0, &built.server)];
+    let mut pairs = vec![(CLIENT_IP, SERVER_IP, built.forward.clone(), built.back.clone())];
+    for (i, c) in built.cross.iter().enumerate() {
+        let (s, r) = (2 * i + 2, 2 * i + 3);
+        specs.push(endpoint(&format!("x{i}s"), cross_sender_ip(i), r, &c.sender));
+        specs.push(endpoint(&format!("x{i}r"), cross_receiver_ip(i), s, &c.receiver));
+        pairs.push((cross_sender_ip(i), cross_receiver_ip(i), c.forward.clone(), c.back.clone()));
+    }
+    let topo = Topology::create(&specs)?;
     let (client, server) = (&topo.endpoints[0], &topo.endpoints[1]);
     let cpus = sys::cpus();
     let mut config = realtime::Config {
-        ports: vec![client.router_dev.clone(), server.router_dev.clone()],
+        ports: topo.endpoints.iter().map(|e| e.router_dev.clone()).collect(),
         cpu: (cpus >= 2).then_some(cpus - 1),
         fifo_priority: opts.fifo,
         ..Default::default()
     };
-    config.routes.insert((0, 1), 0);
-    config.routes.insert((1, 0), 1);
-    config.addresses.insert(CLIENT_IP, 0);
-    config.addresses.insert(SERVER_IP, 1);
+    let mut routes = Vec::new();
+    for (i, (sender_ip, receiver_ip, forward, back)) in pairs.into_iter().enumerate() {
+        let (s, r) = (2 * i as u16, 2 * i as u16 + 1);
+        config.routes.insert((s, r), routes.len() as u32);
+        routes.push(Route { links: forward, port: r });
+        config.routes.insert((r, s), routes.len() as u32);
+        routes.push(Route { links: back, port: s });
+        config.addresses.insert(sender_ip, s);
+        config.addresses.insert(receiver_ip, r);
+    }
     let names = &built.names;
-    let emu = Emulator::new(
-        built.links,
-        vec![Route { links: built.forward.clone(), port: 1 }, Route { links: built.back.clone(), port: 0 }],
-    );
+    let emu = Emulator::new(built.links, routes);
     let running = realtime::spawn(Some(topo.router_path()), emu, config)
         .map_err(|e| Error::failed("starting the emulator", e))?;
 
@@ -231,16 +315,35 @@ pub fn main(opts: &Options) -> Result<i32> {
             .stderr(Stdio::null());
         servers.push(ChildGuard::spawn(&mut cmd)?);
     }
-    let mut diag = DiagSocket::open_in(&server.ns_path())?;
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !ports
-        .iter()
-        .all(|p| diag.dump().map(|s| s.iter().any(|x| x.state == 10 && x.sport == *p)).unwrap_or(false))
-    {
-        if Instant::now() > deadline {
-            return Err(Error::Failed("the iperf3 servers were not listening after 5 s".into()));
+    // The cross flows' servers, one in each receiver namespace.
+    for (i, _) in built.cross.iter().enumerate() {
+        let ns = &topo.endpoints[2 * i + 3].ns;
+        let mut cmd = process::command(&ip);
+        cmd.args(["netns", "exec", ns])
+            .arg(&iperf3)
+            .args(["-s", "-1", "-B", &ip_text(cross_receiver_ip(i)), "-p", &CROSS_PORT.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        servers.push(ChildGuard::spawn(&mut cmd)?);
+    }
+    let listening: Vec<(String, Vec<u16>)> = std::iter::once((server.ns_path(), ports.clone()))
+        .chain((0..built.cross.len()).map(|i| (topo.endpoints[2 * i + 3].ns_path(), vec![CROSS_PORT])))
+        .collect();
+    for (ns_path, wanted) in &listening {
+        let mut diag = DiagSocket::open_in(ns_path)?;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !wanted
+            .iter()
+            .all(|p| diag.dump().map(|s| s.iter().any(|x| x.state == 10 && x.sport == *p)).unwrap_or(false))
+        {
+            if Instant::now() > deadline {
+                return Err(Error::Failed(format!(
+                    "the iperf3 servers in {ns_path} were not listening after 5 s"
+                )));
+            }
+            sig::sleep(Duration::from_millis(10))?;
         }
-        sig::sleep(Duration::from_millis(10))?;
     }
 
     let ns = std::fs::File::open(client.ns_path())
@@ -274,10 +377,39 @@ pub fn main(opts: &Options) -> Result<i32> {
         route(&built.back),
         opts.command.join(" ")
     );
+    for c in &built.cross {
+        eprintln!(
+            "path: cross traffic {} ({}) from {:.3} s through {}",
+            c.name,
+            c.kernel_cc,
+            c.start as f64 / 1e9,
+            route(&c.forward)
+        );
+    }
     let started = sys::monotonic_ns();
+    // Cross flows: kernel TCP from their start until the command ends (iperf3's longest run).
+    let mut cross_clients: Vec<Option<ChildGuard>> = built.cross.iter().map(|_| None).collect();
+    let mut start_cross = |now: u64| -> Result<()> {
+        for (i, c) in built.cross.iter().enumerate() {
+            if cross_clients[i].is_none() && now >= started + c.start {
+                let mut cmd = process::command(&ip);
+                cmd.args(["netns", "exec", &topo.endpoints[2 * i + 2].ns])
+                    .arg(&iperf3)
+                    .args(["-c", &ip_text(cross_receiver_ip(i)), "-p", &CROSS_PORT.to_string()])
+                    .args(["-B", &ip_text(cross_sender_ip(i)), "-t", "86400", "-C", &c.kernel_cc])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null());
+                cross_clients[i] = Some(ChildGuard::spawn(&mut cmd)?);
+            }
+        }
+        Ok(())
+    };
+    start_cross(started)?;
     let mut child = ChildGuard::spawn(&mut cmd)?;
     drop(ns);
     let status = loop {
+        start_cross(sys::monotonic_ns())?;
         if let Some(st) = child.child().try_wait()? {
             break Some(st);
         }
@@ -298,6 +430,7 @@ pub fn main(opts: &Options) -> Result<i32> {
     };
     let seconds = (sys::monotonic_ns() - started) as f64 / 1e9;
     drop(child);
+    drop(cross_clients);
     drop(servers);
     let report = running.stop().map_err(|e| Error::failed("the emulator", e))?;
     let directions = ["client_to_server", "server_to_client"];
@@ -305,7 +438,13 @@ pub fn main(opts: &Options) -> Result<i32> {
         "client": ip_text(CLIENT_IP),
         "server": ip_text(SERVER_IP),
         "ports": ports,
-        "scenario": built.scenario.as_ref().map(|(name, file)| json!({ "name": name, "file": file })),
+        "scenario": built.scenario.as_ref().map(|(name, file)| json!({
+            "name": name, "file": file, "measured_flow": built.measured,
+        })),
+        "cross_traffic": built.cross.iter().map(|c| json!({
+            "flow": c.name, "cc": c.kernel_cc, "start_seconds": c.start as f64 / 1e9,
+            "route": route(&c.forward),
+        })).collect::<Vec<_>>(),
         "simulator_overrides": built.simulator_overrides,
         "route": { "client_to_server": route(&built.forward), "server_to_client": route(&built.back) },
         "links": names.iter().zip(&report.links).map(|(n, l)| json!({
@@ -367,6 +506,7 @@ mod tests {
             report: None,
             fifo: None,
             mtu: None,
+            flow: None,
             command: vec!["true".into()],
         }
     }
@@ -417,9 +557,34 @@ mod tests {
     }
 
     #[test]
-    fn a_scenario_with_cross_traffic_is_refused_with_the_reason() {
-        let err = build(&scenario("dumbbell.toml", &[])).err().unwrap().to_string();
-        assert!(err.contains("one TCP flow") && err.contains("westwood testbed"), "{err}");
+    fn the_other_flows_of_a_scenario_are_cross_traffic_over_their_own_routes() {
+        let built = build(&scenario("dumbbell.toml", &[("flows", "3"), ("cc", "cubic")])).unwrap();
+        let measured = built.measured.clone().unwrap();
+        assert_eq!(built.cross.len(), 2);
+        assert!(built.cross.iter().all(|c| c.kernel_cc == "cubic" && c.name != measured));
+        // Each cross flow takes its route in the scenario: here every flow's, through the
+        // same links (the links are shared, as in the simulator).
+        let bottleneck = built.names.iter().position(|n| n == "bottleneck").unwrap() as u32;
+        assert!(built.forward.contains(&bottleneck));
+        for c in &built.cross {
+            assert_eq!((&c.forward, &c.back), (&built.forward, &built.back));
+        }
+        // --flow picks another flow to measure; the first becomes cross traffic.
+        let second = built.cross[0].name.clone();
+        let mut opts = scenario("dumbbell.toml", &[("flows", "3")]);
+        opts.flow = Some(second.clone());
+        let picked = build(&opts).unwrap();
+        assert_eq!(picked.measured.as_deref(), Some(second.as_str()));
+        assert!(picked.cross.iter().any(|c| c.name == measured));
+        opts.flow = Some("nope".into());
+        let err = build(&opts).err().unwrap().to_string();
+        assert!(err.contains("--flow nope") && err.contains(&second), "{err}");
+    }
+
+    #[test]
+    fn a_scenario_with_udp_sources_is_refused_with_the_reason() {
+        let err = build(&scenario("udp_onoff.toml", &[])).err().unwrap().to_string();
+        assert!(err.contains("other source(s)") && err.contains("does not run"), "{err}");
     }
 
     #[test]

@@ -357,7 +357,7 @@ fn describe_setup(setup: &SimulatorSetup) -> String {
 }
 
 /// The kernel congestion control `name` is registered, loading its module if need be.
-fn ensure_kernel_cc(name: &str) -> Result<()> {
+pub fn ensure_kernel_cc(name: &str) -> Result<()> {
     let available = || westwood_linux::prereq::available_congestion_controls().iter().any(|c| c == name);
     if available() {
         return Ok(());
