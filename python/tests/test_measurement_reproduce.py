@@ -145,3 +145,16 @@ def test_the_nasa_measurement_is_registered_with_the_papers_numbers():
     assert nasa.rounds >= 5
     (run,) = nasa.plan(False, [], "x")
     assert run.scenario_path.endswith("seed003_nasa.toml")
+
+
+def test_a_measured_flow_that_starts_late_waits_for_its_cross_traffic_on_both_sides(
+    tmp_path, fake_emu
+):
+    out = tmp_path / "results"
+    reproduce([tiny(start_seconds=2)], out, progress_stream=open("/dev/null", "w"))
+    (call,) = _calls(fake_emu)
+    assert shlex.split(call)[-1].startswith("sleep 2; exec ")
+    # The simulator runs the scenario for the wait and a transfer: 2 + 3 s.
+    rows = (out / "ms_tiny.csv").read_text().splitlines()
+    simulated = [r for r in rows if "(simulator)" in r]
+    assert simulated and all("scenario.duration=5s" in r for r in simulated)

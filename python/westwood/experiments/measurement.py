@@ -99,6 +99,7 @@ class MeasurementRun:
     x: float
     kernel_ccs: Tuple[str, ...]
     binary_sha256: str
+    start_seconds: int = 0
 
     @cached_property
     def key(self) -> str:
@@ -107,6 +108,7 @@ class MeasurementRun:
             "overrides": sorted([k, v] for k, v in self.overrides),
             "seconds": self.seconds,
             "ccs": list(self.kernel_ccs),
+            "start": self.start_seconds,
             "scenario": self.scenario_sha256,
             "binary": self.binary_sha256,
         }
@@ -121,7 +123,13 @@ class MeasurementRun:
         )
 
     def argv(
-        self, binary: Path, directory: Path, rounds: int, seed: int, report_file: Path, pcap: bool
+        self,
+        binary: Path,
+        directory: Path,
+        rounds: int,
+        seed: int,
+        report_file: Path,
+        pcap: bool,
     ) -> List[str]:
         """``westwood-emu path --scenario ... -- sh -c 'westwood measure $SERVER ...'``: the
         measure command a user runs against a real host, in the path's client namespace."""
@@ -144,6 +152,9 @@ class MeasurementRun:
         ] + (["--pcap"] if pcap else [])
         # The server's address is the path's, known inside it: $WESTWOOD_PATH_SERVER.
         shell = "exec " + shlex.join(measure).replace(" SERVER ", ' "$WESTWOOD_PATH_SERVER" ', 1)
+        if self.start_seconds:
+            # The scenario's measured flow starts after its cross traffic: so does measure.
+            shell = f"sleep {self.start_seconds}; {shell}"
         args = [os.fspath(binary), "path", "--scenario", self.scenario_path]
         for key, value in self.overrides:
             args += ["--set", f"{key}={value}"]
@@ -181,6 +192,9 @@ class MeasurementExperiment:
     quick_seconds: int
     rounds: int
     quick_rounds: int = 1
+    # Seconds the path runs before measure starts (the scenario's measured flow starts this late,
+    # after its cross traffic); the simulator runs the scenario for this plus a transfer.
+    start_seconds: int = 0
     metric: Metric = GOODPUT_MBPS
     overrides: Mapping[str, str] = field(default_factory=dict)
     description: str = ""
@@ -266,6 +280,7 @@ class MeasurementExperiment:
                 x=x,
                 kernel_ccs=self.kernel_ccs(),
                 binary_sha256=binary_sha256,
+                start_seconds=self.start_seconds,
             )
             for x in self.x.values_for(quick)
         ]
@@ -442,7 +457,7 @@ def simulator_specs(
     for s in experiment.series:
         overrides = merge_overrides(
             run.overrides,
-            [("scenario.duration", f"{run.seconds}s")],
+            [("scenario.duration", f"{run.start_seconds + run.seconds}s")],
             s.overrides.items(),
             changed.items(),
         )
