@@ -53,7 +53,13 @@ def installed(tmp_path_factory) -> dict:
     work = root / "elsewhere"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WESTWOOD_SCENARIOS")}
-    return {"westwood": str(venv / "bin" / "westwood"), "cwd": work, "env": env, "venv": venv}
+    return {
+        "westwood": str(venv / "bin" / "westwood"),
+        "cwd": work,
+        "env": env,
+        "venv": venv,
+        "wheel": wheel.name,
+    }
 
 
 def _westwood(installed: dict, *args: str) -> subprocess.CompletedProcess:
@@ -92,6 +98,39 @@ def test_the_linux_tools_come_with_the_package(installed):
     assert "kernel" in status and "BTF" in status, status
     for command in ("linux", "emu", "testbed"):
         assert "usage:" in _westwood(installed, command, "--help").stdout
+
+
+# What a manylinux wheel's ELF files may link: the glibc libraries auditwheel's manylinux
+# policies allow (PEP 600 tags; every glibc system has them).
+MANYLINUX_LIBRARIES = {
+    "libc.so.6",
+    "libm.so.6",
+    "libgcc_s.so.1",
+    "libpthread.so.0",
+    "libdl.so.2",
+    "librt.so.1",
+    "ld-linux-x86-64.so.2",
+}
+
+
+def test_the_wheel_is_manylinux_and_its_binaries_need_no_more_than_its_tag(installed):
+    """maturin tags the wheel from the extension module; westwood-linux and westwood-emu travel
+    in it as package data, which it does not inspect: they must link only glibc's libraries
+    (libelf and zlib statically, `make wheel`) and need no newer glibc than the tag says."""
+    import re
+
+    tag = re.search(r"manylinux_(\d+)_(\d+)_x86_64", installed["wheel"])
+    assert tag, f"{installed['wheel']}: not a manylinux wheel"
+    allowed = (int(tag.group(1)), int(tag.group(2)))
+    (package,) = installed["venv"].glob("lib/python*/site-packages/westwood")
+    for name in ("westwood-linux", "westwood-emu"):
+        binary = package / "bin" / name
+        dynamic = _check(["readelf", "-d", str(binary)]).stdout
+        needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic))
+        assert needed and needed <= MANYLINUX_LIBRARIES, f"{name} links {needed}"
+        symbols = _check(["objdump", "-T", str(binary)]).stdout
+        versions = {tuple(map(int, v)) for v in re.findall(r"GLIBC_(\d+)\.(\d+)", symbols)}
+        assert max(versions) <= allowed, f"{name} needs GLIBC {max(versions)}, the tag {allowed}"
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="loading eBPF and running a testbed need root")

@@ -12,6 +12,7 @@ import pytest
 
 import fake_emu_binary
 from westwood.claims import GREATER, NOT_AVAILABLE, REPRODUCED, Claim, between, compare
+from westwood.experiments import testbed as tbx
 from westwood.experiments.base import Axis, Series
 from westwood.experiments.measurement import (
     STORE,
@@ -158,3 +159,36 @@ def test_a_measured_flow_that_starts_late_waits_for_its_cross_traffic_on_both_si
     rows = (out / "ms_tiny.csv").read_text().splitlines()
     simulated = [r for r in rows if "(simulator)" in r]
     assert simulated and all("scenario.duration=5s" in r for r in simulated)
+
+
+def test_a_real_measurement_through_an_emulated_path_with_cross_traffic(tmp_path):
+    """As root: westwood measure through westwood emu path --scenario for real, the measured
+    transfers sharing the bottleneck with a kernel cross flow: both protocols carry data, the
+    emulator dropped only what the path's queue and error model drop, and the simulator ran
+    beside it."""
+    reason = tbx.unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"cannot run the testbed here: {reason}")
+    out = tmp_path / "results"
+    exp = tiny(
+        scenario="seed000_internet",
+        x=Axis("delay", (10,), "Bottleneck delay", unit="ms"),
+        overrides={"cross_flows": "1"},
+        seconds=4,
+        rounds=1,
+        start_seconds=1,
+        claims=(),
+    )
+    reproduce([exp], out, progress_stream=open("/dev/null", "w"))
+    entry = json.loads((out / "index.json").read_text())["ms_tiny"]
+    assert "skipped" not in entry, entry.get("skipped")
+    (stored,) = [json.loads(p.read_text()) for p in (out / STORE).glob("*.json")]
+    assert stored["status"] == "ok", stored
+    (path,) = stored["paths"]
+    assert [c["cc"] for c in path["cross_traffic"]] == ["reno"]
+    assert path["simulator_overrides"]["profile"] == "linux"
+    row = entry["table"]["rows"][0]
+    measured = {"TCPW": row[1], "Reno": row[3]}
+    assert all(v != "–" and float(v.split()[0]) > 0 for v in measured.values()), row
+    md = (out / "ms_tiny.md").read_text()
+    assert "| tcpw | 1 |" in md and "| reno | 1 |" in md
