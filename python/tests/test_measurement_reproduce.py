@@ -20,7 +20,7 @@ from westwood.experiments.measurement import (
     complete_rounds,
     measured_over_simulated,
 )
-from westwood.experiments.sweep import ratios_per_seed
+from westwood.experiments.measures import ratios_per_seed
 from westwood.reproduce import reproduce
 
 

@@ -22,15 +22,10 @@ from westwood.claims import (
     compare,
     judge,
 )
+from westwood.experiments import measures
 from westwood.experiments.base import GOODPUT_MBPS, Axis, Series
-from westwood.experiments.sweep import (
-    Experiment,
-    SweepResults,
-    aggregate,
-    compare_at_every_x,
-    per_seed_samples,
-)
-from westwood.papers import _common as c
+from westwood.experiments.measures import compare_at_every_x
+from westwood.experiments.sweep import Experiment, SweepResults, aggregate, per_seed_samples
 from westwood.papers import seed002
 
 SHORT = {"duration": "10s"}
@@ -174,27 +169,27 @@ def test_compare_at_every_x_picks_by_verdict_not_only_by_mean():
 def test_least_favourable_picks_among_cases():
     a = lambda r: Measurement(1.3, "a", (1.3, 1.31))  # noqa: E731
     b = lambda r: Measurement(1.02, "b", (1.0, 1.04))  # noqa: E731
-    assert c.least_favourable(GREATER, a, b)(None).detail.startswith("least favourable of 2")
-    assert c.least_favourable(GREATER, a, b)(None).value == 1.02
-    assert c.least_favourable(LESS, a, b)(None).value == 1.3
-    assert c.least_favourable(EQUAL, a, b)(None).value == 1.3
+    assert measures.least_favourable(GREATER, a, b)(None).detail.startswith("least favourable of 2")
+    assert measures.least_favourable(GREATER, a, b)(None).value == 1.02
+    assert measures.least_favourable(LESS, a, b)(None).value == 1.3
+    assert measures.least_favourable(EQUAL, a, b)(None).value == 1.3
     # A case whose interval straddles the margin supports the claim less than one that clears
     # it, whatever their means.
     wide = lambda r: Measurement(1.5, "wide", (0.9, 2.5))  # noqa: E731
-    assert c.least_favourable(GREATER, a, wide)(None).value == 1.5
+    assert measures.least_favourable(GREATER, a, wide)(None).value == 1.5
 
 
 def test_mean_ratio_per_seed_and_largest_ratio():
-    m = c.mean_ratio_per_seed("A", "B")(R)
+    m = measures.mean_ratio_per_seed("A", "B")(R)
     assert m.samples == pytest.approx((1.55, 1.65, 1.45))
-    assert c.largest_ratio("A", "B")(R).value == pytest.approx(2.0)
-    assert c.largest_ratio("A", "B", xs=(60,))(R).value == pytest.approx(1.1)
+    assert measures.largest_ratio("A", "B")(R).value == pytest.approx(2.0)
+    assert measures.largest_ratio("A", "B", xs=(60,))(R).value == pytest.approx(1.1)
 
 
 def test_a_claim_not_run_reads_na_with_its_reason():
     from westwood.claims import paper_gain
 
-    v = judge(paper_gain("gain", c.not_run("no topology"), 116, '"116%"'), R)
+    v = judge(paper_gain("gain", measures.not_run("no topology"), 116, '"116%"'), R)
     assert v.verdict == NOT_AVAILABLE and "no topology" in v.measured
 
 

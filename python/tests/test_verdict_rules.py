@@ -28,7 +28,8 @@ from westwood.claims import (
 )
 from westwood.experiments import preconditions as pre
 from westwood.experiments.base import GOODPUT_MBPS, Axis, Series
-from westwood.experiments.sweep import Experiment, SweepResults, compare_at, ratio_at
+from westwood.experiments.measures import compare_at, ratio_at
+from westwood.experiments.sweep import Experiment, SweepResults
 from westwood.report import html as report
 from westwood.stats import mean_ci
 

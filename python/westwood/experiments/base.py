@@ -197,6 +197,42 @@ def fairness_metric(name: str = "fairness_index", label: str = "Jain's fairness 
     return Metric(name=name, label=label, extract=lambda s: s["fairness"]["index"])
 
 
+def group_goodput_metric(prefix: str, name: str, label: str, divisor: float = 1e6) -> Metric:
+    """Mean goodput of the flows named ``prefix`` or ``prefix.N`` (one flow table)."""
+
+    def extract(summary: Mapping[str, Any]) -> float:
+        values = [
+            float(f["goodput_bps"])
+            for f in summary["flows"]
+            if f["name"] == prefix or f["name"].startswith(prefix + ".")
+        ]
+        return math.fsum(values) / len(values) if values else math.nan
+
+    return Metric(name=name, label=label, divisor=divisor, extract=extract)
+
+
+def all_flows_goodput_metric(
+    name: str = "mean_goodput_mbps", label: str = "Goodput per connection (Mbps)"
+) -> Metric:
+    """Mean goodput over every bulk flow of the run (the papers' "average goodput")."""
+
+    def extract(summary: Mapping[str, Any]) -> float:
+        values = [float(f["goodput_bps"]) for f in summary["flows"]]
+        return math.fsum(values) / len(values) if values else math.nan
+
+    return Metric(name=name, label=label, divisor=1e6, extract=extract)
+
+
+def arrivals_goodput_metric() -> Metric:
+    """Seed 002 fig. 17: the mean over connections of each one's goodput (arrivals table 0)."""
+    return Metric(
+        name="mean_goodput_mbps",
+        label="Average throughput per connection (Mbps)",
+        divisor=1e6,
+        extract=lambda s: s["arrivals"][0]["mean_goodput_bps"],
+    )
+
+
 # Per-flow fields recorded in every experiment's CSV besides the metric (flow = metric.flow):
 # (column, FlowSummary field, divisor).
 FLOW_FIELDS: Tuple[Tuple[str, str, float], ...] = (

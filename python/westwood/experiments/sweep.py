@@ -9,18 +9,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..claims import (
-    TIE_MARGIN,
     Claim,
     ClaimUnavailable,
     Degenerate,
-    Measurement,
     judge,
-    least_supported,
-    mean_of_ratios,
-    paired_ratios,
     skipped_verdict,
 )
 from ..files import write_text_atomic
@@ -179,76 +174,6 @@ class SweepResults:
 
     def x_text(self, x: float) -> str:
         return f"{format_number(x)}{self.experiment.x.unit}"
-
-
-def ratio_at(x: float, numerator: str, denominator: str):
-    """Claim measure: mean metric of ``numerator`` over ``denominator`` at ``x``."""
-
-    def measure(r: SweepResults) -> Measurement:
-        a, b = r.mean(numerator, x), r.mean(denominator, x)
-        if b <= 0:
-            raise ClaimUnavailable(f"{denominator} is 0 at {r.x_text(x)}")
-        return Measurement(a / b, f"{numerator} {a:.3f} / {denominator} {b:.3f}")
-
-    return measure
-
-
-def ratios_per_seed(numerator: str, x_numerator: float, denominator: str, x_denominator: float):
-    """Claim measure for a comparison (``claims.compare``): ``numerator`` at ``x_numerator``
-    over ``denominator`` at ``x_denominator``, seed by seed (a seed's runs share its random
-    streams); the value is their mean."""
-
-    def measure(r: SweepResults) -> Measurement:
-        ratios, note = paired_ratios(
-            r.per_seed(numerator, x_numerator), r.per_seed(denominator, x_denominator)
-        )
-        if not ratios:
-            raise ClaimUnavailable(f"{denominator} is 0 at {r.x_text(x_denominator)}")
-        a, b = r.mean(numerator, x_numerator), r.mean(denominator, x_denominator)
-        where = (
-            f"at {r.x_text(x_numerator)}"
-            if x_numerator == x_denominator
-            else f"at {r.x_text(x_numerator)} / {r.x_text(x_denominator)}"
-        )
-        return mean_of_ratios(ratios, f"{numerator} {a:.3f} / {denominator} {b:.3f} {where}", note)
-
-    return measure
-
-
-def compare_at(x: float, numerator: str, denominator: str):
-    """``ratios_per_seed`` at one x value."""
-    return ratios_per_seed(numerator, x, denominator, x)
-
-
-def compare_at_every_x(
-    relation: str,
-    numerator: str,
-    denominator: str,
-    xs: Sequence[float] = (),
-    where: Optional[Callable[[float], bool]] = None,
-    margin: float = TIE_MARGIN,
-):
-    """Claim measure for a comparison the paper states at every x ("TCPW outperforms Reno under
-    all tested RTTs"): the per-seed ratios at each x (``xs``, or every x run that ``where``
-    keeps), and the measurement of the x where ``relation`` is least supported
-    (``claims.least_supported``: the worst verdict, then the mean farthest against it), so the
-    claim holds only where it holds at every x. A degenerate point makes the claim degenerate:
-    it cannot be judged at every x."""
-
-    def measure(r: SweepResults) -> Measurement:
-        chosen = [x for x in (xs or r.xs) if where is None or where(x)]
-        if not chosen:
-            raise ClaimUnavailable("none of the x values the claim is about was run")
-        found = [compare_at(x, numerator, denominator)(r) for x in chosen]
-        worst = least_supported(relation, found, margin)
-        means = ", ".join(f"{r.x_text(x)}: {m.value:.3f}" for x, m in zip(chosen, found))
-        return Measurement(
-            found[worst].value,
-            f"least supported at {r.x_text(chosen[worst])}: {found[worst].detail}; means {means}",
-            found[worst].samples,
-        )
-
-    return measure
 
 
 # --- the report: one row per run, the means over seeds, table, figure, claims ----------------
@@ -482,3 +407,19 @@ def write_sweep(
         ),
     }
     return paths, entry
+
+
+class ComplementExperiment(Experiment):
+    """A sweep whose x parameter has a complement: ``complement`` is set to ``total - x`` in
+    every run (seed 004 fig. 5: n NewReno vs. 10 - n TCPW ABSE connections)."""
+
+    def __init__(self, *args, complement: str, total: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        object.__setattr__(self, "complement", complement)
+        object.__setattr__(self, "total", total)
+
+    def run_overrides(self, x_value, series: Series, quick, extra=()):
+        merged = dict(super().run_overrides(x_value, series, quick, ()))
+        merged[self.complement] = str(int(round(self.total - x_value)))
+        merged.update(dict(extra))
+        return list(merged.items())

@@ -35,6 +35,7 @@ from ..claims import (
     paper_gain,
 )
 from ..experiments.base import Axis, Metric, Series, fairness_metric, per_cc_metric
+from ..experiments.measures import ratios_per_seed, with_ci
 from ..experiments.preconditions import (
     STANDARD,
     Precondition,
@@ -42,11 +43,10 @@ from ..experiments.preconditions import (
     no_overflow_outside,
     sources_deliver,
 )
-from ..experiments.sweep import Experiment, SweepResults, ratios_per_seed
+from ..experiments.sweep import Experiment, SweepResults
 from ..experiments.table import TableExperiment, TableResults, cell_ratios
 from ..experiments.trace import TraceExperiment, TraceResults
 from ..experiments.window import SEQUENCE, SeriesTraceExperiment, WindowResults
-from ._common import with_ci
 from .which_tcpw import OTHERS, mix_claim, mix_label
 
 WESTWOOD_FAMILY = (

@@ -45,6 +45,7 @@ from ..claims import (
     paper_number,
 )
 from ..experiments.base import GOODPUT_MBPS, Axis, Panel, Series
+from ..experiments.measures import compare_at
 from ..experiments.preconditions import (
     STANDARD,
     Precondition,
@@ -52,7 +53,7 @@ from ..experiments.preconditions import (
     no_overflow_outside,
     no_simulator_warning,
 )
-from ..experiments.sweep import Experiment, SweepResults, compare_at
+from ..experiments.sweep import Experiment, SweepResults
 from ..experiments.table import TableExperiment, TableResults, cell_ratios
 from ..experiments.window import CWND, SSTHRESH, SeriesTraceExperiment, curve_ratios
 from ..stats import mean_ci

@@ -57,18 +57,18 @@ from ..claims import (
     comparison_verdict,
 )
 from ..experiments import trace as traces
-from ..experiments.base import Axis, Series
+from ..experiments.base import Axis, Series, all_flows_goodput_metric
+from ..experiments.measures import compare_at, compare_at_every_x
 from ..experiments.preconditions import (
     STANDARD,
     Precondition,
     no_overflow_outside,
     sources_deliver,
 )
-from ..experiments.sweep import Experiment, SweepResults, compare_at, compare_at_every_x
+from ..experiments.sweep import Experiment, SweepResults
 from ..experiments.trace import TraceExperiment, TraceResults, TraceRun
 from ..experiments.window import CWND, SSTHRESH, SeriesTraceExperiment, curve_ratios
 from ..files import write_text_atomic
-from . import _common as c
 
 TCPW = Series("TCPW", {"cc": "westwood-tr"})
 RENO = Series("Reno", {"cc": "reno"})
@@ -636,7 +636,7 @@ FIG6 = Experiment(
         quick_values=(0, 0.01),
     ),
     series=(TCPW, TCPW_SEED000, RENO),
-    metric=c.all_flows_goodput_metric("goodput_mbps", "Goodput (Mbps)"),
+    metric=all_flows_goodput_metric("goodput_mbps", "Goodput (Mbps)"),
     seeds=ONOFF_SEEDS,
     quick_duration="200s",
     preconditions=ONOFF_PRECONDITIONS,
@@ -776,7 +776,7 @@ def _bursty(id_: str, fig: str, lossy: bool, axis: Axis, fixed: dict, what: str,
         scenario="seed001_bursty",
         x=axis,
         series=(TCPW, RENO, SACK),
-        metric=c.all_flows_goodput_metric(),
+        metric=all_flows_goodput_metric(),
         overrides=overrides,
         seeds=BURSTY_SEEDS,
         quick_duration="120s",

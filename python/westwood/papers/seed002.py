@@ -47,17 +47,12 @@ from ..claims import (
     compare,
     paper_number,
 )
-from ..experiments.base import GOODPUT_MBPS, Axis, Metric, Series
+from ..experiments import measures
+from ..experiments.base import GOODPUT_MBPS, Axis, Metric, Series, arrivals_goodput_metric
+from ..experiments.measures import compare_at, compare_at_every_x, ratios_per_seed
 from ..experiments.preconditions import STANDARD, Precondition
-from ..experiments.sweep import (
-    Experiment,
-    compare_at,
-    compare_at_every_x,
-    ratios_per_seed,
-    write_sweep,
-)
+from ..experiments.sweep import Experiment, write_sweep
 from ..experiments.window import CWND, SSTHRESH, Curve, SeriesTraceExperiment, curve_ratios
-from . import _common as c
 
 RENO = Series("Reno", {"cc": "reno"})
 SACK = Series("SACK", {"cc": "sack"})
@@ -174,7 +169,7 @@ FIG7 = Experiment(
     claims=(
         paper_number(
             "TCPW throughput over 2 paths (Mb/s)",
-            c.value_at("TCPW", 2),
+            measures.value_at("TCPW", 2),
             3.0,
             _FIG9 + " (3 Mb/s)",
             why="The paper's number is the sum of the two 1.5 Mb/s paths, which TCPW reaches in "
@@ -304,7 +299,7 @@ def _fourpath(paths: int, fig: str) -> Experiment:
         claims=(
             paper_number(
                 "TCPW throughput at its worst delay (Mb/s)",
-                c.smallest_value("TCPW"),
+                measures.smallest_value("TCPW"),
                 ideal,
                 _FIG12_14 + f" ({paths} x 1.5 = {ideal:g} Mb/s)",
                 why='"Does not harm Westwood performance" at any delay of the figure, so the '
@@ -350,7 +345,7 @@ def _by_paths_series() -> Tuple[Series, ...]:
 
 
 def _fewer_with_more_paths(cc: str):
-    return c.least_favourable(
+    return measures.least_favourable(
         LESS,
         *(ratios_per_seed(f"{cc} {d} ms", 4, f"{cc} {d} ms", 2) for d in ENDS),
         label="delays",
@@ -498,7 +493,7 @@ FIG15 = TimeMeanSweep(
     + (
         compare(
             "TCPW's BWE the same at 60 ms as at 10 ms (least favourable number of paths)",
-            c.least_favourable(
+            measures.least_favourable(
                 EQUAL,
                 *(ratios_per_seed(f"{n} paths", 60, f"{n} paths", 10) for n in (2, 3, 4)),
                 label="numbers of paths",
@@ -527,7 +522,7 @@ FIG17 = Experiment(
     scenario="multipath_grid",
     x=Axis("delay", GRID_DELAYS, "Link delay", unit="ms", quick_values=(10, 60)),
     series=SERIES,
-    metric=c.arrivals_goodput_metric(),
+    metric=arrivals_goodput_metric(),
     seeds=3,
     quick_duration="60s",
     preconditions=STANDARD + (GRID,),
@@ -568,7 +563,7 @@ FIG17 = Experiment(
         ),
         compare(
             "SACK a little above Reno (SACK/Reno, mean over delays)",
-            c.mean_ratio_per_seed("SACK", "Reno"),
+            measures.mean_ratio_per_seed("SACK", "Reno"),
             GREATER,
             _FIG17,
             why='"Minimally ... a little better" is a small gap over the whole figure, not one '

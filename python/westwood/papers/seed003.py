@@ -27,16 +27,17 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..claims import EQUAL, GREATER, LESS, NOT_BELOW, compare, paper_gain
-from ..experiments.base import GOODPUT_MBPS, Axis, Series
+from ..experiments import measures
+from ..experiments.base import GOODPUT_MBPS, Axis, Series, group_goodput_metric
+from ..experiments.measures import compare_at_every_x
 from ..experiments.preconditions import (
     link_busy,
     lockout_where_channel_cannot_explain_it,
     no_overflow_outside,
     no_simulator_warning,
 )
-from ..experiments.sweep import Experiment, compare_at_every_x
+from ..experiments.sweep import Experiment
 from ..experiments.window import CWND, SSTHRESH, SeriesTraceExperiment, curve_ratios
-from . import _common as c
 
 TCPW = Series("TCPW", {"cc": "westwood"})
 RENO = Series("Reno", {"cc": "reno"})
@@ -130,7 +131,7 @@ def _wireless(id_, mobile, burst, claims, slide):
 def _largest_gain(paper, gain, why):
     return paper_gain(
         "TCPW's largest throughput gain over Reno",
-        c.largest_ratio("TCPW", "Reno"),
+        measures.largest_ratio("TCPW", "Reno"),
         gain,
         paper,
         why=why,
@@ -140,7 +141,7 @@ def _largest_gain(paper, gain, why):
 def _smallest_gain(paper, gain):
     return paper_gain(
         "TCPW's smallest throughput gain over Reno, 1-20 % bad-state loss",
-        c.smallest_ratio("TCPW", "Reno", xs=IMPROVING),
+        measures.smallest_ratio("TCPW", "Reno", xs=IMPROVING),
         gain,
         paper,
         why=LOWER_END_WHY,
@@ -159,7 +160,9 @@ def _converge(paper):
 
 
 def _multiple(text, paper, gain):
-    return paper_gain(text, c.not_run(MULTIPLE), gain, paper, why=MULTIPLE.capitalize() + ".")
+    return paper_gain(
+        text, measures.not_run(MULTIPLE), gain, paper, why=MULTIPLE.capitalize() + "."
+    )
 
 
 # --- the cwnd/ssthresh slide ---------------------------------------------------------------
@@ -246,7 +249,7 @@ def _geo(id_, burst, claims):
             quick_values=(0, 1, 5),
         ),
         series=GEO_SERIES,
-        metric=c.group_goodput_metric(
+        metric=group_goodput_metric(
             "a", "mean_goodput_mbps", "Mean throughput per connection (Mbps)"
         ),
         overrides={"topology.bottleneck_errors": BURST} if burst else {},
@@ -270,7 +273,7 @@ def _over_lossy_rates(measure, numerator, denominator):
 def _friendly(paper):
     return compare(
         "Reno's throughput with 5 TCPW not below that with 5 Reno (mean over loss rates)",
-        c.mean_ratio_per_seed("Reno (5 Reno + 5 TCPW)", "Reno (10 Reno)"),
+        measures.mean_ratio_per_seed("Reno (5 Reno + 5 TCPW)", "Reno (10 Reno)"),
         NOT_BELOW,
         paper,
         why='"Does not reduce the throughput of Reno": Reno\'s mean throughput per connection '
@@ -379,7 +382,7 @@ EXPERIMENTS = [
         (
             compare(
                 "10 TCPW above 10 Reno (TCPW/Reno, mean over loss rates above 0)",
-                _over_lossy_rates(c.mean_ratio_per_seed, "TCPW (10 TCPW)", "Reno (10 Reno)"),
+                _over_lossy_rates(measures.mean_ratio_per_seed, "TCPW (10 TCPW)", "Reno (10 Reno)"),
                 GREATER,
                 '"We compare mean throughput of 10 TCPW and 10 Reno"; "Avg throughput under '
                 'lossy condition a)Reno vs Westwood"',
@@ -399,7 +402,7 @@ EXPERIMENTS = [
         (
             paper_gain(
                 "10 TCPW over 10 Reno: largest throughput gain",
-                c.largest_ratio("TCPW (10 TCPW)", "Reno (10 Reno)"),
+                measures.largest_ratio("TCPW (10 TCPW)", "Reno (10 Reno)"),
                 87,
                 '"Burst error model. a)TCPW performs better then Reno up to 87%"',
                 why='"Up to": the largest gain over the bad-state losses 0-30 %, as a gain.',

@@ -41,43 +41,34 @@ from ..claims import (
     GREATER,
     LESS,
     Claim,
-    Measurement,
     at_least,
     compare,
     paper_number,
 )
-from ..experiments.base import Axis, Metric, Series, fairness_metric, per_cc_metric
+from ..experiments import measures
+from ..experiments.base import (
+    Axis,
+    Metric,
+    Series,
+    all_flows_goodput_metric,
+    fairness_metric,
+    per_cc_metric,
+)
+from ..experiments.measures import compare_at, compare_at_every_x
 from ..experiments.preconditions import (
     link_busy,
     no_locked_out_flow,
     no_overflow_outside,
     no_simulator_warning,
 )
-from ..experiments.sweep import Experiment, compare_at, compare_at_every_x
-from . import _common as c
+from ..experiments.sweep import ComplementExperiment, Experiment
 
 # --- measures ----------------------------------------------------------------------------------
 
 
-def largest_ratio_deviation(numerator: str, denominator: str):
-    """Largest |numerator / denominator - 1| over the x values, in percent (of the means).
-    Kept for the testbed experiments (papers/testbed.py), which judge single runs."""
-
-    def measure(r) -> Measurement:
-        ratios = c.ratios_of_means(r, numerator, denominator)
-        worst, at = max(ratios, key=lambda q: abs(q[0] - 1))
-        return Measurement(
-            100 * abs(worst - 1),
-            f"at {r.x_text(at)} ({numerator}/{denominator} {worst:.3f}); ratios "
-            + ", ".join(f"{r.x_text(x)}: {q:.3f}" for q, x in ratios),
-        )
-
-    return measure
-
-
 # --- the runs ----------------------------------------------------------------------------------
 
-SESSION_RATE = c.all_flows_goodput_metric("rate_mbps", "Rate per connection (Mbps)")
+SESSION_RATE = all_flows_goodput_metric("rate_mbps", "Rate per connection (Mbps)")
 
 
 def session_rate_of(cc: str) -> Metric:
@@ -205,7 +196,7 @@ FIG3 = Experiment(
         ),
         Claim(
             "Smallest mean TCPW ABSE fairness index over n (2 to 19)",
-            c.smallest_value("TCPW ABSE"),
+            measures.smallest_value("TCPW ABSE"),
             target=at_least(0.9),
             partly=at_least(0.8),
             paper='§3.3: "TCP New Reno insures fairness in bandwidth share by nature" ... "TCPW '
@@ -259,7 +250,7 @@ FIG5_WHY = (
 # The same mixes with TCPW 2002 (TCPW BE, seed 000's estimator) instead of TCPW ABSE.
 NEWRENO_VS_BE = "NewReno (vs. TCPW 2002)"
 
-FIG5_NEWRENO = c.ComplementExperiment(
+FIG5_NEWRENO = ComplementExperiment(
     id="seed004_fig5_newreno",
     title="n NewReno vs. 10 - n TCPW ABSE (or TCPW 2002): mean rate of a NewReno session",
     paper="seed 004 §3.4, fig. 5",
@@ -285,7 +276,7 @@ FIG5_NEWRENO = c.ComplementExperiment(
         paper_number(
             "A NewReno session among 9 TCPW ABSE / a TCPW ABSE session among 9 NewReno "
             "(n = 1 / n = 9)",
-            c.ratio_of_points("NewReno", 1, "TCPW ABSE", 9),
+            measures.ratio_of_points("NewReno", 1, "TCPW ABSE", 9),
             NEWRENO_AMONG_9_ABSE / ABSE_AMONG_9_NEWRENO,
             FIG5_QUOTE + ' (225.53/179.15 = 1.26), on which "TCPW exhibits a friendly behavior '
             'towards TCP New Reno" rests',
@@ -294,7 +285,7 @@ FIG5_NEWRENO = c.ComplementExperiment(
         compare(
             "A NewReno session's rate among TCPW ABSE / among TCPW 2002 (BE) sessions, mean "
             "over the nine mixes",
-            c.mean_ratio_per_seed("NewReno", NEWRENO_VS_BE),
+            measures.mean_ratio_per_seed("NewReno", NEWRENO_VS_BE),
             GREATER,
             '§3.4: "Thus, the new estimation technique used in TCPW improves the friendliness '
             'of this protocol towards TCP New Reno"',
@@ -308,7 +299,7 @@ FIG5_NEWRENO = c.ComplementExperiment(
     ),
 )
 
-FIG5_ABSE = c.ComplementExperiment(
+FIG5_ABSE = ComplementExperiment(
     id="seed004_fig5_abse",
     title="n NewReno vs. 10 - n TCPW ABSE: mean rate of a TCPW ABSE (and a NewReno) session",
     paper="seed 004 §3.4, fig. 5",
@@ -328,7 +319,7 @@ FIG5_ABSE = c.ComplementExperiment(
         paper_number(
             "A TCPW ABSE session among 9 NewReno / a NewReno session among 9 TCPW ABSE "
             "(n = 9 / n = 1)",
-            c.ratio_of_points("TCPW ABSE", 9, "NewReno", 1),
+            measures.ratio_of_points("TCPW ABSE", 9, "NewReno", 1),
             ABSE_AMONG_9_NEWRENO / NEWRENO_AMONG_9_ABSE,
             FIG5_QUOTE + " (179.15/225.53 = 0.79)",
             why=FIG5_WHY + " The same two numbers as seed004_fig5_newreno, from TCPW ABSE's side "

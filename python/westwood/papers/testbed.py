@@ -29,10 +29,10 @@ from __future__ import annotations
 import dataclasses
 
 from ..claims import Claim, at_least, at_most, between, paper_number
+from ..experiments import measures
 from ..experiments.base import GOODPUT_MBPS, Axis, Series, fairness_metric
-from ..experiments.sweep import ratio_at
+from ..experiments.measures import ratio_at
 from ..experiments.testbed import TestbedExperiment, agreement
-from . import _common as c
 from . import seed000, seed004
 from .which_tcpw import INTERVAL, TESTBED_FIG9_CLAIM
 
@@ -151,7 +151,7 @@ SEED004_FIG3 = TestbedExperiment(
     claims=(
         Claim(
             "Smallest TCPW ABSE fairness index over 2-19 connections, on real TCP",
-            c.smallest_value("TCPW ABSE"),
+            measures.smallest_value("TCPW ABSE"),
             target=at_least(0.9),
             partly=at_least(0.8),
             paper='fig. 3: "TCPW ABSE offers a fairness index comparable to those obtained with '
@@ -159,7 +159,7 @@ SEED004_FIG3 = TestbedExperiment(
         ),
         Claim(
             "Largest |TCPW ABSE - Reno| fairness index difference, on real TCP",
-            c.largest_difference("TCPW ABSE", "Reno"),
+            measures.largest_difference("TCPW ABSE", "Reno"),
             target=between(0, 0.05),
             partly=between(0, 0.1),
             paper='"the results performed by TCPW are close to those of TCP New Reno"',
@@ -202,7 +202,7 @@ SEED004_FIG5 = TestbedExperiment(
         paper_number(
             "A Reno session among 9 TCPW ABSE / a TCPW ABSE session among 9 Reno (n = 1 / n = 9), "
             "on real TCP",
-            c.ratio_of_points("Reno", 1, "TCPW ABSE", 9),
+            measures.ratio_of_points("Reno", 1, "TCPW ABSE", 9),
             seed004.NEWRENO_AMONG_9_ABSE / seed004.ABSE_AMONG_9_NEWRENO,
             seed004.FIG5_QUOTE + ' (225.53/179.15 = 1.26), on which "TCPW exhibits a friendly '
             'behavior towards TCP New Reno" rests',
@@ -211,7 +211,7 @@ SEED004_FIG5 = TestbedExperiment(
         paper_number(
             "A TCPW ABSE session among 9 Reno / a Reno session among 9 TCPW ABSE (n = 9 / n = 1), "
             "on real TCP",
-            c.ratio_of_points("TCPW ABSE", 9, "Reno", 1),
+            measures.ratio_of_points("TCPW ABSE", 9, "Reno", 1),
             seed004.ABSE_AMONG_9_NEWRENO / seed004.NEWRENO_AMONG_9_ABSE,
             seed004.FIG5_QUOTE + " (179.15/225.53 = 0.79)",
             why=seed004.FIG5_WHY,
@@ -236,7 +236,7 @@ SEED004_FIG2 = TestbedExperiment(
         Claim(
             "Largest |TCPW ABSE / Reno - 1| of the rate per connection over 1-19 connections, "
             "on real TCP",
-            seed004.largest_ratio_deviation("TCPW ABSE", "Reno"),
+            measures.largest_ratio_deviation("TCPW ABSE", "Reno"),
             target=at_most(10),
             partly=at_most(25),
             paper='fig. 2: "TCPW and TCP New Reno connections share the available bandwidth in '
@@ -246,7 +246,7 @@ SEED004_FIG2 = TestbedExperiment(
         ),
         Claim(
             "TCPW ABSE / Reno rate with one connection (no gain on a LAN), on real TCP",
-            c.ratio_of_points("TCPW ABSE", 1, "Reno", 1),
+            measures.ratio_of_points("TCPW ABSE", 1, "Reno", 1),
             target=at_most(1.0),
             partly=at_most(1.05),
             paper='fig. 2, point 1: "New Reno gives a best rate than Westwood"',
@@ -282,7 +282,7 @@ SEED004_FIG4 = TestbedExperiment(
     claims=(
         Claim(
             "TCPW ABSE / Reno mean session rate, 5 against 5, on real TCP",
-            c.ratio_of_points("TCPW ABSE", 5, "Reno", 5),
+            measures.ratio_of_points("TCPW ABSE", 5, "Reno", 5),
             target=between(0.8, 1.25),
             partly=between(0.67, 1.5),
             paper='fig. 4 (5 NewReno vs. 5 TCPW ABSE); §5: "the fairness and friendliness of '
@@ -291,7 +291,7 @@ SEED004_FIG4 = TestbedExperiment(
         ),
         Claim(
             "Largest |TCPW ABSE / Reno - 1| of the mean session rate, 1 to 5 of each, on real TCP",
-            seed004.largest_ratio_deviation("TCPW ABSE", "Reno"),
+            measures.largest_ratio_deviation("TCPW ABSE", "Reno"),
             target=at_most(25),
             partly=at_most(50),
             paper="fig. 4: each protocol's mean rate as the number of connections changes",

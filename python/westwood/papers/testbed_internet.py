@@ -20,10 +20,10 @@ the claim judges the direction and the size of TCPW's gain over Reno, not the ab
 from __future__ import annotations
 
 from ..claims import GREATER, NOT_BELOW, Claim, between, compare, paper_number
+from ..experiments import measures
 from ..experiments.base import Axis, Series
 from ..experiments.measurement import MeasurementExperiment, measured_over_simulated
-from ..experiments.sweep import ratios_per_seed
-from . import _common as common
+from ..experiments.measures import ratios_per_seed
 
 # Seed 003 (slides), "Internet Measurements: Experiment over the NASA Network", table 1: mean
 # throughput in bit/s over the experiments.
@@ -71,7 +71,7 @@ NASA = MeasurementExperiment(
     claims=(
         paper_number(
             "TCPW/Reno throughput on the NASA path (mean of the rounds' ratios)",
-            common.with_ci(ratios_per_seed("TCPW", NASA_LOSS, "Reno", NASA_LOSS)),
+            measures.with_ci(ratios_per_seed("TCPW", NASA_LOSS, "Reno", NASA_LOSS)),
             NASA_TCPW_BPS / NASA_RENO_BPS,
             NASA_QUOTE + ' (764 968 / 440 050 = 1.74): "TCP Westwood achieves on average twice '
             'the throughput of Reno"',
@@ -86,7 +86,7 @@ NASA = MeasurementExperiment(
         ),
         paper_number(
             "Reno throughput on the NASA path (Mb/s)",
-            common.value_at("Reno", NASA_LOSS),
+            measures.value_at("Reno", NASA_LOSS),
             NASA_RENO_BPS / 1e6,
             NASA_QUOTE,
             why="Reno's rate follows from the path's loss and RTT, which come from the slides' "
@@ -118,7 +118,7 @@ def _table1_claim(delay: int) -> Claim:
     path, tcpw, reno, _ = TABLE1[delay]
     return paper_number(
         f"TCPW/Reno throughput, {path} (mean of the rounds' ratios)",
-        common.with_ci(ratios_per_seed("TCPW", delay, "Reno", delay)),
+        measures.with_ci(ratios_per_seed("TCPW", delay, "Reno", delay)),
         tcpw / reno,
         TABLE1_QUOTE + f" ({tcpw} / {reno} = {tcpw / reno:.2f})",
         why=TABLE1_WHY,
