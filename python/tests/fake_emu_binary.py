@@ -42,6 +42,7 @@ if args and args[0] == "path":
     rounds = int(words[words.index("--rounds") + 1])
     seconds = int(words[words.index("--duration") + 1].rstrip("s"))
     ccs = words[words.index("--cc") + 1].split(",")
+    parallel = int(words[words.index("--parallel") + 1]) if "--parallel" in words else 1
     runs = os.path.join(out_dir, "runs")
     os.makedirs(runs, exist_ok=True)
     existing = [json.load(open(os.path.join(runs, f))) for f in sorted(os.listdir(runs))]
@@ -53,18 +54,22 @@ if args and args[0] == "path":
             done += 1
             # tcpw 2.00, 2.02, 2.04 ... Mb/s; others 1.00, 1.02, 1.04 ...: ratios that differ.
             rate = 2e6 * (1 + 0.01 * (r - 1)) if cc.startswith("tcpw") else 1e6 + 0.02e6 * (r - 1)
-            sent = int(rate * seconds / 8)
-            stream = {"sender": {"socket": 5, "bytes": sent, "seconds": seconds,
-                                 "retransmits": 3, "min_rtt": 630000, "mean_rtt": 644000,
-                                 "max_rtt": 700000},
-                      "receiver": {"bytes": sent, "seconds": seconds}}
+            # With --parallel N, N streams, the k-th (1 + k / 10) times the first's rate.
+            streams, connected = [], []
+            for k in range(parallel):
+                sent = int(rate * (1 + k / 10) * seconds / 8)
+                streams.append({"sender": {"socket": 5 + k, "bytes": sent, "seconds": seconds,
+                                           "retransmits": 3, "min_rtt": 630000,
+                                           "mean_rtt": 644000, "max_rtt": 700000},
+                                "receiver": {"bytes": sent, "seconds": seconds}})
+                connected.append({"socket": 5 + k, "local_port": 40000 + 100 * done + k,
+                                  "remote_port": 5201})
             record = {"label": cc, "started": "2026-11-28T00:00:00+00:00", "seconds": seconds,
                       "round": r, "transfer": done, "path": {"host": "10.202.2.1"},
                       "capture": None,
-                      "sessions": [{"cc": cc, "streams": 1, "port": 5201, "iperf3": {
-                          "start": {"connected": [{"socket": 5, "local_port": 40000 + done,
-                                                   "remote_port": 5201}]},
-                          "end": {"streams": [stream]}}}]}
+                      "sessions": [{"cc": cc, "streams": parallel, "port": 5201, "iperf3": {
+                          "start": {"connected": connected},
+                          "end": {"streams": streams}}}]}
             json.dump(record, open(os.path.join(runs, f"{done:04d}-r{r}-{cc}.json"), "w"))
             if stop_after and done >= stop_after:
                 sys.exit(130)

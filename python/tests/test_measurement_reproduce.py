@@ -192,3 +192,46 @@ def test_a_real_measurement_through_an_emulated_path_with_cross_traffic(tmp_path
     assert all(v != "–" and float(v.split()[0]) > 0 for v in measured.values()), row
     md = (out / "ms_tiny.md").read_text()
     assert "| tcpw | 1 |" in md and "| reno | 1 |" in md
+
+
+def test_parallel_connections_are_judged_by_their_fairness_on_both_sides(tmp_path, fake_emu):
+    """Seed 000 fig. 20: N connections at once per transfer (measure --parallel N); the
+    measured transfer's connections and the simulator's measured flows are read alike."""
+    from westwood import _core
+    from westwood.experiments.base import group_fairness_metric
+
+    out = tmp_path / "results"
+    exp = tiny(
+        scenario="seed000_internet",
+        x=Axis("delay", (10,), "Bottleneck delay", unit="ms"),
+        overrides={"cross_flows": "1"},
+        parallel=3,
+        simulator_overrides={"transfers": "3"},
+        metric=group_fairness_metric("transfer"),
+        rounds=2,
+        start_seconds=5,  # the scenario's transfers start at 5 s
+        claims=(),
+    )
+    reproduce([exp], out, progress_stream=open("/dev/null", "w"))
+    (call,) = _calls(fake_emu)
+    assert _measure_words(call)[_measure_words(call).index("--parallel") + 1] == "3"
+    # The path is the scenario as it is: one measured flow (the simulator's runs have three).
+    assert "transfers=3" not in shlex.split(call)
+    entry = json.loads((out / "index.json").read_text())["ms_tiny"]
+    # The fake's three connections run at 1, 1.1 and 1.2 times the first's rate.
+    expected = _core.jain_index([1.0, 1.1, 1.2])
+    assert entry["table"]["rows"][0][1].startswith(f"{expected:.3f}")
+    rows = (out / "ms_tiny.csv").read_text().splitlines()
+    simulated = [r for r in rows if "(simulator)" in r]
+    assert simulated and all("transfers=3" in r for r in simulated)
+
+
+def test_a_simulator_run_the_scenario_refuses_stops_the_reproduction_with_its_error(
+    tmp_path, fake_emu
+):
+    from westwood._core import ScenarioError
+
+    # The scenario's transfer starts at 5 s; a 3 s simulation without the wait cannot hold it.
+    exp = tiny(scenario="seed000_internet", x=Axis("delay", (10,), "Delay", unit="ms"), claims=())
+    with pytest.raises(ScenarioError, match="start 5s must be before the end"):
+        reproduce([exp], tmp_path / "results", progress_stream=open("/dev/null", "w"))

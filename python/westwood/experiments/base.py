@@ -197,6 +197,24 @@ def fairness_metric(name: str = "fairness_index", label: str = "Jain's fairness 
     return Metric(name=name, label=label, extract=lambda s: s["fairness"]["index"])
 
 
+def group_fairness_metric(
+    prefix: str, name: str = "fairness_index", label: str = "Jain's fairness index"
+) -> Metric:
+    """Jain's index over the goodputs of the flows named ``prefix`` or ``prefix.N`` (one flow
+    table: the connections measured together, without the cross traffic beside them)."""
+    from .. import _core
+
+    def extract(summary: Mapping[str, Any]) -> float:
+        values = [
+            float(f["goodput_bps"])
+            for f in summary["flows"]
+            if f["name"] == prefix or f["name"].startswith(prefix + ".")
+        ]
+        return _core.jain_index(values) if len(values) > 1 else math.nan
+
+    return Metric(name=name, label=label, extract=extract)
+
+
 def group_goodput_metric(prefix: str, name: str, label: str, divisor: float = 1e6) -> Metric:
     """Mean goodput of the flows named ``prefix`` or ``prefix.N`` (one flow table)."""
 

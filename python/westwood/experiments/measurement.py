@@ -100,6 +100,7 @@ class MeasurementRun:
     kernel_ccs: Tuple[str, ...]
     binary_sha256: str
     start_seconds: int = 0
+    parallel: int = 1
 
     @cached_property
     def key(self) -> str:
@@ -109,6 +110,7 @@ class MeasurementRun:
             "seconds": self.seconds,
             "ccs": list(self.kernel_ccs),
             "start": self.start_seconds,
+            "parallel": self.parallel,
             "scenario": self.scenario_sha256,
             "binary": self.binary_sha256,
         }
@@ -149,7 +151,11 @@ class MeasurementRun:
             str(PAUSE_SECONDS),
             "--out",
             os.fspath(directory / "measure"),
-        ] + (["--pcap"] if pcap else [])
+        ]
+        if self.parallel > 1:
+            measure += ["--parallel", str(self.parallel)]
+        if pcap:
+            measure.append("--pcap")
         # The server's address is the path's, known inside it: $WESTWOOD_PATH_SERVER.
         shell = "exec " + shlex.join(measure).replace(" SERVER ", ' "$WESTWOOD_PATH_SERVER" ', 1)
         if self.start_seconds:
@@ -195,6 +201,11 @@ class MeasurementExperiment:
     # Seconds the path runs before measure starts (the scenario's measured flow starts this late,
     # after its cross traffic); the simulator runs the scenario for this plus a transfer.
     start_seconds: int = 0
+    # Connections of one cc per transfer (measure --parallel: seed 000 fig. 20's 20 at once).
+    # The path emulates the scenario as it is (one measured flow, its route); the simulator's
+    # runs add ``simulator_overrides`` (e.g. the scenario's count of measured flows).
+    parallel: int = 1
+    simulator_overrides: Mapping[str, str] = field(default_factory=dict)
     metric: Metric = GOODPUT_MBPS
     overrides: Mapping[str, str] = field(default_factory=dict)
     description: str = ""
@@ -232,7 +243,11 @@ class MeasurementExperiment:
     ) -> List[Tuple[str, str]]:
         """The scenario's overrides of one point, as the simulator's side runs it."""
         return merge_overrides(
-            self.overrides.items(), series.overrides.items(), self.x.overrides(x_value), extra
+            self.overrides.items(),
+            self.simulator_overrides.items(),
+            series.overrides.items(),
+            self.x.overrides(x_value),
+            extra,
         )
 
     def kernel_ccs(self) -> Tuple[str, ...]:
@@ -281,6 +296,7 @@ class MeasurementExperiment:
                 kernel_ccs=self.kernel_ccs(),
                 binary_sha256=binary_sha256,
                 start_seconds=self.start_seconds,
+                parallel=self.parallel,
             )
             for x in self.x.values_for(quick)
         ]
@@ -404,40 +420,50 @@ def measured_sides(
 
     directory = out / entry["files"]
     kept = set(complete_rounds(directory, run.kernel_ccs)[:rounds])
-    _, transfers = measure.tables(measure.load_records(directory / "measure"))
+    streams, transfers = measure.tables(measure.load_records(directory / "measure"))
     transfers = [t for t in transfers if int(t["round"]) in kept]
     names = kernel_to_scenario_cc()
     label_of = {scenario_to_kernel_cc()[s.overrides["cc"]]: s.label for s in experiment.series}
+    sessions: Dict[Tuple[int, str], List[Dict[str, Any]]] = {}
+    for row in streams:
+        sessions.setdefault((int(row["transfer"]), row["cc"]), []).append(row)
     specs: List[_Side] = []
     summaries: Dict[str, Mapping[str, Any]] = {}
     for t in transfers:
         if t["cc"] not in label_of:
             continue
         key = f"{run.key}:{t['transfer']}"
-        flow = {
-            "name": "transfer",
-            "cc": names.get(t["cc"], t["cc"]),
-            "goodput_bps": t["goodput_bps"],
-            # measure counts the kernel's retransmissions (TCP_INFO), not which of them were
-            # timeouts or fast retransmits, and has no sender-side throughput per transfer.
-            "throughput_bps": math.nan,
-            "bytes_delivered": t["bytes_delivered"],
-            "retransmits": t["retransmits"],
-            "timeouts": math.nan,
-            "fast_retransmits": math.nan,
-            "mean_rtt_seconds": t["rtt_seconds"],
-            "min_rtt_seconds": t["min_rtt_seconds"],
-        }
+        cc = names.get(t["cc"], t["cc"])
+        # One flow per connection of the transfer, named as the scenario names its measured
+        # flows (transfer, or transfer.1 ... with several), so one metric reads both sides.
+        mine = sessions.get((int(t["transfer"]), t["cc"]), [])
+        flows = [
+            {
+                "name": "transfer" if len(mine) == 1 else f"transfer.{i}",
+                "cc": cc,
+                "goodput_bps": row["goodput_bps"],
+                # measure counts the kernel's retransmissions (TCP_INFO), not which of them
+                # were timeouts or fast retransmits, and has no sender-side throughput.
+                "throughput_bps": math.nan,
+                "bytes_delivered": row["bytes_delivered"],
+                "retransmits": row["retransmits"],
+                "timeouts": math.nan,
+                "fast_retransmits": math.nan,
+                "mean_rtt_seconds": row["mean_rtt_seconds"],
+                "min_rtt_seconds": row["min_rtt_seconds"],
+            }
+            for i, row in enumerate(mine, 1)
+        ]
         summaries[key] = {
             # The run's length as the tables count it: real time, no simulated events.
             "sim_seconds": run.seconds,
             "events": 0,
             "wall_seconds": run.seconds,
-            "flows": [flow],
+            "flows": flows,
             "per_cc": {
-                flow["cc"]: {
-                    "flows": 1,
-                    "mean_goodput_bps": t["goodput_bps"],
+                cc: {
+                    "flows": len(flows),
+                    "mean_goodput_bps": t["rate_per_session_bps"],
                     "total_goodput_bps": t["goodput_bps"],
                 }
             },
@@ -458,6 +484,7 @@ def simulator_specs(
         overrides = merge_overrides(
             run.overrides,
             [("scenario.duration", f"{run.start_seconds + run.seconds}s")],
+            experiment.simulator_overrides.items(),
             s.overrides.items(),
             changed.items(),
         )
@@ -487,11 +514,12 @@ def _mean_sd(values: Sequence[float]) -> str:
 
 def path_table(transfers: Sequence[Mapping[str, Any]]) -> str:
     """The papers' table of a path, from measure's transfer rows: per cc, the rate (mean ±
-    standard deviation over transfers, min, max), the RTT the kernel saw, retransmissions."""
+    standard deviation over transfers, min, max; with several connections a transfer, their
+    sum), the RTT the kernel saw, retransmissions, Jain's index over a transfer's connections."""
     lines = [
         "| cc | transfers | rate, kb/s (mean ± sd) | min | max | RTT min / mean, ms "
-        "| retransmitted segments, % |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| retransmitted segments, % | Jain's index |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for cc in dict.fromkeys(t["cc"] for t in transfers):
         mine = [t for t in transfers if t["cc"] == cc]
@@ -500,7 +528,8 @@ def path_table(transfers: Sequence[Mapping[str, Any]]) -> str:
             f"| {cc} | {len(mine)} | {_mean_sd(rates)} | {min(rates):.0f} | {max(rates):.0f} "
             f"| {_mean_sd([t['min_rtt_seconds'] * 1e3 for t in mine])} / "
             f"{_mean_sd([t['rtt_seconds'] * 1e3 for t in mine])} "
-            f"| {_mean_sd([t['retransmission_rate'] * 100 for t in mine])} |"
+            f"| {_mean_sd([t['retransmission_rate'] * 100 for t in mine])} "
+            f"| {_mean_sd([t['jain_index'] for t in mine])} |"
         )
     return "\n".join(lines)
 
@@ -617,12 +646,12 @@ def reproduce_one(
             f"captures, `rates.png`): `{entry['files']}/measure/`.\n"
         )
     if simulated:
-        outcome = run_all(simulated, out / "runs", progress_stream=stream)
+        # A simulator run that fails is a broken set-up (the scenario refuses the overrides),
+        # not a point to leave out: it stops the reproduction with the scenario's error.
+        outcome = run_all(simulated, out / "runs", progress_stream=stream, stop_on_error=True)
         for spec in simulated:
-            result = outcome.entries[spec.key]
-            if result.get("status") == STATUS_OK:
-                specs.append(spec)
-                summaries[spec.key] = result["summary"]
+            specs.append(spec)
+            summaries[spec.key] = outcome.entries[spec.key]["summary"]
     sweep = experiment.as_sweep(quick)
     paths, entry = write_sweep(sweep, specs, summaries, out, quick, rounds, command, {})
     notes = []
