@@ -272,3 +272,20 @@ def largest_ratio_deviation(numerator: str, denominator: str):
         )
 
     return measure
+
+
+def ratio_of_ratios(numerator: str, denominator: str, x_high: float, x_low: float):
+    """How a gain changes along x: numerator / denominator (of the means) at ``x_high`` over the
+    same at ``x_low`` ("greater is the RTT better will be the enhancement")."""
+
+    def measure(r: SweepResults) -> Measurement:
+        ratios = {x: q for q, x in ratios_of_means(r, numerator, denominator, (x_high, x_low))}
+        if x_high not in ratios or x_low not in ratios:
+            raise ClaimUnavailable(f"{denominator} is 0 at {r.x_text(x_high)} or {r.x_text(x_low)}")
+        return Measurement(
+            ratios[x_high] / ratios[x_low],
+            f"{numerator}/{denominator} {ratios[x_high]:.3f} at {r.x_text(x_high)}, "
+            f"{ratios[x_low]:.3f} at {r.x_text(x_low)}",
+        )
+
+    return measure
