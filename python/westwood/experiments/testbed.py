@@ -77,6 +77,7 @@ from .alignment import (
     plot_alignment,
 )
 from .base import Axis, Metric, Series, format_number, merge_overrides
+from .preconditions import STANDARD, Precondition
 from .sweep import Experiment, SweepResults, write_sweep
 
 # A run the binary said this machine cannot do (exit status 2): not stored, reported with why.
@@ -226,6 +227,9 @@ class TestbedExperiment:
     # The page also shows the comparison case by case (a table, a figure of both windows per
     # run): one view of a run group, not all of them.
     alignment_report: bool = False
+    # What the verdicts rest on, checked on both sides' runs (preconditions.py); a testbed
+    # figure takes its simulated counterpart's, so the two judge the same runs alike.
+    preconditions: Tuple[Precondition, ...] = STANDARD
 
     kind: ClassVar[str] = "testbed"
     record: ClassVar[bool] = False
@@ -267,6 +271,7 @@ class TestbedExperiment:
             ),
             claims=self.claims,
             seeds=self.seeds,
+            preconditions=self.preconditions,
         )
 
     def plan(self, quick: bool, seeds: int, extra: Sequence[Tuple[str, str]], binary_sha256: str):

@@ -33,7 +33,7 @@ from ..experiments import measures
 from ..experiments.base import GOODPUT_MBPS, Axis, Series, fairness_metric
 from ..experiments.measures import ratio_at
 from ..experiments.testbed import TestbedExperiment, agreement
-from . import seed000, seed004
+from . import seed000, seed000_wireless, seed004
 from .which_tcpw import INTERVAL, TESTBED_FIG9_CLAIM
 
 # Kernel runs of one point: the kernel does not repeat itself from a seed (a 30 s LAN run's
@@ -61,6 +61,7 @@ FIG9 = TestbedExperiment(
     # One simulator run costs ~0.1 s: its line is the mean of 20 seeds, so that the agreement
     # compares the testbed's 3 seeds with the simulator's expectation, not with 3 other draws.
     simulator_seeds=20,
+    preconditions=seed000_wireless.FIG9.preconditions,
     headline=True,
     description="One bulk flow over a 10 Mbps, 45 ms wired link and a 2 Mbps wireless hop with "
     "Bernoulli packet errors both ways; TCPW is the paper's filter (the kernel's tcpw), TCPW "
