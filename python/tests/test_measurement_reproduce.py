@@ -176,7 +176,7 @@ def test_a_real_measurement_through_an_emulated_path_with_cross_traffic(tmp_path
         overrides={"cross_flows": "1"},
         seconds=4,
         rounds=1,
-        start_seconds=1,
+        start_seconds=5,  # the scenario's measured flow starts at 5 s
         claims=(),
     )
     reproduce([exp], out, progress_stream=open("/dev/null", "w"))
