@@ -210,6 +210,33 @@ def test_alternating_transfers_over_loopback(loopback_server, tmp_path):
             )
 
 
+def test_a_transfer_whose_output_outgrows_a_pipe_is_read_while_it_runs():
+    """iperf3 -J -P 20 writes more than a pipe holds and blocks until it is read: measure
+    reads its children while they run (with --parallel 20 it once waited for them first, and
+    both sides waited for each other until the timeout)."""
+    writer = [sys.executable, "-c", "import sys; sys.stdout.write('x' * 1_000_000)"]
+    procs = [
+        subprocess.Popen(writer, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    started = time.monotonic()
+    outputs = m._collect(procs, timeout=30)
+    assert time.monotonic() - started < 10
+    assert [len(out) for out, _ in outputs] == [1_000_000, 1_000_000]
+
+
+def test_a_transfer_that_does_not_end_is_stopped_at_the_timeout():
+    sleeper = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    with pytest.raises(m.MeasureFailed, match="had not finished 1 s"):
+        m._collect([sleeper], timeout=1)
+    assert sleeper.poll() is not None
+
+
 # --- as root: an emulated path, the emulator's counters -----------------------------------------
 
 needs_path = pytest.mark.skipif(

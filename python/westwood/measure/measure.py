@@ -26,6 +26,7 @@ and the summary covers them all (``day`` column).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import math
@@ -58,6 +59,10 @@ BPF_CCS = ("tcpw", "tcpw_tr", "tcpw_abse", "tcpw_plus")
 DEFAULT_PORT = 5201
 AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 POLL = 0.1  # seconds between checks of children: Ctrl-C is seen within that
+# How long iperf3 may take past its --time to end the test: its last data and the control
+# connection's closing exchange cross the same path, and on a congested one a segment lost
+# again and again waits out RFC 6298's doubling timer (1 + 2 + ... + 64 s = 127 s).
+END_GRACE_SECONDS = 180
 
 
 class MeasureFailed(RuntimeError):
@@ -197,16 +202,24 @@ def _stop(proc: Optional[subprocess.Popen], sig: int = signal.SIGTERM, wait: flo
         pass
 
 
-def _wait(procs: Sequence[subprocess.Popen], timeout: float) -> None:
-    """Wait for every process, polling so that Ctrl-C is seen at once; kill them at
-    ``timeout``."""
+def _collect(procs: Sequence[subprocess.Popen], timeout: float) -> List[Tuple[str, str]]:
+    """Every process's (stdout, stderr), read while they run: iperf3 -J with many parallel
+    streams writes more JSON than a pipe holds, and blocks until it is read (waiting first and
+    reading after was a deadlock with --parallel 20). Polls so that Ctrl-C is seen at once;
+    kills them at ``timeout``."""
     deadline = time.monotonic() + timeout
-    while any(p.poll() is None for p in procs):
+    outputs: List[Optional[Tuple[str, str]]] = [None] * len(procs)
+    while any(o is None for o in outputs):
         if time.monotonic() > deadline:
             for p in procs:
                 _stop(p, signal.SIGKILL)
             raise MeasureFailed(f"iperf3 had not finished {timeout:.0f} s after it started")
-        time.sleep(POLL)
+        for i, p in enumerate(procs):
+            if outputs[i] is None:
+                # communicate() keeps what it has read when it times out, and goes on next time.
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    outputs[i] = p.communicate(timeout=POLL / len(procs))
+    return [o for o in outputs if o is not None]
 
 
 class Capture:
@@ -312,8 +325,7 @@ def run_transfer(
                 cap = Capture(interface, path, snaplen, f"host {host} and ({ports})")
             started = _dt.datetime.now(_dt.timezone.utc)
             procs = [iperf3_client(host, port, seconds, cc, n) for cc, n, port in plan.sessions]
-            _wait(procs, seconds + 60)
-            outputs = [p.communicate() for p in procs]
+            outputs = _collect(procs, seconds + END_GRACE_SECONDS)
             counts = cap.stop() if cap is not None else None
             cap = None
         finally:
