@@ -123,8 +123,10 @@ def test_quick_is_one_round_and_a_missing_prerequisite_skips_with_the_reason(
     (call,) = _calls(fake_emu)
     assert _measure_words(call)[_measure_words(call).index("--rounds") + 1] == "1"
     entry = json.loads((out / "index.json").read_text())["ms_tiny"]
-    # One round: a comparison has no interval.
+    # One round: a comparison has no interval; agreement is not judged on a quick round.
     assert entry["claims"][0]["verdict"] == NOT_AVAILABLE
+    assert entry["claims"][1]["verdict"] == NOT_AVAILABLE
+    assert "too short to judge agreement" in entry["claims"][1]["measured"]
     monkeypatch.setenv("FAKE_MODE", "missing")
     reproduce([tiny(id="ms_other")], out, progress_stream=open("/dev/null", "w"))
     entry = json.loads((out / "index.json").read_text())["ms_other"]

@@ -681,7 +681,8 @@ def reproduce_one(
 
 def measured_over_simulated(series: str, x: float):
     """Claim measure: the measured mean of ``series`` at ``x`` over the simulator's mean (rounds
-    and seeds are not paired: the rounds' losses are not the seeds'), with both intervals."""
+    and seeds are not paired: the rounds' losses are not the seeds'), with both intervals; n/a
+    on ``--quick`` runs, as the testbed's ``agreement``."""
 
     def measure(r: SweepResults) -> Measurement:
         measured = r.per_seed(series, x)
@@ -691,10 +692,17 @@ def measured_over_simulated(series: str, x: float):
         m, s = mean_ci(list(measured.values())), mean_ci(list(simulated.values()))
         if s.mean <= 0:
             raise ClaimUnavailable(f"the simulator's {series} is 0 at {r.x_text(x)}")
-        return Measurement(
-            m.mean / s.mean,
+        detail = (
             f"measured {m.mean:.3f} (95% CI {m.low:.3f} to {m.high:.3f}, {m.n} rounds) / "
-            f"simulated {s.mean:.3f} (95% CI {s.low:.3f} to {s.high:.3f}, {s.n} seeds)",
+            f"simulated {s.mean:.3f} (95% CI {s.low:.3f} to {s.high:.3f}, {s.n} seeds)"
         )
+        if r.quick:
+            # As the testbed's agreement: one short round against one seed says more about the
+            # round's draws than about the two TCPs.
+            raise ClaimUnavailable(
+                f"one quick round is too short to judge agreement (measured "
+                f"{m.mean / s.mean:.2f}: {detail}); run without --quick"
+            )
+        return Measurement(m.mean / s.mean, detail)
 
     return measure
