@@ -11,8 +11,10 @@ use std::path::PathBuf;
 use westwood_simulator::scenario::load_file;
 use westwood_simulator::{run, RunOptions};
 
-/// (golden file, scenario file, overrides).
-const CASES: &[(&str, &str, &[(&str, &str)])] = &[
+/// A golden summary's case: (golden file, scenario file, overrides).
+type Case = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+
+const CASES: &[Case] = &[
     ("wireless_reno", "wireless.toml", &[("duration", "20s"), ("loss", "1%")]),
     ("wireless_westwood", "wireless.toml", &[("duration", "20s"), ("loss", "1%"), ("cc", "westwood")]),
     (

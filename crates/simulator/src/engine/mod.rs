@@ -488,7 +488,7 @@ mod tests {
                     let lane = (rng.next_u64() % lanes as u64) as u32;
                     // Mostly in order (a fixed delay after a later start), now and then earlier.
                     let base: Nanos = last_in_lane[lane as usize];
-                    let time = if rng.next_u64() % 8 == 0 {
+                    let time = if rng.next_u64().is_multiple_of(8) {
                         now + rng.next_u64() % 30
                     } else {
                         base.max(now) + rng.next_u64() % 20

@@ -268,10 +268,9 @@ mod tests {
 
     #[test]
     fn rfc6298_falls_faster_than_linux_after_a_spike() {
-        let (mut rfc, mut lin) = (RttEstimator::new(spec(200 * MS)), linux(200 * MS));
         let mut rfc_spec = spec(200 * MS);
         rfc_spec.granularity = 200 * MS;
-        rfc = RttEstimator::new(rfc_spec);
+        let (mut rfc, mut lin) = (RttEstimator::new(rfc_spec), linux(200 * MS));
         for (k, r) in [100, 400, 100, 100, 100, 100].into_iter().enumerate() {
             let k = k as u64;
             rfc.on_sample(r * MS, r * MS, k, k + 1);

@@ -862,11 +862,11 @@ fn reno_without_repeated_fast_retransmits_waits_for_recover() {
 /// sending, pipe after).
 fn prr_step(s: &mut Sender, packet: &Packet, now: Nanos) -> (Vec<u64>, [u64; 4]) {
     let mut out = Vec::new();
-    let delivered_before = prr(&s).delivered;
+    let delivered_before = prr(s).delivered;
     s.on_ack(packet, now, &mut out);
     let after = s.prr_pipe();
     let sent: u64 = out.iter().map(|p| u64::from(p.len)).sum();
-    (seqs(&out), [prr(&s).delivered - delivered_before, sent, after - sent.min(after), after])
+    (seqs(&out), [prr(s).delivered - delivered_before, sent, after - sent.min(after), after])
 }
 
 #[test]
