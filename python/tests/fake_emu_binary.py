@@ -35,7 +35,8 @@ if mode == "fail":
 if args and args[0] == "path":
     # `path --scenario ... --report R -- sh -c 'exec python -m westwood measure SERVER ...'`:
     # write measure's records for the rounds asked (rates below), then the path's report.
-    # FAKE_STOP_AFTER=K exits 130 (interrupted) after the K-th transfer of the directory.
+    # FAKE_STOP_AFTER=K exits 130 (interrupted) after the K-th transfer of the directory,
+    # FAKE_FAIL_AFTER=K exits 1 (measure's failed transfer) after it.
     report = args[args.index("--report") + 1]
     words = shlex.split(args[-1])
     out_dir = words[words.index("--out") + 1]
@@ -49,6 +50,7 @@ if args and args[0] == "path":
     first = 1 + max([r["round"] for r in existing], default=0)
     done = len(existing)
     stop_after = int(os.environ.get("FAKE_STOP_AFTER", "0"))
+    fail_after = int(os.environ.get("FAKE_FAIL_AFTER", "0"))
     for r in range(first, first + rounds):
         for cc in ccs:
             done += 1
@@ -73,6 +75,11 @@ if args and args[0] == "path":
             json.dump(record, open(os.path.join(runs, f"{done:04d}-r{r}-{cc}.json"), "w"))
             if stop_after and done >= stop_after:
                 sys.exit(130)
+            if fail_after and done >= fail_after:
+                print("  westwood: error: transfer failed: iperf3 to 10.202.2.1:5201 (reno): "
+                      "unable to receive control message: Connection reset by peer",
+                      file=sys.stderr)
+                sys.exit(1)
     json.dump({"routes": [{"direction": "client_to_server",
                            "counters": {"offered_packets": 100, "delivered_packets": 99,
                                         "drops_error": 1}}],

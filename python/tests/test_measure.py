@@ -237,6 +237,43 @@ def test_a_transfer_that_does_not_end_is_stopped_at_the_timeout():
     assert sleeper.poll() is not None
 
 
+def _fake_iperf3(tmp_path, monkeypatch, failures: int):
+    """An iperf3 on PATH whose first ``failures`` calls report an error in its JSON (as iperf3
+    does when its control connection is reset) and whose later calls report a transfer."""
+    count = tmp_path / "calls"
+    fake = tmp_path / "bin" / "iperf3"
+    fake.parent.mkdir()
+    fake.write_text(
+        f"""#!{sys.executable}
+import json, pathlib
+count = pathlib.Path({str(count)!r})
+n = int(count.read_text()) + 1 if count.exists() else 1
+count.write_text(str(n))
+if n <= {failures}:
+    print(json.dumps({{"error": "unable to receive control message: Connection reset by peer"}}))
+else:
+    print(json.dumps({{"start": {{}}, "end": {{"streams": []}}}}))
+"""
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    return count
+
+
+def test_a_transfer_that_fails_once_is_tried_again(tmp_path, monkeypatch):
+    calls = _fake_iperf3(tmp_path, monkeypatch, failures=1)
+    record = m.run_transfer("127.0.0.1", m.Plan("reno", [("reno", 1, 5201)]), 1, None)
+    assert calls.read_text() == "2"
+    assert record["sessions"][0]["iperf3"]["end"] == {"streams": []}
+
+
+def test_a_transfer_that_fails_twice_ends_the_measurement(tmp_path, monkeypatch):
+    calls = _fake_iperf3(tmp_path, monkeypatch, failures=2)
+    with pytest.raises(m.MeasureFailed, match="Connection reset by peer"):
+        m.run_transfer("127.0.0.1", m.Plan("reno", [("reno", 1, 5201)]), 1, None)
+    assert calls.read_text() == "2"
+
+
 # --- as root: an emulated path, the emulator's counters -----------------------------------------
 
 needs_path = pytest.mark.skipif(

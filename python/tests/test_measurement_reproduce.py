@@ -237,3 +237,22 @@ def test_a_simulator_run_the_scenario_refuses_stops_the_reproduction_with_its_er
     exp = tiny(scenario="seed000_internet", x=Axis("delay", (10,), "Delay", unit="ms"), claims=())
     with pytest.raises(ScenarioError, match="start 5s must be before the end"):
         reproduce([exp], tmp_path / "results", progress_stream=open("/dev/null", "w"))
+
+
+def test_a_path_that_failed_part_way_reports_its_complete_rounds_and_why(
+    tmp_path, fake_emu, monkeypatch
+):
+    out = tmp_path / "results"
+    monkeypatch.setenv("FAKE_FAIL_AFTER", "4")  # rounds 1 and 2 whole, then a failure
+    reproduce([tiny()], out, progress_stream=open("/dev/null", "w"))
+    entry = json.loads((out / "index.json").read_text())["ms_tiny"]
+    assert entry["table"]["rows"][0][1].startswith("2.010 ± ")  # rounds 1 and 2 of TCPW
+    (note,) = entry["notes"]
+    assert "2 round(s)" in note and "Connection reset by peer" in note
+    # The next reproduction measures the round still missing, and the note is gone.
+    monkeypatch.delenv("FAKE_FAIL_AFTER")
+    reproduce([tiny()], out, progress_stream=open("/dev/null", "w"))
+    first, second = _calls(fake_emu)
+    assert _measure_words(second)[_measure_words(second).index("--rounds") + 1] == "1"
+    entry = json.loads((out / "index.json").read_text())["ms_tiny"]
+    assert entry["notes"] == [] and entry["table"]["rows"][0][1].startswith("2.020 ± ")

@@ -362,25 +362,30 @@ def run_one(
         if done < rounds:
             lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
             entry = {
+                **_entry(run, directory, store, done),
                 "status": STATUS_FAILED,
                 "error": "\n".join(lines[-4:]) or f"exit status {proc.returncode}",
-                "rounds": done,
             }
             write_json_atomic(store / f"{run.key}.json", entry)
             return entry
+    entry = {**_entry(run, directory, store, done), "status": STATUS_OK}
+    write_json_atomic(store / f"{run.key}.json", entry)
+    return entry
+
+
+def _entry(run: MeasurementRun, directory: Path, store: Path, rounds: int) -> Dict[str, Any]:
+    """What a path's entry records: what was asked, the rounds complete, where measure's files
+    are, and the path's report of every call."""
     reports = sorted(directory.glob("path-*.json"))
-    entry = {
-        "status": STATUS_OK,
+    return {
         "experiment": run.experiment,
         "overrides": [list(p) for p in run.overrides],
         "seconds": run.seconds,
         "ccs": list(run.kernel_ccs),
-        "rounds": done,
+        "rounds": rounds,
         "files": os.fspath(directory.relative_to(store.parent)),
         "paths": [json.loads(r.read_text(encoding="utf-8")) for r in reports],
     }
-    write_json_atomic(store / f"{run.key}.json", entry)
-    return entry
 
 
 def execute(
@@ -634,7 +639,8 @@ def reproduce_one(
     simulated: List[RunSpec] = []
     for run in runs:
         entry = entries[run.key]
-        if entry.get("status") != STATUS_OK:
+        # A path whose last call failed still reports the rounds it completed (with a note).
+        if entry.get("status") not in (STATUS_OK, STATUS_FAILED) or not entry.get("rounds"):
             continue
         sides, measured, transfers = measured_sides(experiment, run, entry, out, rounds)
         specs += sides
@@ -658,8 +664,13 @@ def reproduce_one(
     failed = [r for r in runs if entries[r.key].get("status") == STATUS_FAILED]
     if failed:
         notes.append(
-            f"{len(failed)} path(s) failed before all rounds were measured: "
-            + "; ".join(f"{r.describe()}: {entries[r.key].get('error', '')}" for r in failed)
+            f"{len(failed)} path(s) failed before all {rounds} rounds were measured (their "
+            "complete rounds are in the table; run again to measure the rest): "
+            + "; ".join(
+                f"{r.describe()}: {entries[r.key].get('rounds', 0)} round(s), "
+                f"{entries[r.key].get('error', '')}"
+                for r in failed
+            )
         )
     md_path = out / f"{experiment.id}.md"
     page = md_path.read_text(encoding="utf-8")
