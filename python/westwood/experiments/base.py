@@ -197,6 +197,15 @@ def fairness_metric(name: str = "fairness_index", label: str = "Jain's fairness 
     return Metric(name=name, label=label, extract=lambda s: s["fairness"]["index"])
 
 
+def group_goodputs(summary: Mapping[str, Any], prefix: str) -> List[float]:
+    """The goodputs of the flows named ``prefix`` or ``prefix.N`` (one flow table)."""
+    return [
+        float(f["goodput_bps"])
+        for f in summary["flows"]
+        if f["name"] == prefix or f["name"].startswith(prefix + ".")
+    ]
+
+
 def group_fairness_metric(
     prefix: str, name: str = "fairness_index", label: str = "Jain's fairness index"
 ) -> Metric:
@@ -205,11 +214,7 @@ def group_fairness_metric(
     from .. import _core
 
     def extract(summary: Mapping[str, Any]) -> float:
-        values = [
-            float(f["goodput_bps"])
-            for f in summary["flows"]
-            if f["name"] == prefix or f["name"].startswith(prefix + ".")
-        ]
+        values = group_goodputs(summary, prefix)
         return _core.jain_index(values) if len(values) > 1 else math.nan
 
     return Metric(name=name, label=label, extract=extract)
@@ -219,11 +224,7 @@ def group_goodput_metric(prefix: str, name: str, label: str, divisor: float = 1e
     """Mean goodput of the flows named ``prefix`` or ``prefix.N`` (one flow table)."""
 
     def extract(summary: Mapping[str, Any]) -> float:
-        values = [
-            float(f["goodput_bps"])
-            for f in summary["flows"]
-            if f["name"] == prefix or f["name"].startswith(prefix + ".")
-        ]
+        values = group_goodputs(summary, prefix)
         return math.fsum(values) / len(values) if values else math.nan
 
     return Metric(name=name, label=label, divisor=divisor, extract=extract)

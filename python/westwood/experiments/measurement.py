@@ -55,7 +55,6 @@ from ..runs.store import (
     STATUS_FAILED,
     STATUS_OK,
     RunSpec,
-    file_digest,
     read_entry,
     scenario_digest,
 )
@@ -65,11 +64,12 @@ from .sweep import Experiment, SweepResults, write_sweep
 from .testbed import (
     SIMULATOR_SUFFIX,
     STATUS_SKIPPED,
+    _last_lines,
     _run_to_the_end,
     _Side,
-    find_binary,
     kernel_to_scenario_cc,
-    unavailable_reason,
+    skip_reason,
+    testbed_binary,
     with_simulator_twins,
     write_skipped,
 )
@@ -319,16 +319,6 @@ def complete_rounds(directory: Path, ccs: Sequence[str]) -> List[int]:
     return sorted(r for r, labels in seen.items() if set(ccs) <= labels)
 
 
-def _reason(output: str) -> str:
-    """The message of an exit status 2, from the emulator or from measure."""
-    for line in reversed(output.strip().splitlines()):
-        for prefix in ("westwood-emu: ", "westwood: error: ", "westwood: "):
-            if line.startswith(prefix):
-                return line[len(prefix) :].strip()
-    lines = [line for line in output.strip().splitlines() if line.strip()]
-    return "\n".join(lines[-4:]) or "exit status 2"
-
-
 def run_one(
     run: MeasurementRun, binary: Path, store: Path, rounds: int, stream: TextIO
 ) -> Dict[str, Any]:
@@ -357,14 +347,13 @@ def run_one(
         if proc.returncode == 130:
             raise KeyboardInterrupt
         if proc.returncode == 2 and len(complete_rounds(directory, run.kernel_ccs)) == done:
-            return {"status": STATUS_SKIPPED, "reason": _reason(proc.stderr)}
+            return {"status": STATUS_SKIPPED, "reason": skip_reason(proc.stderr)}
         done = len(complete_rounds(directory, run.kernel_ccs))
         if done < rounds:
-            lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
             entry = {
                 **_entry(run, directory, store, done),
                 "status": STATUS_FAILED,
-                "error": "\n".join(lines[-4:]) or f"exit status {proc.returncode}",
+                "error": _last_lines(proc.stderr, 4) or f"exit status {proc.returncode}",
             }
             write_json_atomic(store / f"{run.key}.json", entry)
             return entry
@@ -417,15 +406,16 @@ def measured_sides(
     entry: Mapping[str, Any],
     out: Path,
     rounds: int,
-) -> Tuple[List[_Side], Dict[str, Mapping[str, Any]], List[Dict[str, Any]]]:
+) -> Tuple[List[_Side], Dict[str, Mapping[str, Any]], str]:
     """The measured transfers of the first ``rounds`` complete rounds as rows of the series (a
     round is the row's seed; the summary holds the transfer as a flow, under the scenario's cc
-    name), and measure's transfer rows themselves."""
+    name), and measure's summary table of those rounds."""
     from ..measure import measure
 
     directory = out / entry["files"]
     kept = set(complete_rounds(directory, run.kernel_ccs)[:rounds])
-    streams, transfers = measure.tables(measure.load_records(directory / "measure"))
+    records = measure.load_records(directory / "measure")
+    streams, transfers = measure.tables(records)
     transfers = [t for t in transfers if int(t["round"]) in kept]
     names = kernel_to_scenario_cc()
     label_of = {scenario_to_kernel_cc()[s.overrides["cc"]]: s.label for s in experiment.series}
@@ -474,7 +464,12 @@ def measured_sides(
             },
         }
         specs.append(_Side(key, run.x, label_of[t["cc"]], int(t["round"]), run.overrides))
-    return specs, summaries, transfers
+    # measure's own summary of these rounds, as `westwood measure` prints it for a real host.
+    table = measure.format_summary(
+        measure.summarize(transfers, baseline=run.kernel_ccs[-1]),
+        records[-1]["path"] if records else {},
+    )
+    return specs, summaries, table
 
 
 def simulator_specs(
@@ -506,37 +501,6 @@ def simulator_specs(
                 )
             )
     return specs
-
-
-def _mean_sd(values: Sequence[float]) -> str:
-    v = [x for x in values if isinstance(x, (int, float)) and not math.isnan(x)]
-    if not v:
-        return "–"
-    c = mean_ci(v)
-    sd = math.sqrt(sum((x - c.mean) ** 2 for x in v) / (len(v) - 1)) if len(v) > 1 else math.nan
-    return f"{c.mean:.3g}" + ("" if math.isnan(sd) else f" ± {sd:.2g}")
-
-
-def path_table(transfers: Sequence[Mapping[str, Any]]) -> str:
-    """The papers' table of a path, from measure's transfer rows: per cc, the rate (mean ±
-    standard deviation over transfers, min, max; with several connections a transfer, their
-    sum), the RTT the kernel saw, retransmissions, Jain's index over a transfer's connections."""
-    lines = [
-        "| cc | transfers | rate, kb/s (mean ± sd) | min | max | RTT min / mean, ms "
-        "| retransmitted segments, % | Jain's index |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for cc in dict.fromkeys(t["cc"] for t in transfers):
-        mine = [t for t in transfers if t["cc"] == cc]
-        rates = [t["goodput_bps"] / 1e3 for t in mine]
-        lines.append(
-            f"| {cc} | {len(mine)} | {_mean_sd(rates)} | {min(rates):.0f} | {max(rates):.0f} "
-            f"| {_mean_sd([t['min_rtt_seconds'] * 1e3 for t in mine])} / "
-            f"{_mean_sd([t['rtt_seconds'] * 1e3 for t in mine])} "
-            f"| {_mean_sd([t['retransmission_rate'] * 100 for t in mine])} "
-            f"| {_mean_sd([t['jain_index'] for t in mine])} |"
-        )
-    return "\n".join(lines)
 
 
 def path_notes(entry: Mapping[str, Any]) -> str:
@@ -574,14 +538,7 @@ def reproduce_measurements(
     testbed's prerequisites: root, iperf3, the westwood-emu binary). Returns the files written
     and the index entries by experiment id."""
     stream = stream if stream is not None else sys.stderr
-    reason = unavailable_reason()
-    binary: Optional[Path] = None
-    digest = ""
-    if reason is None:
-        binary = find_binary()
-        digest = file_digest(binary)
-    else:
-        print(f"measurement sections skipped: {reason}", file=stream, flush=True)
+    reason, binary, digest = testbed_binary("measurement", stream)
     written: List[Path] = []
     entries: Dict[str, Dict[str, Any]] = {}
     for experiment in experiments:
@@ -642,13 +599,13 @@ def reproduce_one(
         # A path whose last call failed still reports the rounds it completed (with a note).
         if entry.get("status") not in (STATUS_OK, STATUS_FAILED) or not entry.get("rounds"):
             continue
-        sides, measured, transfers = measured_sides(experiment, run, entry, out, rounds)
+        sides, measured, table = measured_sides(experiment, run, entry, out, rounds)
         specs += sides
         summaries.update(measured)
         simulated += simulator_specs(experiment, run, entry, rounds)
         sections.append(
             f"### {experiment.x.label} {run.x:g}{experiment.x.unit}\n\n"
-            f"{path_table(transfers)}\n\n{path_notes(entry)} measure's own files (tables, "
+            f"{table}\n{path_notes(entry)} measure's own files (tables, "
             f"captures, `rates.png`): `{entry['files']}/measure/`.\n"
         )
     if simulated:

@@ -327,6 +327,18 @@ def unavailable_reason() -> Optional[str]:
     return None
 
 
+def testbed_binary(sections: str, stream: TextIO) -> Tuple[Optional[str], Optional[Path], str]:
+    """(why this machine cannot run them, or None; the westwood-emu binary; its digest, part
+    of every run's key) for the ``sections`` of a reproduction that run real TCP; the reason is
+    printed once."""
+    reason = unavailable_reason()
+    if reason is not None:
+        print(f"{sections} sections skipped: {reason}", file=stream, flush=True)
+        return reason, None, ""
+    binary = find_binary()
+    return None, binary, file_digest(binary)
+
+
 # --- running -----------------------------------------------------------------------------------
 
 
@@ -335,12 +347,18 @@ def _last_lines(text: str, n: int = 6) -> str:
     return "\n".join(lines[-n:])
 
 
+# How the tools a testbed run starts begin their own messages: the binary, and `westwood
+# measure` inside `westwood emu path`.
+MESSAGE_PREFIXES = ("westwood-emu: ", "westwood: error: ", "westwood: ")
+
+
 def skip_reason(output: str) -> str:
-    """The binary's own message of an exit status 2 (``westwood-emu: ...``), else its last
-    lines."""
+    """The tool's own message of an exit status 2 (``westwood-emu: ...``, ``westwood: error:
+    ...``), else its last lines."""
     for line in reversed(output.strip().splitlines()):
-        if line.startswith("westwood-emu: "):
-            return line[len("westwood-emu: ") :].strip()
+        for prefix in MESSAGE_PREFIXES:
+            if line.strip().startswith(prefix):
+                return line.strip()[len(prefix) :].strip()
     return _last_lines(output) or "exit status 2"
 
 
@@ -929,14 +947,7 @@ def reproduce_testbed(
     """Run (what is not stored yet) and report every testbed experiment, or write why it was
     skipped. Returns the files written and the index entries by experiment id."""
     stream = stream if stream is not None else sys.stderr
-    reason = unavailable_reason()
-    binary: Optional[Path] = None
-    digest = ""
-    if reason is None:
-        binary = find_binary()
-        digest = file_digest(binary)
-    else:
-        print(f"testbed sections skipped: {reason}", file=stream, flush=True)
+    reason, binary, digest = testbed_binary("testbed", stream)
     written: List[Path] = []
     entries: Dict[str, Dict[str, Any]] = {}
     for experiment in experiments:
