@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from pathlib import Path
 
 import pytest
 
@@ -148,6 +149,29 @@ def test_the_nasa_measurement_is_registered_with_the_papers_numbers():
     assert nasa.rounds >= 5
     (run,) = nasa.plan(False, [], "x")
     assert run.scenario_path.endswith("seed003_nasa.toml")
+
+
+def test_every_registered_measurement_s_points_are_scenarios_the_simulator_runs():
+    # Each point of every Internet measurement, as its simulator side runs it (its wait for the
+    # cross traffic and a second of transfer):
+    # the scenario loads with the point's overrides and raises none of the strict warnings
+    # (a bdp queue too small to hold a burst, a sender losing most packets at its first hop).
+    from westwood import api
+    from westwood.experiments import registry
+    from westwood.experiments.measurement import MeasurementExperiment
+
+    measurements = [
+        e for e in registry.EXPERIMENTS.values() if isinstance(e, MeasurementExperiment)
+    ]
+    assert {"testbed_seed000_brazil", "testbed_seed004_figs7_8"} <= {e.id for e in measurements}
+    for experiment in measurements:
+        (run, *_) = experiment.plan(True, [], "x")
+        assert run.kernel_ccs and Path(run.scenario_path).is_file()
+        for x in experiment.x.values:
+            for series in experiment.series:
+                duration = f"{experiment.start_seconds + 1}s"
+                overrides = experiment.run_overrides(x, series, [("scenario.duration", duration)])
+                api.run(run.scenario_path, overrides=overrides, record=False, strict=True)
 
 
 def test_a_measured_flow_that_starts_late_waits_for_its_cross_traffic_on_both_sides(

@@ -547,6 +547,17 @@ mod tests {
     }
 
     #[test]
+    fn an_asymmetric_route_takes_the_satellite_one_way_and_the_ground_back() {
+        let built = build(&scenario("seed000_brazil.toml", &[])).unwrap();
+        let route =
+            |links: &[u32]| links.iter().map(|&i| built.names[i as usize].clone()).collect::<Vec<_>>();
+        assert_eq!(route(&built.forward), ["lan", "satellite", "campus"]);
+        assert_eq!(route(&built.back), ["campus.reverse", "terrestrial", "lan.reverse"]);
+        let delay = |links: &[u32]| links.iter().map(|&i| built.links[i as usize].delay).sum::<u64>();
+        assert_eq!(delay(&built.forward) + delay(&built.back), 450_000_000);
+    }
+
+    #[test]
     fn a_scenario_s_parameters_reach_the_path() {
         let built = build(&scenario("seed003_nasa.toml", &[("tcp.receiver_window", "32KB")])).unwrap();
         let window = built.server.route_options.iter().position(|o| o == "window").unwrap();
