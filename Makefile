@@ -10,11 +10,12 @@ PY_SOURCES   := $(shell find python/westwood -name '*.py') pyproject.toml
 # System packages: clang/llvm/bpftool/libbpf to build the eBPF program, libelf/zlib/pkg-config for
 # the vendored libbpf, iperf3 and iproute2 for the Linux tests, tcpdump and tshark for the
 # captures (`westwood measure --pcap`; the tests read every capture with both), Chromium for the
-# test that lays the HTML report out in a browser. Installed when missing (as root); tshark's
-# "should non-superusers capture" question is answered no beforehand.
-APT_PACKAGES := clang llvm libbpf-dev bpftool iperf3 iproute2 libelf-dev zlib1g-dev pkg-config tcpdump tshark chromium
+# test that lays the HTML report out in a browser, ns-3 (libns3-dev, cmake, g++) for the ns-3
+# module in ns3/westwood. Installed when missing (as root); tshark's "should non-superusers
+# capture" question is answered no beforehand.
+APT_PACKAGES := clang llvm libbpf-dev bpftool iperf3 iproute2 libelf-dev zlib1g-dev pkg-config tcpdump tshark chromium libns3-dev cmake g++
 
-.PHONY: deps linux build wheel reproduce test test-rust test-python lint bench clean
+.PHONY: deps linux build ns3 wheel reproduce test test-rust test-python test-ns3 lint bench clean
 
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -46,6 +47,12 @@ linux: deps
 	cargo build --release -p westwood-linux -p westwood-emulator
 
 build: $(STAMP) linux
+
+# The ns-3 module (ns3/westwood, docs/ns3.md) against the installed ns-3: libns3-westwood, its
+# test runner and the fig. 9 example in target/ns3.
+ns3: deps
+	cmake -S ns3/westwood -B target/ns3 -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build target/ns3 -j 2
 
 # A wheel of the whole product: the simulator and westwood-linux / westwood-emu (their eBPF
 # programs built in), which `pip install` puts in the package's bin/. The two are built with
@@ -82,7 +89,12 @@ lint: $(VENV)/bin/python
 	$(VENV)/bin/ruff check python
 	$(VENV)/bin/ruff format --check python
 
-test: lint test-rust test-python
+# The ns-3 module's own test suite (the reference vectors through the ns-3 classes); the fig. 9
+# comparison with the simulator is python/tests/test_ns3.py, in test-python.
+test-ns3: ns3
+	ctest --test-dir target/ns3 --output-on-failure
+
+test: lint test-rust test-ns3 test-python
 
 bench: build
 	$(VENV)/bin/westwood bench

@@ -3,8 +3,9 @@
  * westwood_core.h -- the arithmetic core of TCP Westwood (TCPW, seed 000 §2-3), TCPW-TR
  * (seed 001 §II, §IV), TCPW ABSE (seed 004 §2.1) and Westwood+ in integer fixed point,
  * shared by the eBPF congestion control (kernel/tcpw.bpf.c, which includes vmlinux.h
- * first) and by native tests (crates/bpf-core, which compiles it with the host C compiler
- * and replays the reference vectors through it).
+ * first), by native tests (crates/bpf-core, which compiles it with the host C compiler
+ * and replays the reference vectors through it) and by the ns-3 module (ns3/westwood, which
+ * compiles it as C++).
  *
  * It mirrors crates/algorithms/src/westwood/{acked_count,filter,tcpw,tr,abse,plus,
  * controller}.rs and crates/algorithms/src/reno.rs in semantics.
@@ -58,7 +59,15 @@ typedef unsigned long long __u64;
 typedef int __s32;
 typedef long long __s64;
 #endif
-_Static_assert(sizeof(__u32) == 4 && sizeof(__u64) == 8, "kernel integer widths");
+
+/* C++ (the ns-3 module, ns3/westwood) spells C11's _Static_assert static_assert. */
+#ifdef __cplusplus
+#define WWC_STATIC_ASSERT static_assert
+#else
+#define WWC_STATIC_ASSERT _Static_assert
+#endif
+
+WWC_STATIC_ASSERT(sizeof(__u32) == 4 && sizeof(__u64) == 8, "kernel integer widths");
 
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
@@ -130,8 +139,8 @@ struct wwc_reno {
 
 /* The kernel gives a congestion control ICSK_CA_PRIV_SIZE = 13 * 8 = 104 bytes; leave
  * room for the BPF program's own fields. */
-_Static_assert(sizeof(struct wwc_tcpw) <= 88, "TCPW state must fit in icsk_ca_priv");
-_Static_assert(sizeof(struct wwc_plus) <= 88, "Westwood+ state must fit in icsk_ca_priv");
+WWC_STATIC_ASSERT(sizeof(struct wwc_tcpw) <= 88, "TCPW state must fit in icsk_ca_priv");
+WWC_STATIC_ASSERT(sizeof(struct wwc_plus) <= 88, "Westwood+ state must fit in icsk_ca_priv");
 
 /* ---- TCPW-TR (seed 001 §II, §IV) ---- */
 #define WWC_TR_RATIO 10u          /* time-constant to sampling-time ratio r: alpha = (2r-1)/(2r+1) = 19/21 */
@@ -166,8 +175,8 @@ struct wwc_tr {
 #define WWC_RTT_US_MAX 0x7fffffffu     /* RTT samples are capped here (2147 s) */
 #define WWC_NSEC_PER_USEC 1000u
 #define WWC_NSEC_PER_SEC 1000000000u
-_Static_assert((WWC_ABSE_SLOTS & WWC_ABSE_SLOT_MASK) == 0, "WWC_ABSE_SLOTS must be a power of two");
-_Static_assert((1u << (WWC_ABSE_SEARCH_STEPS - 1)) == WWC_ABSE_SLOTS, "search rounds for WWC_ABSE_SLOTS");
+WWC_STATIC_ASSERT((WWC_ABSE_SLOTS & WWC_ABSE_SLOT_MASK) == 0, "WWC_ABSE_SLOTS must be a power of two");
+WWC_STATIC_ASSERT((1u << (WWC_ABSE_SEARCH_STEPS - 1)) == WWC_ABSE_SLOTS, "search rounds for WWC_ABSE_SLOTS");
 
 /* ABSE parameters (AbseParams of the Rust reference). Fill every field, e.g. with
  * WWC_ABSE_PARAMS_DEFAULT: only t_min_us and history_slot_ns treat 0 as "the default". */
@@ -218,8 +227,8 @@ struct wwc_abse {
 	__u32 reserved;
 	struct wwc_abse_slot slots[WWC_ABSE_SLOTS];
 };
-_Static_assert(sizeof(struct wwc_tr) <= 88, "TCPW-TR state must fit in icsk_ca_priv");
-_Static_assert(sizeof(struct wwc_abse) <= 16384, "ABSE state: a few KB of map value");
+WWC_STATIC_ASSERT(sizeof(struct wwc_tr) <= 88, "TCPW-TR state must fit in icsk_ca_priv");
+WWC_STATIC_ASSERT(sizeof(struct wwc_abse) <= 16384, "ABSE state: a few KB of map value");
 
 /* =============================== fixed-point helpers =============================== */
 

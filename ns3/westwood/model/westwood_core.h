@@ -1,0 +1,1 @@
+../../../kernel/westwood_core.h
