@@ -11,7 +11,8 @@
  * The project's scenario of the same path with ns-3's TCP behaviour is
  * scenarios/seed000_fig9_ns3.toml; docs/ns3.md compares the two.
  *
- *   tcpw-fig9 --cc=ns3::Tcpw --loss=0.01 --duration=100 --seed=1
+ *   tcpw-fig9 --cc=ns3::Tcpw --loss=0.01 --duration=100 --seed=1 [--rttSamples=1]
+ *   [--trace=acks.csv] [--pcap=PREFIX]
  *
  * prints one line of JSON: the congestion control, the loss, the seed, the goodput (bits/s of
  * payload delivered in order to the application, over the transfer's time) and the sender's
@@ -28,6 +29,7 @@
 
 #include <cmath>
 #include <iomanip>
+#include <fstream>
 #include <iostream>
 
 using namespace ns3;
@@ -37,8 +39,16 @@ NS_LOG_COMPONENT_DEFINE("TcpwFig9");
 namespace
 {
 
-uint32_t g_retransmissions = 0; //!< data segments the sender sent again
+uint32_t g_retransmissions = 0;   //!< data segments the sender sent again
+uint32_t g_fastRecoveries = 0;    //!< entries into CA_RECOVERY (3 DUPACKs)
+uint32_t g_timeouts = 0;          //!< entries into CA_LOSS (a retransmission timeout)
 SequenceNumber32 g_highestSent{0}; //!< the end of the highest data the sender has sent
+std::ofstream g_trace;             //!< --trace: one row per ACK the sender processed
+Ptr<TcpwCongestionOps> g_westwood; //!< the sender's congestion control, if of the family
+uint32_t g_cwnd = 0;               //!< the sender's state, as its trace sources report it
+uint32_t g_ssthresh = 0;
+uint32_t g_inFlight = 0;
+TcpSocketState::TcpCongState_t g_state = TcpSocketState::CA_OPEN;
 
 /** ns-3.37 has no retransmission trace: a data segment below the highest sent is one. */
 void
@@ -60,10 +70,67 @@ CountRetransmission(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const
 }
 
 void
-TraceRetransmissions()
+Cwnd(uint32_t, uint32_t now)
 {
-    Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/Tx",
-                                  MakeCallback(&CountRetransmission));
+    g_cwnd = now;
+}
+
+void
+Ssthresh(uint32_t, uint32_t now)
+{
+    g_ssthresh = now;
+}
+
+void
+InFlight(uint32_t, uint32_t now)
+{
+    g_inFlight = now;
+}
+
+void
+CountStates(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    g_state = now;
+    g_fastRecoveries += now == TcpSocketState::CA_RECOVERY;
+    g_timeouts += now == TcpSocketState::CA_LOSS;
+}
+
+/** The sender's state once it has processed the ACK `ack` (the columns of docs/ack-trace.md). */
+void
+WriteTraceRow(uint32_t ack)
+{
+    g_trace << Simulator::Now().GetNanoSeconds() << "," << ack << "," << g_cwnd << ","
+            << g_ssthresh << "," << (g_westwood ? g_westwood->GetBandwidthEstimate() : 0.0) << ","
+            << (g_westwood ? g_westwood->GetRttMin().GetMicroSeconds() : 0) << ","
+            << TcpSocketState::TcpCongStateName[g_state] << "," << g_inFlight << "\n";
+}
+
+void
+TraceAck(Ptr<const Packet>, const TcpHeader& header, Ptr<const TcpSocketBase>)
+{
+    if (header.GetFlags() & TcpHeader::ACK)
+    {
+        // After the socket has processed it: the next event at this instant.
+        Simulator::ScheduleNow(&WriteTraceRow, header.GetAckNumber().GetValue());
+    }
+}
+
+void
+TraceSender()
+{
+    const std::string socket = "/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/";
+    Config::ConnectWithoutContext(socket + "Tx", MakeCallback(&CountRetransmission));
+    Config::ConnectWithoutContext(socket + "CongState", MakeCallback(&CountStates));
+    if (g_trace.is_open())
+    {
+        Config::ConnectWithoutContext(socket + "Rx", MakeCallback(&TraceAck));
+        Config::ConnectWithoutContext(socket + "CongestionWindow", MakeCallback(&Cwnd));
+        Config::ConnectWithoutContext(socket + "SlowStartThreshold", MakeCallback(&Ssthresh));
+        Config::ConnectWithoutContext(socket + "BytesInFlight", MakeCallback(&InFlight));
+        PointerValue ops;
+        Config::LookupMatches(socket).Get(0)->GetAttribute("CongestionOps", ops);
+        g_westwood = DynamicCast<TcpwCongestionOps>(ops.Get<TcpCongestionOps>());
+    }
 }
 
 /** One bandwidth-delay product of a link, in packets of `packetBytes`, at least 4. */
@@ -85,6 +152,9 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     double wiredDelayMs = 45.0;
     uint32_t segmentSize = 400;
+    std::string trace;
+    std::string pcap;
+    bool rttSamples = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("cc", "The sender's congestion control (a TypeId: ns3::Tcpw, ns3::TcpwTr, "
@@ -94,6 +164,12 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "Run number of the random streams", seed);
     cmd.AddValue("wiredDelay", "One-way delay of the wired link, ms", wiredDelayMs);
     cmd.AddValue("segmentSize", "TCP payload per segment, bytes (the paper's 400)", segmentSize);
+    cmd.AddValue("trace", "Write the sender's state after every ACK to this CSV file", trace);
+    cmd.AddValue("pcap", "Capture every link's packets to PREFIX-NODE-DEVICE.pcap", pcap);
+    cmd.AddValue("rttSamples",
+                 "Hand congestion controls the latest RTT sample, as ns-3 from 3.43 does (up to "
+                 "3.42 PktsAcked gets the smoothed RTT): RttMeanDeviation's Alpha = 1",
+                 rttSamples);
     cmd.Parse(argc, argv);
 
     TypeId ccType;
@@ -107,10 +183,27 @@ main(int argc, char* argv[])
         std::cerr << "tcpw-fig9: --loss must be in [0, 1] and --duration above 0" << std::endl;
         return 2;
     }
+    if (!trace.empty())
+    {
+        g_trace.open(trace);
+        if (!g_trace)
+        {
+            std::cerr << "tcpw-fig9: --trace=" << trace << ": cannot write" << std::endl;
+            return 2;
+        }
+        g_trace << "time_ns,ack,cwnd_bytes,ssthresh_bytes,bwe_bps,rtt_min_us,ca_state,"
+                   "in_flight_bytes\n";
+    }
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(ccType));
+    if (rttSamples)
+    {
+        // The socket's "estimate" is then its latest sample, which is what PktsAcked passes
+        // (its RTO keeps RFC 6298's variance term).
+        Config::SetDefault("ns3::RttMeanDeviation::Alpha", DoubleValue(1.0));
+    }
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segmentSize));
     // The paper's receivers use delayed ACKs (ns-3's default: every 2nd segment, 200 ms).
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
@@ -164,6 +257,12 @@ main(int argc, char* argv[])
     trafficControl.Uninstall(wiredDevices);
     trafficControl.Uninstall(wirelessDevices);
 
+    if (!pcap.empty())
+    {
+        wired.EnablePcapAll(pcap + "-wired");
+        wireless.EnablePcapAll(pcap + "-wireless");
+    }
+
     const uint16_t port = 5000;
     PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
                                 InetSocketAddress(Ipv4Address::GetAny(), port));
@@ -176,7 +275,7 @@ main(int argc, char* argv[])
     sourceApp.Start(Seconds(0));
 
     // The socket exists once the application has started.
-    Simulator::Schedule(Seconds(0) + NanoSeconds(1), &TraceRetransmissions);
+    Simulator::Schedule(NanoSeconds(1), &TraceSender);
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
 
@@ -184,8 +283,11 @@ main(int argc, char* argv[])
     const double goodput = sink->GetTotalRx() * 8.0 / duration;
     std::cout << std::setprecision(10) << "{\"cc\":\"" << cc << "\",\"loss\":" << loss
               << ",\"seed\":" << seed << ",\"duration_s\":" << duration
+              << ",\"rtt_samples\":" << (rttSamples ? "true" : "false")
               << ",\"goodput_bps\":" << goodput << ",\"retransmissions\":" << g_retransmissions
+              << ",\"fast_recoveries\":" << g_fastRecoveries << ",\"timeouts\":" << g_timeouts
               << "}" << std::endl;
+    g_westwood = nullptr;
     Simulator::Destroy();
     return 0;
 }

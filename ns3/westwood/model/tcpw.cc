@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "tcpw.h"
 
-#include "ns3/enum.h"
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -32,12 +33,13 @@ Tcpw::GetTypeId()
                           UintegerValue(WWC_TCPW_M),
                           MakeUintegerAccessor(&Tcpw::m_m),
                           MakeUintegerChecker<uint32_t>(2))
+            // A string, not an enum: ns-3's enum attribute API changed in 3.41.
             .AddAttribute("Sample",
-                          "Which samples a Tustin step averages: trapezoid (the paper's) or "
-                          "interval",
-                          EnumValue(Tcpw::TRAPEZOID),
-                          MakeEnumAccessor(&Tcpw::m_sample),
-                          MakeEnumChecker(Tcpw::TRAPEZOID, "trapezoid", Tcpw::INTERVAL, "interval"));
+                          "Which samples a Tustin step averages: \"trapezoid\", (b_k + b_{k-1}) / "
+                          "2, the paper's eq. 2, or \"interval\", b_k weighted by its own interval",
+                          StringValue("trapezoid"),
+                          MakeStringAccessor(&Tcpw::SetSample, &Tcpw::GetSample),
+                          MakeStringChecker());
     return tid;
 }
 
@@ -45,7 +47,7 @@ Tcpw::Tcpw()
     : TcpwCongestionOps(),
       m_tau(MicroSeconds(WWC_TCPW_TAU_US)),
       m_m(WWC_TCPW_M),
-      m_sample(TRAPEZOID)
+      m_sampleRule(WWC_SAMPLE_TRAPEZOID)
 {
     wwc_tcpw_init(&m_state);
 }
@@ -54,7 +56,7 @@ Tcpw::Tcpw(const Tcpw& sock)
     : TcpwCongestionOps(sock),
       m_tau(sock.m_tau),
       m_m(sock.m_m),
-      m_sample(sock.m_sample)
+      m_sampleRule(sock.m_sampleRule)
 {
     wwc_tcpw_init(&m_state);
 }
@@ -78,10 +80,19 @@ Tcpw::TauUs() const
         std::clamp<int64_t>(m_tau.GetMicroSeconds(), 1000, WWC_TCPW_TAU_MAX_US));
 }
 
-uint32_t
-Tcpw::SampleRule() const
+void
+Tcpw::SetSample(std::string sample)
 {
-    return m_sample == INTERVAL ? WWC_SAMPLE_INTERVAL : WWC_SAMPLE_TRAPEZOID;
+    NS_ABORT_MSG_UNLESS(sample == "trapezoid" || sample == "interval",
+                        "ns3::Tcpw::Sample = \"" << sample
+                                                 << "\": expected \"trapezoid\" or \"interval\"");
+    m_sampleRule = sample == "interval" ? WWC_SAMPLE_INTERVAL : WWC_SAMPLE_TRAPEZOID;
+}
+
+std::string
+Tcpw::GetSample() const
+{
+    return m_sampleRule == WWC_SAMPLE_INTERVAL ? "interval" : "trapezoid";
 }
 
 void
@@ -93,14 +104,14 @@ Tcpw::ResetEstimator()
 void
 Tcpw::OnAck(uint64_t nowUs, uint32_t ackSeq, uint32_t mss, int64_t rttUs, uint64_t /* cwnd */)
 {
-    wwc_tcpw_on_ack_sampled(&m_state, nowUs, ackSeq, mss, rttUs, TauUs(), m_m, SampleRule());
+    wwc_tcpw_on_ack_sampled(&m_state, nowUs, ackSeq, mss, rttUs, TauUs(), m_m, m_sampleRule);
 }
 
 uint32_t
 Tcpw::LossThreshold(uint64_t nowUs, uint32_t mss, bool /* timeout */, bool /* inSlowStart */)
 {
     // The virtual samples due by the loss come first (a timeout fires after a silence).
-    return wwc_tcpw_ssthresh_sampled(&m_state, nowUs, mss, TauUs(), m_m, SampleRule());
+    return wwc_tcpw_ssthresh_sampled(&m_state, nowUs, mss, TauUs(), m_m, m_sampleRule);
 }
 
 double

@@ -21,13 +21,6 @@ namespace ns3
 class Tcpw : public TcpwCongestionOps
 {
   public:
-    /** Which samples one Tustin step averages (docs/westwood.md in the project). */
-    enum Sample
-    {
-        TRAPEZOID, //!< (b_k + b_{k-1}) / 2, the paper's eq. 2
-        INTERVAL,  //!< b_k alone, each sample weighted by its own interval
-    };
-
     static TypeId GetTypeId();
 
     Tcpw();
@@ -46,11 +39,13 @@ class Tcpw : public TcpwCongestionOps
 
   private:
     uint32_t TauUs() const;
-    uint32_t SampleRule() const;
+    /** The Sample attribute: "trapezoid" or "interval" (anything else stops the program). */
+    void SetSample(std::string sample);
+    std::string GetSample() const;
 
-    Time m_tau;           //!< the filter's time constant tau
-    uint32_t m_m;         //!< virtual samples every tau / m of silence
-    Sample m_sample;      //!< the trapezoid (the paper's) or the interval sample
+    Time m_tau;            //!< the filter's time constant tau
+    uint32_t m_m;          //!< virtual samples every tau / m of silence
+    uint32_t m_sampleRule; //!< WWC_SAMPLE_TRAPEZOID (the paper's) or WWC_SAMPLE_INTERVAL
     struct wwc_tcpw m_state; //!< the C core's estimator
 };
 
