@@ -90,7 +90,8 @@ def test_the_family_in_ns3_gets_what_the_simulator_predicts_on_fig9s_path():
                 ratio = _ratio(pool, cc, type_id, loss)
                 rows.append((cc, loss, ratio, machinery))
     table = "\n".join(
-        f"{cc:14s} {loss:3}%: ns-3/simulator {r:.3f} (NewReno {m:.3f}; the module's part {r / m:.3f})"
+        f"{cc:14s} {loss:3}%: ns-3/simulator {r:.3f} (NewReno {m:.3f}; "
+        f"the module's part {r / m:.3f})"
         for cc, loss, r, m in rows
     )
     print(table)
