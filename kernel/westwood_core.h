@@ -228,6 +228,43 @@ struct wwc_abse {
 	struct wwc_abse_slot slots[WWC_ABSE_SLOTS];
 };
 WWC_STATIC_ASSERT(sizeof(struct wwc_tr) <= 88, "TCPW-TR state must fit in icsk_ca_priv");
+
+/* ---- the authors' ns-2 agent, UCLA tcp-westwood.cc v1.3 (crates/algorithms ucla.rs) ---- */
+#define WWC_UCLA_FILTER_EWMA 0u          /* filter_type_ 0: BWE = a BWE + (1 - a) b */
+#define WWC_UCLA_FILTER_RATIO10 1u       /* 1: 0.9047 BWE + 0.0476 (b + b_prev) */
+#define WWC_UCLA_FILTER_RATIO15 2u       /* 2: 0.93548 BWE + 0.03225 (b + b_prev) */
+#define WWC_UCLA_FILTER_TAU 3u           /* 3: Tustin with tau and idle periods of tau/2 */
+#define WWC_UCLA_TAU_US 1000000u         /* tau_: 1 s */
+#define WWC_UCLA_ALPHA_PPM 900000u       /* fr_alpha_ 0.9, in millionths */
+#define WWC_UCLA_TICK_US 10000u          /* ns-2's tcp_tick_: 10 ms */
+#define WWC_UCLA_INITIAL_RTT_MIN_US 5000000u /* RTTmin before the first sample: 5 s */
+#define WWC_UCLA_SHORT_REMAINDER_US 10000u   /* filter 3: a remainder under 10 ms gives one period back */
+#define WWC_UCLA_A_INITIAL 0u            /* fr_a_ starts at 0 (quarters) */
+
+/* UCLA agent parameters (UclaParams of the Rust reference); 0 in tau_us or tick_us means the
+ * default. */
+struct wwc_ucla_params {
+	__u32 filter;             /* WWC_UCLA_FILTER_* */
+	__u32 tau_us;             /* filter 3's tau (an even number of us keeps tau/2 exact) */
+	__u32 alpha_ppm;          /* filter 0's fr_alpha_ in millionths (clamped to 10^6) */
+	__u32 tick_us;            /* the RTT clock tick */
+	__u32 initial_rtt_min_us; /* RTTmin before the first sample */
+	__u32 sample;             /* WWC_SAMPLE_TRAPEZOID (the agent's) or WWC_SAMPLE_INTERVAL */
+};
+
+/* UCLA agent per-connection state: 56 bytes. */
+struct wwc_ucla {
+	__u64 bwe;           /* BWE: bits/s Q8 */
+	__u64 prev_sample;   /* b_prev: bits/s Q8 */
+	__u64 last_us;       /* time of the last sample, us */
+	__u64 idle_periods;  /* filter 3's idle periods so far */
+	struct wwc_acked acked;
+	__u32 carried_bytes; /* bytes of ACKs with Delta = 0, carried into the next sample */
+	__u32 rtt_min_us;    /* RTTmin in whole ticks (the initial value before any sample) */
+	__u32 a_quarters;    /* fr_a_ in quarters: 0 at the start, then 1..16 */
+	__u32 flags;         /* WWC_F_HAVE_ACK | WWC_F_HAVE_TIME */
+};
+WWC_STATIC_ASSERT(sizeof(struct wwc_ucla) <= 88, "UCLA state must fit in icsk_ca_priv");
 WWC_STATIC_ASSERT(sizeof(struct wwc_abse) <= 16384, "ABSE state: a few KB of map value");
 
 /* =============================== fixed-point helpers =============================== */
@@ -447,6 +484,57 @@ static __always_inline __u32 wwc_acked_bytes(struct wwc_acked *a, __u32 *flags, 
 }
 
 /* An RTT sample in µs (negative: none) saturated to 32 bits, for the rtt_sample functions. */
+/* The UCLA agent's AckedCount (tcp-westwood.cc v1.3; crates/algorithms acked_count.rs,
+ * AckedCountRule::Ucla): the cover test comes first (a DUPACK, cumul 0, skips it) and a covered
+ * cumulative ACK leaves accounted_for - cumul + 1; then the DUPACK; every credit is capped at
+ * WWC_UCLA_ACKED_MAX segments. The first ACK ever seen is a DUPACK of itself, as the paper's. */
+#define WWC_UCLA_ACKED_MAX 2u
+#define WWC_ACKED_PAPER 0u
+#define WWC_ACKED_UCLA 1u
+
+static __always_inline __u32 wwc_acked_count_ucla(struct wwc_acked *a, __u32 *flags, __u32 ack_seq,
+						  __u32 mss)
+{
+	__u32 last = (*flags & WWC_F_HAVE_ACK) ? a->last_ack : ack_seq;
+	__s32 adv = (__s32)(ack_seq - last);
+	__u64 cumul = 0;
+
+	if (mss == 0)
+		mss = 1;
+	if (adv > 0)
+		cumul = ((__u64)(__u32)adv + mss - 1) / mss;
+	if (cumul > 1) {
+		if (a->accounted_for >= cumul) {
+			a->accounted_for = a->accounted_for - (__u32)cumul + 1;
+			cumul = 1;
+		} else {
+			cumul -= a->accounted_for;
+			a->accounted_for = 0;
+		}
+	}
+	if (cumul == 0) {
+		a->accounted_for++;
+		cumul = 1;
+	}
+	if (cumul > WWC_UCLA_ACKED_MAX)
+		cumul = WWC_UCLA_ACKED_MAX;
+	a->last_ack = adv > 0 ? ack_seq : last;
+	*flags |= WWC_F_HAVE_ACK;
+	return (__u32)cumul;
+}
+
+/* Bytes to credit by the rule WWC_ACKED_PAPER (seed 000 §2.3) or WWC_ACKED_UCLA. */
+static __always_inline __u32 wwc_acked_bytes_rule(struct wwc_acked *a, __u32 *flags, __u32 ack_seq,
+						  __u32 mss, __u32 rule)
+{
+	__u64 bytes;
+
+	if (rule != WWC_ACKED_UCLA)
+		return wwc_acked_bytes(a, flags, ack_seq, mss);
+	bytes = (__u64)wwc_acked_count_ucla(a, flags, ack_seq, mss) * (mss ? mss : 1);
+	return bytes > WWC_U32_MAX ? WWC_U32_MAX : (__u32)bytes;
+}
+
 static __always_inline __u32 wwc_rtt_us_u32(__s64 rtt_us)
 {
 	return rtt_us > WWC_U32_MAX ? WWC_U32_MAX : (__u32)rtt_us;
@@ -561,19 +649,28 @@ static __always_inline void wwc_tcpw_filter_ack(struct wwc_tcpw *s, __u64 now_us
 }
 
 /* Everything TCPW does on an ACK (new or duplicate), in the reference's order: RTT sample
- * (rtt_us < 0: none), AckedCount, filter. Returns the credited bytes.
+ * (rtt_us < 0: none), AckedCount by `acked_rule` (WWC_ACKED_PAPER, or WWC_ACKED_UCLA: the
+ * `acked_count = "ucla"` option), filter. Returns the credited bytes.
  * sample: WWC_SAMPLE_TRAPEZOID or WWC_SAMPLE_INTERVAL. */
-static __always_inline __u32 wwc_tcpw_on_ack_sampled(struct wwc_tcpw *s, __u64 now_us, __u32 ack_seq,
-						     __u32 mss, __s64 rtt_us, __u32 tau_us, __u32 m,
-						     __u32 sample)
+static __always_inline __u32 wwc_tcpw_on_ack_rule(struct wwc_tcpw *s, __u64 now_us, __u32 ack_seq,
+						  __u32 mss, __s64 rtt_us, __u32 tau_us, __u32 m,
+						  __u32 sample, __u32 acked_rule)
 {
 	__u32 bytes;
 
 	if (rtt_us >= 0)
 		wwc_tcpw_rtt_sample(s, wwc_rtt_us_u32(rtt_us));
-	bytes = wwc_acked_bytes(&s->acked, &s->flags, ack_seq, mss);
+	bytes = wwc_acked_bytes_rule(&s->acked, &s->flags, ack_seq, mss, acked_rule);
 	wwc_tcpw_filter_ack_sampled(s, now_us, bytes, tau_us, m, sample);
 	return bytes;
+}
+
+/* wwc_tcpw_on_ack_rule with the paper's AckedCount. */
+static __always_inline __u32 wwc_tcpw_on_ack_sampled(struct wwc_tcpw *s, __u64 now_us, __u32 ack_seq,
+						     __u32 mss, __s64 rtt_us, __u32 tau_us, __u32 m,
+						     __u32 sample)
+{
+	return wwc_tcpw_on_ack_rule(s, now_us, ack_seq, mss, rtt_us, tau_us, m, sample, WWC_ACKED_PAPER);
 }
 
 /* wwc_tcpw_on_ack_sampled with the paper's trapezoid. */
@@ -685,6 +782,27 @@ static __always_inline __u32 wwc_ssthresh_segs(__u64 bwe_q8, __u32 rtt_min_us, i
 		mss = 1;
 	bits_q8 = wwc_muldiv(bwe_q8, rtt_min_us, WWC_USEC_PER_SEC);
 	segs = bits_q8 / ((__u64)mss << (WWC_BWE_SHIFT + 3));
+	if (segs < 2)
+		return 2;
+	return segs > WWC_U32_MAX ? WWC_U32_MAX : (__u32)segs;
+}
+
+/* max(2, floor(BWE * RTTmin / seg_size / a)) segments with a in quarters (a_quarters >= 1):
+ * floor(floor(bwe_q8 * RTTmin * 4 / 1e6) / (2^8 * 8 * mss * a_quarters)), exactly. TCPW-TR's
+ * and the UCLA agent's timeout rule. */
+static __always_inline __u32 wwc_ssthresh_segs_over(__u64 bwe_q8, __u32 rtt_min_us, int have_rtt, __u32 mss,
+						    __u32 a_quarters)
+{
+	__u64 bits_q8_x4, segs;
+
+	if (!have_rtt)
+		return 2;
+	if (mss == 0)
+		mss = 1;
+	if (a_quarters == 0)
+		a_quarters = 1;
+	bits_q8_x4 = wwc_muldiv(bwe_q8, rtt_min_us, WWC_USEC_PER_SEC / 4);
+	segs = bits_q8_x4 / (((__u64)mss * a_quarters) << (WWC_BWE_SHIFT + 3));
 	if (segs < 2)
 		return 2;
 	return segs > WWC_U32_MAX ? WWC_U32_MAX : (__u32)segs;
@@ -853,17 +971,8 @@ static __always_inline __u32 wwc_tr_update_factor(struct wwc_tr *s, int timeout,
 static __always_inline __u32 wwc_tr_ssthresh(struct wwc_tr *s, int timeout, int in_slow_start, __u32 mss)
 {
 	__u32 a = wwc_tr_update_factor(s, timeout, in_slow_start);
-	__u64 bits_q8_x4, segs;
 
-	if (!(s->flags & WWC_F_HAVE_RTT))
-		return 2;
-	if (mss == 0)
-		mss = 1;
-	bits_q8_x4 = wwc_muldiv(s->bwe, s->rtt_min_us, WWC_USEC_PER_SEC / 4);
-	segs = bits_q8_x4 / (((__u64)mss * a) << (WWC_BWE_SHIFT + 3));
-	if (segs < 2)
-		return 2;
-	return segs > WWC_U32_MAX ? WWC_U32_MAX : (__u32)segs;
+	return wwc_ssthresh_segs_over(s->bwe, s->rtt_min_us, !!(s->flags & WWC_F_HAVE_RTT), mss, a);
 }
 
 /* ============================ TCPW ABSE (seed 004 §2.1) ============================ */
@@ -1188,6 +1297,183 @@ static __always_inline __u64 wwc_abse_bwe_q8(const struct wwc_abse *s)
 static __always_inline __u32 wwc_abse_ssthresh(const struct wwc_abse *s, __u32 mss)
 {
 	return wwc_ssthresh_segs(s->est, s->rtt_min_us, !!(s->flags & WWC_F_HAVE_RTT), mss);
+}
+
+/* ===================== the authors' ns-2 agent (UCLA, 2002) ===================== */
+
+/* The agent's filter (crates/algorithms/src/westwood/ucla.rs has the rules and what we chose
+ * where the agent gives none). Filter 3 is seed 000's Tustin step at the sample's interval,
+ * wwc_tustin_step / wwc_interval_step with D and tau in us; an idle period of tau/2 is that
+ * step with a null sample, 0.6 BWE + 0.2 b_prev. */
+
+static __always_inline void wwc_ucla_init(struct wwc_ucla *s, const struct wwc_ucla_params *p)
+{
+	s->bwe = 0;
+	s->prev_sample = 0;
+	s->last_us = 0;
+	s->idle_periods = 0;
+	s->acked.last_ack = 0;
+	s->acked.accounted_for = 0;
+	s->carried_bytes = 0;
+	s->rtt_min_us = p->initial_rtt_min_us ? p->initial_rtt_min_us : WWC_UCLA_INITIAL_RTT_MIN_US;
+	s->a_quarters = WWC_UCLA_A_INITIAL;
+	s->flags = 0;
+}
+
+static __always_inline __u32 wwc_ucla_tau(const struct wwc_ucla_params *p)
+{
+	return wwc_tau(p->tau_us ? p->tau_us : WWC_UCLA_TAU_US);
+}
+
+/* RTTmin in ns-2's coarse ticks: the smallest max(1, floor(rtt / tick)) * tick (phase 0). */
+static __always_inline void wwc_ucla_rtt_sample(struct wwc_ucla *s, const struct wwc_ucla_params *p,
+						__u32 rtt_us)
+{
+	__u32 tick = p->tick_us ? p->tick_us : WWC_UCLA_TICK_US;
+	__u64 ticks = rtt_us / tick;
+	__u64 coarse;
+
+	if (ticks == 0)
+		ticks = 1;
+	coarse = ticks * tick;
+	if (coarse < s->rtt_min_us)
+		s->rtt_min_us = (__u32)coarse;
+}
+
+/* w_e BWE + w_s (b + b_prev), or w_e BWE + 2 w_s b with interval sampling; weights num/den. */
+static __always_inline __u64 wwc_ucla_constant_step(const struct wwc_ucla *s, __u32 sample, __u64 b,
+						    __u32 e_num, __u32 s_num, __u32 den)
+{
+	__u64 inputs = sample == WWC_SAMPLE_INTERVAL ? 2 * b : b + s->prev_sample;
+
+	return wwc_muldiv(s->bwe, e_num, den) + wwc_muldiv(inputs, s_num, den);
+}
+
+/* Filter 3's null samples for `idle` periods of tau/2: the first uses b_prev, the rest
+ * multiply by 0.6 (binary exponentiation, at most 32 rounds: no unbounded loop). */
+static __always_inline void wwc_ucla_idle(struct wwc_ucla *s, __u64 idle, __u32 tau_us, __u32 sample)
+{
+	__u32 half = tau_us / 2 ? tau_us / 2 : 1;
+	__u64 h = idle, r, bwe;
+	int i;
+
+	if (idle == 0)
+		return;
+	s->idle_periods += idle;
+	bwe = sample == WWC_SAMPLE_INTERVAL ? wwc_interval_step(s->bwe, 0, half, tau_us)
+					    : wwc_tustin_step(s->bwe, s->prev_sample, 0, half, tau_us);
+	s->prev_sample = 0;
+	h -= 1;
+	r = wwc_tustin_alpha_q32(tau_us, half); /* 0.6 in Q32 */
+	for (i = 0; i < 32; i++) {
+		if (h == 0)
+			break;
+		if (h & 1)
+			bwe = wwc_mul_q32(bwe, r);
+		h >>= 1;
+		r = wwc_mul_q32(r, r);
+	}
+	if (h)
+		bwe = 0;
+	s->bwe = bwe;
+}
+
+/* One ACK's credit `bytes` at now_us. The first ACK only starts the clock; ACKs at the same
+ * instant are carried into the next sample (as the reference). */
+static __always_inline void wwc_ucla_filter_ack(struct wwc_ucla *s, const struct wwc_ucla_params *p,
+						__u64 now_us, __u32 bytes)
+{
+	__u32 tau_us = wwc_ucla_tau(p);
+	__u32 sample = p->sample == WWC_SAMPLE_INTERVAL ? WWC_SAMPLE_INTERVAL : WWC_SAMPLE_TRAPEZOID;
+	__u64 gap, total, b, d, idle, alpha;
+
+	if (!(s->flags & WWC_F_HAVE_TIME)) {
+		s->flags |= WWC_F_HAVE_TIME;
+		s->last_us = now_us;
+		return;
+	}
+	gap = now_us > s->last_us ? now_us - s->last_us : 0;
+	total = (__u64)bytes + s->carried_bytes;
+	if (total > WWC_U32_MAX)
+		total = WWC_U32_MAX;
+	if (gap == 0) {
+		s->carried_bytes = (__u32)total;
+		return;
+	}
+	s->carried_bytes = 0;
+	s->last_us = now_us;
+	if (p->filter == WWC_UCLA_FILTER_TAU || p->filter > WWC_UCLA_FILTER_TAU) {
+		/* idle = floor(2 gap / tau) periods of tau/2 out of the gap; a remainder under
+		 * 10 ms (with idle > 0) gives one back as the sample's interval. */
+		idle = (2 * gap) / tau_us;
+		d = gap - idle * (tau_us / 2);
+		if (d < WWC_UCLA_SHORT_REMAINDER_US && idle > 0) {
+			d = tau_us / 2;
+			idle -= 1;
+		}
+		wwc_ucla_idle(s, idle, tau_us, sample);
+		if (d == 0)
+			d = 1;
+		if (d > WWC_U32_MAX)
+			d = WWC_U32_MAX;
+		b = wwc_sample_q8(total, d);
+		s->bwe = sample == WWC_SAMPLE_INTERVAL
+				 ? wwc_interval_step(s->bwe, total, (__u32)d, tau_us)
+				 : wwc_tustin_step(s->bwe, s->prev_sample, total, (__u32)d, tau_us);
+		s->prev_sample = b;
+		return;
+	}
+	b = wwc_sample_q8(total, gap);
+	if (p->filter == WWC_UCLA_FILTER_EWMA) {
+		alpha = p->alpha_ppm > 1000000u ? 1000000u : p->alpha_ppm;
+		s->bwe = wwc_muldiv(s->bwe, (__u32)alpha, 1000000u) +
+			 wwc_muldiv(b, (__u32)(1000000u - alpha), 1000000u);
+	} else if (p->filter == WWC_UCLA_FILTER_RATIO10) {
+		s->bwe = wwc_ucla_constant_step(s, sample, b, 9047u, 476u, 10000u);
+	} else {
+		s->bwe = wwc_ucla_constant_step(s, sample, b, 93548u, 3225u, 100000u);
+	}
+	s->prev_sample = b;
+}
+
+/* Everything the agent does on an ACK (new or duplicate): RTT sample (rtt_us < 0: none), its
+ * AckedCount (acked_rule: WWC_ACKED_UCLA, the agent's, or WWC_ACKED_PAPER), the filter.
+ * Returns the credited bytes. */
+static __always_inline __u32 wwc_ucla_on_ack(struct wwc_ucla *s, const struct wwc_ucla_params *p, __u64 now_us,
+					     __u32 ack_seq, __u32 mss, __s64 rtt_us, __u32 acked_rule)
+{
+	__u32 bytes;
+
+	if (rtt_us >= 0)
+		wwc_ucla_rtt_sample(s, p, wwc_rtt_us_u32(rtt_us));
+	bytes = wwc_acked_bytes_rule(&s->acked, &s->flags, ack_seq, mss, acked_rule);
+	wwc_ucla_filter_ack(s, p, now_us, bytes);
+	return bytes;
+}
+
+static __always_inline __u64 wwc_ucla_bwe_q8(const struct wwc_ucla *s)
+{
+	return s->bwe;
+}
+
+/* The agent's threshold at a loss (no decay: its filter moves only on ACKs). fr_a_ moves at
+ * both kinds of loss (slow start: +0.25 at 3 DUPACKs, +1 at a timeout, at most 4; congestion
+ * avoidance: 1) but divides only the timeout's threshold. Segments. */
+static __always_inline __u32 wwc_ucla_ssthresh(struct wwc_ucla *s, int timeout, int in_slow_start, __u32 mss)
+{
+	__u32 a = s->a_quarters;
+
+	if (a > WWC_TR_A_MAX)
+		a = WWC_TR_A_MAX;
+	if (in_slow_start) {
+		a += timeout ? WWC_TR_A_STEP_TIMEOUT : WWC_TR_A_STEP_DUPACKS;
+		if (a > WWC_TR_A_MAX)
+			a = WWC_TR_A_MAX;
+	} else {
+		a = WWC_TR_A_ONE;
+	}
+	s->a_quarters = a;
+	return wwc_ssthresh_segs_over(s->bwe, s->rtt_min_us, 1, mss, timeout ? a : WWC_TR_A_ONE);
 }
 
 /* ============== reference Reno growth (native replay; BPF may use kfuncs) ============== */

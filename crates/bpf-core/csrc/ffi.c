@@ -179,3 +179,23 @@ __u32 wwc_ffi_abse_on_ack(struct wwc_abse *s, const struct wwc_abse_params *p, _
 }
 __u64 wwc_ffi_abse_bwe_q8(const struct wwc_abse *s) { return wwc_abse_bwe_q8(s); }
 __u32 wwc_ffi_abse_ssthresh(const struct wwc_abse *s, __u32 mss) { return wwc_abse_ssthresh(s, mss); }
+
+/* --- TCPW with a chosen AckedCount rule, and the UCLA agent --- */
+__u32 wwc_ffi_tcpw_on_ack_rule(struct wwc_tcpw *s, __u64 now_us, __u32 ack_seq, __u32 mss, __s64 rtt_us,
+			       __u32 tau_us, __u32 m, __u32 sample, __u32 acked_rule)
+{
+	return wwc_tcpw_on_ack_rule(s, now_us, ack_seq, mss, rtt_us, tau_us, m, sample, acked_rule);
+}
+size_t wwc_ffi_sizeof_ucla(void) { return sizeof(struct wwc_ucla); }
+size_t wwc_ffi_sizeof_ucla_params(void) { return sizeof(struct wwc_ucla_params); }
+void wwc_ffi_ucla_init(struct wwc_ucla *s, const struct wwc_ucla_params *p) { wwc_ucla_init(s, p); }
+__u32 wwc_ffi_ucla_on_ack(struct wwc_ucla *s, const struct wwc_ucla_params *p, __u64 now_us, __u32 ack_seq,
+			  __u32 mss, __s64 rtt_us, __u32 acked_rule)
+{
+	return wwc_ucla_on_ack(s, p, now_us, ack_seq, mss, rtt_us, acked_rule);
+}
+__u64 wwc_ffi_ucla_bwe_q8(const struct wwc_ucla *s) { return wwc_ucla_bwe_q8(s); }
+__u32 wwc_ffi_ucla_ssthresh(struct wwc_ucla *s, int timeout, int in_slow_start, __u32 mss)
+{
+	return wwc_ucla_ssthresh(s, timeout, in_slow_start, mss);
+}

@@ -1,6 +1,7 @@
 //! Native build of `kernel/westwood_core.h`, the fixed-point arithmetic core of the eBPF
 //! TCP Westwood congestion controls (`tcpw` = TCPW of seed 000, `tcpw_tr` = TCPW-TR of seed 001,
-//! `tcpw_abse` = TCPW ABSE of seed 004, `tcpw_plus` = Westwood+).
+//! `tcpw_abse` = TCPW ABSE of seed 004, `tcpw_plus` = Westwood+), and of the UCLA ns-2 agent,
+//! which the ns-3 module (ns3/westwood) runs and no kernel program yet.
 //!
 //! `build.rs` compiles `csrc/ffi.c` — extern wrappers over the header's `static
 //! __always_inline` functions — so these tests run exactly the C the BPF program inlines.
@@ -68,6 +69,46 @@ pub mod ffi {
         pub rtt_min_us: u32,
         pub flags: u32,
         pub a_quarters: u32,
+    }
+
+    #[repr(C)]
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub struct WwcUcla {
+        pub bwe: u64,
+        pub prev_sample: u64,
+        pub last_us: u64,
+        pub idle_periods: u64,
+        pub acked: WwcAcked,
+        pub carried_bytes: u32,
+        pub rtt_min_us: u32,
+        pub a_quarters: u32,
+        pub flags: u32,
+    }
+
+    /// `struct wwc_ucla_params`: the UCLA agent's `filter_type_`, `tau_`, `fr_alpha_` (in
+    /// millionths), `tcp_tick_`, initial RTTmin and the sampling option.
+    #[repr(C)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct WwcUclaParams {
+        pub filter: u32,
+        pub tau_us: u32,
+        pub alpha_ppm: u32,
+        pub tick_us: u32,
+        pub initial_rtt_min_us: u32,
+        pub sample: u32,
+    }
+
+    impl WwcUclaParams {
+        /// The reference's `UclaParams::default()`: filter 3, tau 1 s, alpha 0.9, tick 10 ms,
+        /// RTTmin 5 s before the first sample, the trapezoid.
+        pub const DEFAULT: WwcUclaParams = WwcUclaParams {
+            filter: WWC_UCLA_FILTER_TAU,
+            tau_us: 1_000_000,
+            alpha_ppm: 900_000,
+            tick_us: 10_000,
+            initial_rtt_min_us: 5_000_000,
+            sample: WWC_SAMPLE_TRAPEZOID,
+        };
     }
 
     #[repr(C)]
@@ -164,6 +205,16 @@ pub mod ffi {
     pub const WWC_SAMPLE_TRAPEZOID: u32 = 0;
     /// ... or interval sampling, `b_k` alone.
     pub const WWC_SAMPLE_INTERVAL: u32 = 1;
+
+    /// AckedCount's rule: seed 000 §2.3's, or the UCLA agent's (`acked_count = "ucla"`).
+    pub const WWC_ACKED_PAPER: u32 = 0;
+    pub const WWC_ACKED_UCLA: u32 = 1;
+
+    /// The UCLA agent's `filter_type_` 0-3 (`WWC_UCLA_FILTER_*`).
+    pub const WWC_UCLA_FILTER_EWMA: u32 = 0;
+    pub const WWC_UCLA_FILTER_RATIO10: u32 = 1;
+    pub const WWC_UCLA_FILTER_RATIO15: u32 = 2;
+    pub const WWC_UCLA_FILTER_TAU: u32 = 3;
 
     pub const WWC_F_HAVE_ACK: u32 = 1;
     pub const WWC_F_HAVE_TIME: u32 = 2;
@@ -266,6 +317,34 @@ pub mod ffi {
         pub fn wwc_ffi_tr_bwe_q8(s: *const WwcTr) -> u64;
         pub fn wwc_ffi_tr_update_factor(s: *mut WwcTr, timeout: i32, in_slow_start: i32) -> u32;
         pub fn wwc_ffi_tr_ssthresh(s: *mut WwcTr, timeout: i32, in_slow_start: i32, mss: u32) -> u32;
+
+        #[allow(clippy::too_many_arguments)]
+        pub fn wwc_ffi_tcpw_on_ack_rule(
+            s: *mut WwcTcpw,
+            now_us: u64,
+            ack_seq: u32,
+            mss: u32,
+            rtt_us: i64,
+            tau_us: u32,
+            m: u32,
+            sample: u32,
+            acked_rule: u32,
+        ) -> u32;
+
+        pub fn wwc_ffi_sizeof_ucla() -> usize;
+        pub fn wwc_ffi_sizeof_ucla_params() -> usize;
+        pub fn wwc_ffi_ucla_init(s: *mut WwcUcla, p: *const WwcUclaParams);
+        pub fn wwc_ffi_ucla_on_ack(
+            s: *mut WwcUcla,
+            p: *const WwcUclaParams,
+            now_us: u64,
+            ack_seq: u32,
+            mss: u32,
+            rtt_us: i64,
+            acked_rule: u32,
+        ) -> u32;
+        pub fn wwc_ffi_ucla_bwe_q8(s: *const WwcUcla) -> u64;
+        pub fn wwc_ffi_ucla_ssthresh(s: *mut WwcUcla, timeout: i32, in_slow_start: i32, mss: u32) -> u32;
 
         pub fn wwc_ffi_sizeof_abse() -> usize;
         pub fn wwc_ffi_sizeof_abse_params() -> usize;
@@ -555,8 +634,9 @@ impl Abse {
 pub enum Variant {
     /// TCPW (seed 000): Tustin filter, virtual samples every `tau/m`; `sample` is
     /// `ffi::WWC_SAMPLE_TRAPEZOID` (the paper's, through the original entry points) or
-    /// `ffi::WWC_SAMPLE_INTERVAL` (the `_sampled` entry points).
-    Tcpw { tau_us: u32, m: u32, sample: u32 },
+    /// `ffi::WWC_SAMPLE_INTERVAL` (the `_sampled` entry points); `acked` the AckedCount rule,
+    /// `ffi::WWC_ACKED_PAPER` or `ffi::WWC_ACKED_UCLA` (the `_rule` entry point).
+    Tcpw { tau_us: u32, m: u32, sample: u32, acked: u32 },
     /// Westwood+: per-RTT samples (window at least `min_window_us`), two 7/8 EWMAs.
     Plus { min_window_us: u32 },
     /// TCPW-TR (seed 001): constant-gain filter `alpha = (2 ratio - 1)/(2 ratio + 1)`, threshold
@@ -564,38 +644,49 @@ pub enum Variant {
     Tr { ratio: u32 },
     /// TCPW ABSE (seed 004): adaptive sampling interval and filter gain.
     Abse { params: ffi::WwcAbseParams },
+    /// The UCLA ns-2 agent (tcp-westwood.cc v1.3) with the AckedCount rule `acked` (its own,
+    /// `ffi::WWC_ACKED_UCLA`, by default). No kernel program runs it yet.
+    Ucla { params: ffi::WwcUclaParams, acked: u32 },
 }
 
 impl Variant {
-    pub const TCPW: Variant =
-        Variant::Tcpw { tau_us: TCPW_TAU_US, m: TCPW_M, sample: ffi::WWC_SAMPLE_TRAPEZOID };
+    pub const TCPW: Variant = Variant::Tcpw {
+        tau_us: TCPW_TAU_US,
+        m: TCPW_M,
+        sample: ffi::WWC_SAMPLE_TRAPEZOID,
+        acked: ffi::WWC_ACKED_PAPER,
+    };
     /// TCPW with interval sampling (the reference's `westwood-interval` vectors).
-    pub const TCPW_INTERVAL: Variant =
-        Variant::Tcpw { tau_us: TCPW_TAU_US, m: TCPW_M, sample: ffi::WWC_SAMPLE_INTERVAL };
+    pub const TCPW_INTERVAL: Variant = Variant::Tcpw {
+        tau_us: TCPW_TAU_US,
+        m: TCPW_M,
+        sample: ffi::WWC_SAMPLE_INTERVAL,
+        acked: ffi::WWC_ACKED_PAPER,
+    };
+    /// TCPW with the UCLA agent's AckedCount (the reference's `westwood-acked-ucla` vectors).
+    pub const TCPW_ACKED_UCLA: Variant = Variant::Tcpw {
+        tau_us: TCPW_TAU_US,
+        m: TCPW_M,
+        sample: ffi::WWC_SAMPLE_TRAPEZOID,
+        acked: ffi::WWC_ACKED_UCLA,
+    };
+    pub const UCLA: Variant =
+        Variant::Ucla { params: ffi::WwcUclaParams::DEFAULT, acked: ffi::WWC_ACKED_UCLA };
     pub const PLUS: Variant = Variant::Plus { min_window_us: PLUS_MIN_WINDOW_US };
     pub const TR: Variant = Variant::Tr { ratio: TR_RATIO };
     pub const ABSE: Variant = Variant::Abse { params: ffi::WwcAbseParams::DEFAULT };
 
-    /// The kernel congestion control (kernel/tcpw.bpf.c) this estimator is the core of.
-    pub fn kernel_name(&self) -> &'static str {
-        match self {
-            Variant::Tcpw { .. } => "tcpw",
-            Variant::Plus { .. } => "tcpw_plus",
-            Variant::Tr { .. } => "tcpw_tr",
-            Variant::Abse { .. } => "tcpw_abse",
-        }
-    }
-
-    /// The reference's `cc` name, as the registry maps the kernel name (the folder of its
-    /// vectors); TCPW with interval sampling has its own folder, `westwood-interval`.
+    /// The reference's `cc` name (the folder of its vectors): TCPW with interval sampling and
+    /// TCPW with the UCLA AckedCount have folders of their own.
     pub fn name(&self) -> &'static str {
         match self {
             Variant::Tcpw { sample, .. } if *sample == ffi::WWC_SAMPLE_INTERVAL => "westwood-interval",
-            _ => {
-                westwood_algorithms::registry::lookup(self.kernel_name())
-                    .expect("every kernel estimator is registered")
-                    .name
-            }
+            Variant::Tcpw { acked, .. } if *acked == ffi::WWC_ACKED_UCLA => "westwood-acked-ucla",
+            Variant::Tcpw { .. } => "westwood",
+            Variant::Plus { .. } => "westwood-plus",
+            Variant::Tr { .. } => "westwood-tr",
+            Variant::Abse { .. } => "westwood-abse",
+            Variant::Ucla { .. } => "westwood-ucla",
         }
     }
 }
@@ -606,6 +697,7 @@ enum Estimator {
     Plus(ffi::WwcPlus),
     Tr(ffi::WwcTr),
     Abse(Box<ffi::WwcAbse>),
+    Ucla(ffi::WwcUcla),
 }
 
 /// One ACK as the vectors describe it.
@@ -659,6 +751,12 @@ impl Core {
                 unsafe { ffi::wwc_ffi_abse_init(&mut *s) };
                 Estimator::Abse(s)
             }
+            Variant::Ucla { params, .. } => {
+                let mut s = ffi::WwcUcla::default();
+                // SAFETY: valid, exclusively borrowed mirror and parameters.
+                unsafe { ffi::wwc_ffi_ucla_init(&mut s, &params) };
+                Estimator::Ucla(s)
+            }
         };
         let mut window = ffi::WwcReno::default();
         let sat = |v: u64| v.min(u64::from(u32::MAX)) as u32;
@@ -678,11 +776,17 @@ impl Core {
         let seq = ack.ack as u32;
         // SAFETY (all calls below): pointers to live, exclusively borrowed mirrors.
         let credited = match (&mut self.estimator, self.variant) {
-            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample })
-                if sample == ffi::WWC_SAMPLE_TRAPEZOID =>
+            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample, acked })
+                if sample == ffi::WWC_SAMPLE_TRAPEZOID && acked == ffi::WWC_ACKED_PAPER =>
             unsafe { ffi::wwc_ffi_tcpw_on_ack(s, ack.time_us, seq, self.mss, rtt, tau_us, m) },
-            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample }) => unsafe {
-                ffi::wwc_ffi_tcpw_on_ack_sampled(s, ack.time_us, seq, self.mss, rtt, tau_us, m, sample)
+            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample, acked })
+                if acked == ffi::WWC_ACKED_PAPER =>
+            unsafe { ffi::wwc_ffi_tcpw_on_ack_sampled(s, ack.time_us, seq, self.mss, rtt, tau_us, m, sample) },
+            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample, acked }) => unsafe {
+                ffi::wwc_ffi_tcpw_on_ack_rule(s, ack.time_us, seq, self.mss, rtt, tau_us, m, sample, acked)
+            },
+            (Estimator::Ucla(s), Variant::Ucla { params, acked }) => unsafe {
+                ffi::wwc_ffi_ucla_on_ack(s, &params, ack.time_us, seq, self.mss, rtt, acked)
             },
             (Estimator::Plus(s), Variant::Plus { min_window_us }) => unsafe {
                 ffi::wwc_ffi_plus_on_ack(s, ack.time_us, seq, self.mss, rtt, min_window_us)
@@ -711,11 +815,14 @@ impl Core {
         let in_slow_start = (self.window.cwnd < self.window.ssthresh) as i32;
         // SAFETY: pointers to live, exclusively borrowed mirrors.
         match (&mut self.estimator, self.variant) {
-            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample })
+            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample, .. })
                 if sample == ffi::WWC_SAMPLE_TRAPEZOID =>
             unsafe { ffi::wwc_ffi_tcpw_ssthresh(s, now_us, self.mss, tau_us, m) },
-            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample }) => unsafe {
+            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample, .. }) => unsafe {
                 ffi::wwc_ffi_tcpw_ssthresh_sampled(s, now_us, self.mss, tau_us, m, sample)
+            },
+            (Estimator::Ucla(s), _) => unsafe {
+                ffi::wwc_ffi_ucla_ssthresh(s, timeout as i32, in_slow_start, self.mss)
             },
             (Estimator::Plus(s), _) => unsafe { ffi::wwc_ffi_plus_ssthresh(s, self.mss) },
             (Estimator::Tr(s), _) => unsafe {
@@ -729,6 +836,12 @@ impl Core {
     /// `n` DUPACKs (§3.1): ssthresh from BWE * RTTmin, cwnd capped at it.
     pub fn on_dupacks(&mut self, now_us: u64) {
         let ssthresh = self.loss_threshold(now_us, false);
+        // The UCLA agent lowers the window only if it is above the threshold, and a window
+        // left alone keeps its progress towards the next segment (ns-2's window is a double).
+        if matches!(self.variant, Variant::Ucla { .. }) && self.window.cwnd <= ssthresh {
+            self.window.ssthresh = ssthresh.max(2);
+            return;
+        }
         // SAFETY: pure functions / a live, exclusively borrowed mirror.
         unsafe {
             let cwnd = ffi::wwc_ffi_cwnd_after_dupacks(self.window.cwnd, ssthresh);
@@ -758,6 +871,7 @@ impl Core {
             Estimator::Plus(s) => unsafe { ffi::wwc_ffi_plus_bwe_q8(s) },
             Estimator::Tr(s) => unsafe { ffi::wwc_ffi_tr_bwe_q8(s) },
             Estimator::Abse(s) => unsafe { ffi::wwc_ffi_abse_bwe_q8(&**s) },
+            Estimator::Ucla(s) => unsafe { ffi::wwc_ffi_ucla_bwe_q8(s) },
         }
     }
 
@@ -775,6 +889,8 @@ impl Core {
             Estimator::Plus(s) => (s.flags, s.rtt_min_us),
             Estimator::Tr(s) => (s.flags, s.rtt_min_us),
             Estimator::Abse(s) => (s.flags, s.rtt_min_us),
+            // The agent's RTTmin always has a value (5 s before the first sample).
+            Estimator::Ucla(s) => (ffi::WWC_F_HAVE_RTT, s.rtt_min_us),
         };
         (flags & ffi::WWC_F_HAVE_RTT != 0).then_some(rtt)
     }
@@ -816,6 +932,9 @@ mod tests {
             assert!(ffi::wwc_ffi_sizeof_tcpw() <= 88);
             assert!(ffi::wwc_ffi_sizeof_plus() <= 88);
 
+            assert_eq!(ffi::wwc_ffi_sizeof_ucla(), std::mem::size_of::<ffi::WwcUcla>());
+            assert_eq!(ffi::wwc_ffi_sizeof_ucla_params(), std::mem::size_of::<ffi::WwcUclaParams>());
+            assert!(ffi::wwc_ffi_sizeof_ucla() <= 88);
             assert_eq!(ffi::wwc_ffi_sizeof_tr(), std::mem::size_of::<ffi::WwcTr>());
             assert_eq!(ffi::wwc_ffi_sizeof_tr(), 48);
             assert_eq!(ffi::wwc_ffi_offsetof_tr_flags(), std::mem::offset_of!(ffi::WwcTr, flags));

@@ -3,7 +3,8 @@
 //! slot) to several seconds (many virtual samples; ABSE windows that empty), DUPACKs, old ACKs,
 //! delayed and stretch ACKs, RTT samples that come and go, fast recoveries and timeouts (in slow
 //! start and in congestion avoidance, which move TCPW-TR's factor `a` both ways), two MSS values,
-//! all four variants, and TCPW with interval sampling. ACKs advance by whole segments, as the
+//! all four variants, TCPW with interval sampling and with the UCLA AckedCount, and the UCLA
+//! agent. ACKs advance by whole segments, as the
 //! simulated sender (and a kernel counting packets) sends only full-sized ones: for a partial
 //! segment the reference's slow start adds `acked < mss` bytes while the core's window is in
 //! segments.
@@ -24,8 +25,9 @@
 //! with the margin printed, instead of tolerating a segment.
 
 use westwood_algorithms::westwood::{
-    AbseEstimator, AbseParams, PlusParams, Sampling, Tcpw, TcpwAbse, TcpwEstimator, TcpwParams, TcpwTr,
-    TrEstimator, WestwoodPlus, WestwoodPlusEstimator,
+    AbseEstimator, AbseParams, AckedCountRule, PlusParams, Sampling, Tcpw, TcpwAbse, TcpwEstimator,
+    TcpwParams, TcpwTr, TcpwUcla, TrEstimator, UclaEstimator, UclaFilter, UclaParams, WestwoodPlus,
+    WestwoodPlusEstimator,
 };
 use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, WindowConfig, WindowGrowth};
 use westwood_bpf_core::{Ack, Core, Variant};
@@ -88,13 +90,30 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
         window_growth: WindowGrowth::PerAck,
     };
     let mut reference: Box<dyn CongestionControl> = match variant {
-        Variant::Tcpw { sample, .. } => {
+        Variant::Tcpw { sample, acked, .. } => {
             let sample = if sample == westwood_bpf_core::ffi::WWC_SAMPLE_INTERVAL {
                 Sampling::Interval
             } else {
                 Sampling::Trapezoid
             };
-            Box::new(Tcpw::new(config, TcpwEstimator::new(TcpwParams { sample, ..TcpwParams::default() })))
+            let estimator = TcpwEstimator::new(TcpwParams { sample, ..TcpwParams::default() });
+            if acked == westwood_bpf_core::ffi::WWC_ACKED_UCLA {
+                Box::new(Tcpw::with_acked_count_rule(config, estimator, AckedCountRule::Ucla))
+            } else {
+                Box::new(Tcpw::new(config, estimator))
+            }
+        }
+        Variant::Ucla { params, .. } => {
+            let filter = UclaFilter::from_type(params.filter as u8).expect("filter types 0-3");
+            let sample = if params.sample == westwood_bpf_core::ffi::WWC_SAMPLE_INTERVAL {
+                Sampling::Interval
+            } else {
+                Sampling::Trapezoid
+            };
+            Box::new(TcpwUcla::new(
+                config,
+                UclaEstimator::new(UclaParams { filter, sample, ..UclaParams::default() }),
+            ))
         }
         Variant::Plus { .. } => {
             Box::new(WestwoodPlus::new(config, WestwoodPlusEstimator::new(PlusParams::default())))
@@ -107,8 +126,10 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
     let (mut now, mut ack) = (0u64, 5_000_000_000u64);
     let mut in_recovery = false;
     let mut worst = Worst::new();
-    // TCPW-TR's factor a as the reference keeps it (seed 001 §IV), for the floor margin.
-    let mut tr_a = 1.0f64;
+    // TCPW-TR's factor a as the reference keeps it (seed 001 §IV), for the floor margin; the UCLA
+    // agent's starts at 0 and divides only a timeout's threshold.
+    let ucla = variant.name() == "westwood-ucla";
+    let mut tr_a = if ucla { 0.0f64 } else { 1.0f64 };
     for i in 0..events {
         let gap = match stream {
             // Mostly a steady clock of a few ms, with bursts (0-5 µs) and silences (up to 3 s).
@@ -124,8 +145,9 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
         let in_slow_start = reference.cwnd() < reference.ssthresh();
         // kind < 4: 3 DUPACKs (a timeout instead if already in recovery); 4, 5: a timeout.
         let loss = kind < 6;
-        if loss && variant.name() == "westwood-tr" {
-            let step = if kind < 4 && !in_recovery { 0.25 } else { 1.0 };
+        let timeout = kind >= 4 || in_recovery;
+        if loss && (variant.name() == "westwood-tr" || ucla) {
+            let step = if timeout { 1.0 } else { 0.25 };
             tr_a = if in_slow_start { (tr_a + step).min(4.0) } else { 1.0 };
         }
         if kind < 4 && !in_recovery {
@@ -196,7 +218,7 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
             worst.rel = worst.rel.max(err / want);
         }
         if loss {
-            let a = if variant.name() == "westwood-tr" { tr_a } else { 1.0 };
+            let a = if variant.name() == "westwood-tr" || (ucla && timeout) { tr_a } else { 1.0 };
             let rtt_min_s = reference.min_rtt_ns().unwrap_or(0) as f64 / 1e9;
             let quotient = want * rtt_min_s / (mss as f64 * 8.0) / a;
             assert_eq!(
@@ -248,8 +270,41 @@ fn report(variant: Variant, stream: Stream, mss: u64, seeds: u64, events: usize,
 }
 
 #[test]
+fn the_ucla_agents_other_filters_and_interval_sampling_match_the_reference() {
+    // The vectors hold the agent's default, filter 3 with the trapezoid: the other filter types
+    // (0: EWMA, 1 and 2: the agent's constant coefficients) and interval sampling here.
+    use westwood_bpf_core::ffi::{WwcUclaParams, WWC_ACKED_UCLA, WWC_SAMPLE_INTERVAL, WWC_SAMPLE_TRAPEZOID};
+    for filter in 0..4u32 {
+        for sample in [WWC_SAMPLE_TRAPEZOID, WWC_SAMPLE_INTERVAL] {
+            let params = WwcUclaParams { filter, sample, ..WwcUclaParams::DEFAULT };
+            let variant = Variant::Ucla { params, acked: WWC_ACKED_UCLA };
+            let mut worst = Worst::new();
+            for seed in 1..=5u64 {
+                worst.merge(run(
+                    variant,
+                    Stream::Mixed,
+                    1000,
+                    seed.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                    5000,
+                ));
+            }
+            eprint!("filter {filter} sample {sample}: ");
+            report(variant, Stream::Mixed, 1000, 5, 5000, worst);
+        }
+    }
+}
+
+#[test]
 fn random_streams_match_the_reference() {
-    for variant in [Variant::TCPW, Variant::TCPW_INTERVAL, Variant::PLUS, Variant::TR, Variant::ABSE] {
+    for variant in [
+        Variant::TCPW,
+        Variant::TCPW_INTERVAL,
+        Variant::TCPW_ACKED_UCLA,
+        Variant::PLUS,
+        Variant::TR,
+        Variant::ABSE,
+        Variant::UCLA,
+    ] {
         for mss in [1000u64, 1448] {
             let mut worst = Worst::new();
             for seed in 1..=20u64 {

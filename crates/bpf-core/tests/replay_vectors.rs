@@ -133,11 +133,21 @@ fn permille_param(v: &Value, key: &str) -> u32 {
     permille as u32
 }
 
+/// The AckedCount rule of a header: `paper` when it names none (the folders older than the
+/// option), or `ucla`.
+fn acked_rule(params: &Value) -> u32 {
+    match params.get("acked_count").and_then(Value::as_str) {
+        None | Some("paper") => ffi::WWC_ACKED_PAPER,
+        Some("ucla") => ffi::WWC_ACKED_UCLA,
+        Some(other) => panic!("unknown acked_count {other}"),
+    }
+}
+
 /// The core's variant (and parameters) from a vector header.
 fn variant_from_header(expected_variant: &str, params: &Value) -> Variant {
     match expected_variant {
         // `sample` is absent from the folders older than the option (the trapezoid).
-        "westwood" | "westwood-interval" => Variant::Tcpw {
+        "westwood" | "westwood-interval" | "westwood-acked-ucla" => Variant::Tcpw {
             tau_us: u64_field(params, "tau_us", 1) as u32,
             m: u64_field(params, "m", 1) as u32,
             sample: match params.get("sample").and_then(Value::as_str) {
@@ -145,7 +155,31 @@ fn variant_from_header(expected_variant: &str, params: &Value) -> Variant {
                 Some("interval") => ffi::WWC_SAMPLE_INTERVAL,
                 Some(other) => panic!("unknown sample {other}"),
             },
+            acked: acked_rule(params),
         },
+        "westwood-ucla" => {
+            // The factor's start, steps and bound are the core's constants (0, 0.25 / 1, 4).
+            assert_eq!(f64_field(params, "initial_reduction_factor"), 0.0, "{params}");
+            assert_eq!(f64_field(params, "reduction_step_dupacks"), 0.25, "{params}");
+            assert_eq!(f64_field(params, "reduction_step_timeout"), 1.0, "{params}");
+            assert_eq!(f64_field(params, "max_reduction_factor"), 4.0, "{params}");
+            let alpha = f64_field(params, "fr_alpha");
+            Variant::Ucla {
+                params: ffi::WwcUclaParams {
+                    filter: integer_param(params, "filter_type"),
+                    tau_us: u64_field(params, "tau_us", 1) as u32,
+                    alpha_ppm: (alpha * 1e6).round() as u32,
+                    tick_us: u64_field(params, "tick_us", 1) as u32,
+                    initial_rtt_min_us: u64_field(params, "initial_rtt_min_us", 1) as u32,
+                    sample: match params.get("sample").and_then(Value::as_str) {
+                        None | Some("trapezoid") => ffi::WWC_SAMPLE_TRAPEZOID,
+                        Some("interval") => ffi::WWC_SAMPLE_INTERVAL,
+                        Some(other) => panic!("unknown sample {other}"),
+                    },
+                },
+                acked: acked_rule(params),
+            }
+        }
         "westwood-plus" => Variant::Plus { min_window_us: u64_field(params, "min_window_us", 1) as u32 },
         "westwood-tr" => {
             // The factor's steps and bound are constants of the core (quarters 1 / 4, max 16).
@@ -191,8 +225,10 @@ fn replay_file(path: &Path, expected_variant: &str) -> Report {
         Core::new(variant, mss as u32, u64_field(&header, "initial_cwnd", 1) / mss, initial_ssthresh / mss);
 
     let mut report = Report { closest_floor: f64::INFINITY, ..Report::default() };
-    // The reference's TCPW-TR factor a, tracked from the lines (as crates/algorithms/tests/vectors.rs).
-    let mut tr_a = 1.0f64;
+    // The reference's TCPW-TR factor a, tracked from the lines (as crates/algorithms/tests/vectors.rs);
+    // the UCLA agent's starts at 0 and divides only a timeout's threshold.
+    let ucla = expected_variant == "westwood-ucla";
+    let mut tr_a = if ucla { 0.0f64 } else { 1.0f64 };
     let (mut previous_cwnd, mut previous_ssthresh) =
         (u64_field(&header, "initial_cwnd", 1), initial_ssthresh);
     for (n, line) in lines {
@@ -230,11 +266,15 @@ fn replay_file(path: &Path, expected_variant: &str) -> Report {
         // loss line's state holds the BWE and RTTmin the rule used (TCPW's estimate brought up
         // to the loss time; the others do not change at a loss).
         if kind == "dupacks" || kind == "timeout" {
-            if expected_variant == "westwood-tr" {
+            if expected_variant == "westwood-tr" || ucla {
                 let step = if kind == "timeout" { 1.0 } else { 0.25 };
                 tr_a = if previous_cwnd < previous_ssthresh { (tr_a + step).min(4.0) } else { 1.0 };
             }
-            let a = if expected_variant == "westwood-tr" { tr_a } else { 1.0 };
+            let a = match expected_variant {
+                "westwood-tr" => tr_a,
+                "westwood-ucla" if kind == "timeout" => tr_a,
+                _ => 1.0,
+            };
             let rtt_min_s = opt_u64_field(state, "rtt_min_us").unwrap_or(0) as f64 / 1e6;
             let quotient = reference * rtt_min_s / (mss as f64 * 8.0) / a;
             // Check that this is the reference's rule, so the margin means what it says.
@@ -350,6 +390,16 @@ fn westwood_plus_vectors_replay_through_the_c_core() {
 #[test]
 fn tcpw_tr_vectors_replay_through_the_c_core() {
     replay_variant("westwood-tr");
+}
+
+#[test]
+fn tcpw_with_the_ucla_acked_count_replays_through_the_c_core() {
+    replay_variant("westwood-acked-ucla");
+}
+
+#[test]
+fn the_ucla_agent_vectors_replay_through_the_c_core() {
+    replay_variant("westwood-ucla");
 }
 
 #[test]
