@@ -37,6 +37,7 @@ CONTROLS = {
     "westwood-tr": "ns3::TcpwTr",
     "westwood-abse": "ns3::TcpwAbse",
     "westwood-plus": "ns3::TcpwPlus",
+    "westwood-ucla": "ns3::TcpwUcla",
 }
 BASELINE = ("newreno", "ns3::TcpNewReno")
 

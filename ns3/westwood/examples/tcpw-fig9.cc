@@ -158,7 +158,7 @@ main(int argc, char* argv[])
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("cc", "The sender's congestion control (a TypeId: ns3::Tcpw, ns3::TcpwTr, "
-                       "ns3::TcpwAbse, ns3::TcpwPlus, ns3::TcpNewReno, ...)", cc);
+                       "ns3::TcpwAbse, ns3::TcpwPlus, ns3::TcpwUcla, ns3::TcpNewReno, ...)", cc);
     cmd.AddValue("loss", "Packet error probability on the wireless hop, each direction", loss);
     cmd.AddValue("duration", "Simulated seconds", duration);
     cmd.AddValue("seed", "Run number of the random streams", seed);

@@ -39,6 +39,12 @@ Tcpw::GetTypeId()
                           "2, the paper's eq. 2, or \"interval\", b_k weighted by its own interval",
                           StringValue("trapezoid"),
                           MakeStringAccessor(&Tcpw::SetSample, &Tcpw::GetSample),
+                          MakeStringChecker())
+            .AddAttribute("AckedCount",
+                          "\"paper\" (seed 000 §2.3) or \"ucla\" (the UCLA ns-2 agent's: at most "
+                          "2 segments an ACK)",
+                          StringValue("paper"),
+                          MakeStringAccessor(&Tcpw::SetAckedCount, &Tcpw::GetAckedCount),
                           MakeStringChecker());
     return tid;
 }
@@ -47,7 +53,8 @@ Tcpw::Tcpw()
     : TcpwCongestionOps(),
       m_tau(MicroSeconds(WWC_TCPW_TAU_US)),
       m_m(WWC_TCPW_M),
-      m_sampleRule(WWC_SAMPLE_TRAPEZOID)
+      m_sampleRule(WWC_SAMPLE_TRAPEZOID),
+      m_ackedRule(WWC_ACKED_PAPER)
 {
     wwc_tcpw_init(&m_state);
 }
@@ -56,7 +63,8 @@ Tcpw::Tcpw(const Tcpw& sock)
     : TcpwCongestionOps(sock),
       m_tau(sock.m_tau),
       m_m(sock.m_m),
-      m_sampleRule(sock.m_sampleRule)
+      m_sampleRule(sock.m_sampleRule),
+      m_ackedRule(sock.m_ackedRule)
 {
     wwc_tcpw_init(&m_state);
 }
@@ -96,6 +104,20 @@ Tcpw::GetSample() const
 }
 
 void
+Tcpw::SetAckedCount(std::string rule)
+{
+    NS_ABORT_MSG_UNLESS(rule == "paper" || rule == "ucla",
+                        "ns3::Tcpw::AckedCount = \"" << rule << "\": expected \"paper\" or \"ucla\"");
+    m_ackedRule = rule == "ucla" ? WWC_ACKED_UCLA : WWC_ACKED_PAPER;
+}
+
+std::string
+Tcpw::GetAckedCount() const
+{
+    return m_ackedRule == WWC_ACKED_UCLA ? "ucla" : "paper";
+}
+
+void
 Tcpw::ResetEstimator()
 {
     wwc_tcpw_init(&m_state);
@@ -104,7 +126,7 @@ Tcpw::ResetEstimator()
 void
 Tcpw::OnAck(uint64_t nowUs, uint32_t ackSeq, uint32_t mss, int64_t rttUs, uint64_t /* cwnd */)
 {
-    wwc_tcpw_on_ack_sampled(&m_state, nowUs, ackSeq, mss, rttUs, TauUs(), m_m, m_sampleRule);
+    wwc_tcpw_on_ack_rule(&m_state, nowUs, ackSeq, mss, rttUs, TauUs(), m_m, m_sampleRule, m_ackedRule);
 }
 
 uint32_t

@@ -42,10 +42,14 @@ class Tcpw : public TcpwCongestionOps
     /** The Sample attribute: "trapezoid" or "interval" (anything else stops the program). */
     void SetSample(std::string sample);
     std::string GetSample() const;
+    /** The AckedCount attribute: "paper" or "ucla". */
+    void SetAckedCount(std::string rule);
+    std::string GetAckedCount() const;
 
     Time m_tau;            //!< the filter's time constant tau
     uint32_t m_m;          //!< virtual samples every tau / m of silence
     uint32_t m_sampleRule; //!< WWC_SAMPLE_TRAPEZOID (the paper's) or WWC_SAMPLE_INTERVAL
+    uint32_t m_ackedRule;  //!< WWC_ACKED_PAPER (seed 000 §2.3) or WWC_ACKED_UCLA
     struct wwc_tcpw m_state; //!< the C core's estimator
 };
 

@@ -26,6 +26,7 @@
 #include "ns3/tcpw-abse.h"
 #include "ns3/tcpw-plus.h"
 #include "ns3/tcpw-tr.h"
+#include "ns3/tcpw-ucla.h"
 #include "ns3/tcpw.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
@@ -304,7 +305,7 @@ PermilleGain(const Json& params, const std::string& key)
 Ptr<TcpwCongestionOps>
 Build(const std::string& variant, const Json& params)
 {
-    if (variant == "westwood" || variant == "westwood-interval")
+    if (variant == "westwood" || variant == "westwood-interval" || variant == "westwood-acked-ucla")
     {
         Ptr<Tcpw> cc = CreateObject<Tcpw>();
         cc->SetAttribute("Tau", TimeValue(MicroSeconds(params.Unsigned("tau_us"))));
@@ -312,6 +313,31 @@ Build(const std::string& variant, const Json& params)
         // Folders older than the option have no "sample": the trapezoid.
         const std::string sample = params.Has("sample") ? params.Text("sample") : "trapezoid";
         cc->SetAttribute("Sample", StringValue(sample));
+        if (params.Has("acked_count"))
+        {
+            cc->SetAttribute("AckedCount", StringValue(params.Text("acked_count")));
+        }
+        return cc;
+    }
+    if (variant == "westwood-ucla")
+    {
+        // The factor's start, steps and bound are the core's constants (0, 0.25 / 1, 4).
+        if (params.Number("initial_reduction_factor") != 0.0 ||
+            params.Number("reduction_step_dupacks") != 0.25 ||
+            params.Number("reduction_step_timeout") != 1.0 ||
+            params.Number("max_reduction_factor") != 4.0)
+        {
+            throw std::runtime_error("reduction factor rules other than the core's 0 / 0.25 / 1 / 4");
+        }
+        Ptr<TcpwUcla> cc = CreateObject<TcpwUcla>();
+        cc->SetAttribute("Filter", UintegerValue(params.Unsigned("filter_type")));
+        cc->SetAttribute("Tau", TimeValue(MicroSeconds(params.Unsigned("tau_us"))));
+        cc->SetAttribute("Alpha", DoubleValue(params.Number("fr_alpha")));
+        cc->SetAttribute("Tick", TimeValue(MicroSeconds(params.Unsigned("tick_us"))));
+        cc->SetAttribute("InitialRttMin",
+                         TimeValue(MicroSeconds(params.Unsigned("initial_rtt_min_us"))));
+        cc->SetAttribute("Sample", StringValue(params.Text("sample")));
+        cc->SetAttribute("AckedCount", StringValue(params.Text("acked_count")));
         return cc;
     }
     if (variant == "westwood-tr")
@@ -474,7 +500,16 @@ class TcpwVectorTestCase : public TestCase
             m_tcb->m_congState = TcpSocketState::CA_RECOVERY;
             const uint32_t ssthresh =
                 m_cc->GetSsThresh(m_tcb, static_cast<uint32_t>(event.Unsigned("in_flight"))) / m_mss;
-            m_window.Set(std::min(m_window.cwnd, ssthresh), ssthresh);
+            if (m_variant == "westwood-ucla" && m_window.cwnd <= ssthresh)
+            {
+                // The agent lowers only a window above the threshold, and one it leaves alone
+                // keeps its progress towards the next segment (ns-2's window is a double).
+                m_window.ssthresh = std::max(ssthresh, 2U);
+            }
+            else
+            {
+                m_window.Set(std::min(m_window.cwnd, ssthresh), ssthresh);
+            }
         }
         else if (kind == "timeout")
         {
@@ -585,12 +620,14 @@ class TcpwVectorsTestSuite : public TestSuite
         : TestSuite("tcpw-vectors")
     {
         const std::filesystem::path dir = VectorsDir();
-        // The variants with a C core (vectors/README.md); westwood-ucla has none yet.
+        // Every folder of the vectors but Reno's.
         const char* variants[] = {"westwood",
                                   "westwood-interval",
+                                  "westwood-acked-ucla",
                                   "westwood-tr",
                                   "westwood-abse",
-                                  "westwood-plus"};
+                                  "westwood-plus",
+                                  "westwood-ucla"};
         for (const char* variant : variants)
         {
             std::vector<std::filesystem::path> files;

@@ -182,7 +182,7 @@ BRAZIL_TCPW, BRAZIL_RENO = 22.16, 15.4
 BRAZIL_LOSS = 2.8  # % of data segments lost on the satellite hop (scenarios/seed000_brazil.toml)
 BRAZIL_QUOTE = (
     'seed 000 §6, table 1, "Brazil 450 ms" ... "22.16 15.4" (TCPW, Reno, KB/s): "It performs '
-    "significantly better on the Brazil connection\" ... \"the Brazil path has a “lossy” satellite "
+    'significantly better on the Brazil connection" ... "the Brazil path has a “lossy” satellite '
     'link provided by Teleglobe. The lossy link accounts for the TCPW improved performance"'
 )
 
