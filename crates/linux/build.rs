@@ -132,8 +132,9 @@ fn main() {
     // separately, so a kernel that refuses one never blocks registration); lossy.bpf.c: random
     // loss for bench --loss and tests; tcp_ack_probe.bpf.c: the per-ACK trace of the kernel's own
     // congestion controls.
-    for name in ["tcpw", "tcpw_watch", "lossy", "tcp_ack_probe"] {
-        let source = kernel_dir.join(format!("{name}.bpf.c"));
+    for source_file in ["tcpw.bpf.c", "tcpw_watch.bpf.c", "lossy.bpf.c", "tcp_ack_probe.bpf.c"] {
+        let name = source_file.trim_end_matches(".bpf.c");
+        let source = kernel_dir.join(source_file);
         let result = SkeletonBuilder::new()
             .source(&source)
             .clang(&clang)

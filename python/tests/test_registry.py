@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import westwood
 from westwood import _core
-from westwood.experiments.testbed import kernel_to_scenario_cc
+from westwood.kernel_names import ebpf_kernel_names, kernel_to_scenario, scenario_to_kernel
 
 
 def test_every_control_with_its_kernel_name_and_defaults():
@@ -22,14 +22,48 @@ def test_every_control_with_its_kernel_name_and_defaults():
 
 
 def test_kernel_names_map_to_the_scenario_names():
-    names = kernel_to_scenario_cc()
+    names = kernel_to_scenario()
     assert names["tcpw"] == "westwood"
     assert names["tcpw_plus"] == "westwood-plus"
     # Linux reno stands for reno, newreno and sack: as a name it is plain reno.
     assert names["reno"] == "reno"
+    assert scenario_to_kernel()["newreno"] == "reno"
+    # This project's eBPF programs; Linux's own controls are not among them.
+    assert ebpf_kernel_names() == ("tcpw", "tcpw_tr", "tcpw_abse", "tcpw_plus")
+    assert "cubic" not in ebpf_kernel_names()
 
 
 def test_a_scenario_may_name_a_control_by_its_kernel_name():
     result = westwood.run("wireless", overrides={"cc": "TCPW_TR", "duration": "2s"})
     assert [f["cc"] for f in result.summary["flows"]] == ["westwood-tr"]
     assert result.summary["flows"][0]["recovery"] == "reno"
+
+
+def test_kernel_names_are_spelled_only_in_the_registry():
+    # The registry (crates/algorithms/src/registry.rs) is the one table of the kernel twins; the
+    # loader's enum of the programs compiled into it (crates/linux/src/pins.rs) is checked
+    # against the registry by its own test. Everything else asks the registry. Tests, comments
+    # and the kernel's C (kernel/) may spell the names.
+    import re
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    names = "|".join(re.escape(n) for n in ebpf_kernel_names())
+    quoted = re.compile(rf"""["']({names})["']""")
+    allowed = {"crates/algorithms/src/registry.rs", "crates/linux/src/pins.rs"}
+    found = []
+    sources = [*(repo / "crates").rglob("*.rs"), *(repo / "python" / "westwood").rglob("*.py")]
+    for path in sources:
+        relative = path.relative_to(repo).as_posix()
+        if relative in allowed or "/tests/" in relative or "/target/" in relative:
+            continue
+        text = path.read_text()
+        if path.suffix == ".rs" and "#[cfg(test)]" in text:
+            text = text[: text.index("#[cfg(test)]")]
+        for number, line in enumerate(text.splitlines(), 1):
+            code = line.strip()
+            if code.startswith(("//", "#")):
+                continue
+            if quoted.search(line):
+                found.append(f"{relative}:{number}: {code}")
+    assert not found, "kernel names outside the registry:\n" + "\n".join(found)

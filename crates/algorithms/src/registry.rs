@@ -31,6 +31,10 @@ pub struct CcEntry {
     /// any. Several entries may share one (`reno`, `newreno` and `sack` are all Linux `reno`,
     /// whose loss recovery is the kernel's own); as a name it finds the first of them.
     pub kernel: Option<&'static str>,
+    /// The kernel twin is one of this project's eBPF congestion controls (kernel/tcpw.bpf.c,
+    /// registered by `westwood linux load`), not one Linux ships: what the loader, the testbed
+    /// and `westwood measure` must load before they can use [`CcEntry::kernel`].
+    pub ebpf: bool,
     /// The loss recovery the control's reference pairs it with, when a scenario names none:
     /// one of the simulator's recovery names (`reno`, `newreno`, `sack`, `tahoe`).
     pub default_recovery: &'static str,
@@ -268,10 +272,11 @@ const fn plain(
     default_recovery: &'static str,
     build: fn(WindowConfig, &ParamValues, Option<AckedCountRule>) -> Box<dyn CongestionControl>,
 ) -> CcEntry {
-    CcEntry { name, kernel, default_recovery, reference_tcp: &[], parameters: None, build }
+    CcEntry { name, kernel, ebpf: false, default_recovery, reference_tcp: &[], parameters: None, build }
 }
 
-/// A control whose parameters go in the table `key` (the Westwood variants, CUBIC).
+/// A control whose parameters go in the table `key` (CUBIC; the Westwood variants through
+/// [`ours`]).
 const fn with_table(
     name: &'static str,
     kernel: Option<&'static str>,
@@ -283,11 +288,24 @@ const fn with_table(
     CcEntry {
         name,
         kernel,
+        ebpf: false,
         default_recovery,
         reference_tcp: &[],
         parameters: Some(ParameterTable { key, params }),
         build,
     }
+}
+
+/// A control with a table whose kernel twin is this project's eBPF program `kernel`.
+const fn ours(
+    name: &'static str,
+    kernel: &'static str,
+    default_recovery: &'static str,
+    key: &'static str,
+    params: &'static [Param],
+    build: fn(WindowConfig, &ParamValues, Option<AckedCountRule>) -> Box<dyn CongestionControl>,
+) -> CcEntry {
+    CcEntry { ebpf: true, ..with_table(name, Some(kernel), default_recovery, key, params, build) }
 }
 
 /// The UCLA agents' table (`westwood-ucla` and `westwood-ucla-nr` share it).
@@ -307,27 +325,13 @@ pub static BUILTIN: &[CcEntry] = &[
     // per hole.
     with_table("cubic", Some("cubic"), "sack", "cubic", CUBIC_PARAMS, build_cubic),
     // Seed 000 §3.1: "The standard Fast Retransmit/Fast Recovery (a la Reno) then follows".
-    with_table("westwood", Some("tcpw"), "reno", "westwood", westwood::TcpwParams::SCHEMA, build_tcpw),
+    ours("westwood", "tcpw", "reno", "westwood", westwood::TcpwParams::SCHEMA, build_tcpw),
     // Seed 001 builds on Reno as well.
-    with_table("westwood-tr", Some("tcpw_tr"), "reno", "westwood_tr", westwood::TrParams::SCHEMA, build_tr),
+    ours("westwood-tr", "tcpw_tr", "reno", "westwood_tr", westwood::TrParams::SCHEMA, build_tr),
     // Seed 004 §2: "a sender-only modification of TCP NewReno".
-    with_table(
-        "westwood-abse",
-        Some("tcpw_abse"),
-        "newreno",
-        "westwood_abse",
-        westwood::AbseParams::SCHEMA,
-        build_abse,
-    ),
+    ours("westwood-abse", "tcpw_abse", "newreno", "westwood_abse", westwood::AbseParams::SCHEMA, build_abse),
     // Westwood+ was evaluated over, and Linux runs it with, NewReno-style recovery.
-    with_table(
-        "westwood-plus",
-        Some("tcpw_plus"),
-        "newreno",
-        "westwood_plus",
-        westwood::PlusParams::SCHEMA,
-        build_plus,
-    ),
+    ours("westwood-plus", "tcpw_plus", "newreno", "westwood_plus", westwood::PlusParams::SCHEMA, build_plus),
     // The UCLA ns-2 module (tcp-westwood.cc v1.3), docs/westwood.md. Agent/TCP/Westwood is a
     // Reno agent whose recv() never touches dupwnd_ (no inflation), never calls send_one() (no
     // limited transmit) and has no bug_fix_ test before dupack_action() (a second fast
@@ -335,6 +339,7 @@ pub static BUILTIN: &[CcEntry] = &[
     CcEntry {
         name: "westwood-ucla",
         kernel: None,
+        ebpf: false,
         default_recovery: "reno",
         reference_tcp: &[
             ("fast_recovery_inflation", "false"),
@@ -351,6 +356,7 @@ pub static BUILTIN: &[CcEntry] = &[
     CcEntry {
         name: "westwood-ucla-nr",
         kernel: None,
+        ebpf: false,
         default_recovery: "newreno",
         reference_tcp: &[("fast_recovery_inflation", "later_dupacks"), ("partial_ack_timer", "every")],
         parameters: Some(UCLA_TABLE),
@@ -376,6 +382,12 @@ pub fn lookup(name: &str) -> Option<&'static CcEntry> {
         .find(|e| e.name.eq_ignore_ascii_case(name))
         .or_else(|| all.iter().find(|e| e.kernel.is_some_and(|k| k.eq_ignore_ascii_case(name))))
         .copied()
+}
+
+/// The kernel names of this project's eBPF congestion controls ([`CcEntry::ebpf`]), in the
+/// order [`entries`] lists them: what `westwood linux load all` registers.
+pub fn ebpf_kernel_names() -> Vec<&'static str> {
+    entries().iter().filter(|e| e.ebpf).filter_map(|e| e.kernel).collect()
 }
 
 /// The names scenarios use, in the order [`entries`] lists them.
@@ -429,6 +441,9 @@ mod tests {
     #[test]
     fn scenario_and_kernel_names_find_one_entry_which_prints_its_scenario_name() {
         assert_eq!(lookup("tcpw").unwrap().name, "westwood");
+        // This project's eBPF programs, the kernel names nothing else spells out.
+        assert_eq!(ebpf_kernel_names(), ["tcpw", "tcpw_tr", "tcpw_abse", "tcpw_plus"]);
+        assert!(!lookup("reno").unwrap().ebpf && !lookup("cubic").unwrap().ebpf);
         assert_eq!(lookup(" TCPW_ABSE ").unwrap().name, "westwood-abse");
         assert_eq!(lookup("Westwood-Plus").unwrap().name, "westwood-plus");
         // Linux reno stands for three recoveries; as a name it is plain reno.
@@ -501,6 +516,7 @@ mod tests {
         static LATE: CcEntry = CcEntry {
             name: "registry-test-late",
             kernel: Some("registry_test_late"),
+            ebpf: false,
             default_recovery: "newreno",
             reference_tcp: &[],
             parameters: None,

@@ -100,11 +100,21 @@ pub struct Plan {
 /// Most flows a testbed run creates namespaces for.
 pub const MAX_FLOWS: usize = 64;
 
-/// What the testbed maps, for error messages and `--help`.
-pub const MAPS: &str = "the testbed maps TCP flows (`[flows.NAME]`, `count`, `start`, `stop`) over any \
-    topology of links (rate, delay, drop-tail or RED queue in packets, bytes or `bdp`, error models \
-    bernoulli / ber / gilbert-elliott / outage per direction), with cc reno, newreno, sack, cubic, \
-    westwood, westwood-tr, westwood-abse, westwood-plus (kernel tcpw, tcpw_tr, tcpw_abse, tcpw_plus)";
+/// What the testbed maps, for error messages and `--help`: the controls are the registry's
+/// with a kernel twin.
+pub fn maps() -> String {
+    let with_twin: Vec<&registry::CcEntry> =
+        registry::entries().into_iter().filter(|e| e.kernel.is_some()).collect();
+    let names: Vec<&str> = with_twin.iter().map(|e| e.name).collect();
+    let ours: Vec<&str> = with_twin.iter().filter(|e| e.ebpf).filter_map(|e| e.kernel).collect();
+    format!(
+        "the testbed maps TCP flows (`[flows.NAME]`, `count`, `start`, `stop`) over any topology of \
+         links (rate, delay, drop-tail or RED queue in packets, bytes or `bdp`, error models bernoulli / \
+         ber / gilbert-elliott / outage per direction), with cc {} (the eBPF {} loaded as needed)",
+        names.join(", "),
+        ours.join(", ")
+    )
+}
 
 /// The kernel parameters for a flow's Westwood cc: those the tcpw* programs take, from the
 /// scenario's values where they differ from the defaults; a note for those they cannot take.
@@ -117,9 +127,9 @@ fn kernel_parameters(
     use westwood_algorithms::westwood::{AbseParams, PlusParams, Sampling, TcpwParams, TrParams};
     use westwood_linux::loader::Sample;
     let us = |ns: u64| u32::try_from(ns / 1000).unwrap_or(u32::MAX);
-    // Keyed by the kernel program, whose parameters these are.
-    match cc.entry.kernel {
-        Some("tcpw") => {
+    // Keyed by the control, whose kernel program takes these parameters.
+    match cc.entry.name {
+        "westwood" => {
             let p = TcpwParams::from_values(&cc.params);
             if p != TcpwParams::default() {
                 params.tau_us = Some(us(p.tau_ns));
@@ -130,7 +140,7 @@ fn kernel_parameters(
                 });
             }
         }
-        Some("tcpw_abse") => {
+        "westwood-abse" => {
             let p = AbseParams::from_values(&cc.params);
             let d = AbseParams::default();
             if p == d {
@@ -162,7 +172,7 @@ fn kernel_parameters(
                 ));
             }
         }
-        Some("tcpw_tr") => {
+        "westwood-tr" => {
             let p = TrParams::from_values(&cc.params);
             if p.sample != Sampling::Trapezoid {
                 note(format!(
@@ -171,7 +181,7 @@ fn kernel_parameters(
                 ));
             }
         }
-        Some("tcpw_plus") => {
+        "westwood-plus" => {
             let p = PlusParams::from_values(&cc.params);
             if p != PlusParams::default() {
                 params.plus_min_window_us = Some(us(p.min_window_ns));
@@ -275,9 +285,10 @@ pub fn plan(scenario: &Scenario, kernel_override: Option<&str>) -> Result<Plan> 
     let problems = unsupported(scenario, kernel_override);
     if !problems.is_empty() {
         return Err(Error::Usage(format!(
-            "{}: the testbed cannot run this scenario:\n  - {}\n({MAPS})",
+            "{}: the testbed cannot run this scenario:\n  - {}\n({})",
             scenario.source,
-            problems.join("\n  - ")
+            problems.join("\n  - "),
+            maps()
         )));
     }
     let endpoints: Vec<(u32, u32)> = scenario.links.iter().map(|l| (l.from as u32, l.to as u32)).collect();

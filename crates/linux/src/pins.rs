@@ -15,7 +15,9 @@ pub const BPFFS: &str = "/sys/fs/bpf";
 /// Where everything westwood-linux loads is pinned, so it stays after the command exits.
 pub const PIN_DIR: &str = "/sys/fs/bpf/westwood";
 
-/// The congestion controls kernel/tcpw.bpf.c registers.
+/// The congestion controls kernel/tcpw.bpf.c registers: one per struct_ops map of its compiled-in
+/// skeleton, so the loader names them here; they are the registry's eBPF twins
+/// (`westwood_algorithms::registry::ebpf_kernel_names`), which a test of this module checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Algo {
     /// TCPW, seed 000.
@@ -182,5 +184,20 @@ pub fn trace_status() -> std::result::Result<(), String> {
         Err("the congestion controls were loaded without the trace's ring buffer (the kernel refused it, or \
              WESTWOOD_LINUX_REFUSE said so): `westwood-linux status` tells why"
             .into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_programs_are_the_registrys_ebpf_twins() {
+        let names: Vec<&str> = Algo::ALL.iter().map(|a| a.name()).collect();
+        assert_eq!(names, westwood_algorithms::registry::ebpf_kernel_names());
+        for a in Algo::ALL {
+            assert_eq!(Algo::from_name(a.name()), Some(a));
+            assert_eq!(Algo::from_id(a.id()), Some(a));
+        }
     }
 }

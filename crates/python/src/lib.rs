@@ -511,7 +511,8 @@ fn run_tables_csv(summary_json: &str) -> PyResult<(String, String)> {
 
 /// The registry of congestion controls (`westwood_algorithms::registry`), one dict per control
 /// in the registry's order: `name` (printed in outputs), `kernel` (the Linux congestion control
-/// standing for it, or None), `default_recovery`, `reference_tcp` (the sender keys its
+/// standing for it, or None), `ebpf` (that kernel control is this project's eBPF program, loaded
+/// by `westwood linux load`), `default_recovery`, `reference_tcp` (the sender keys its
 /// reference fixes: a dict of scenario values), `parameter_table` (the scenario key of its
 /// parameters, or None) and `parameters` (that table's keys).
 #[pyfunction]
@@ -522,6 +523,7 @@ fn congestion_controls(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
             let d = PyDict::new(py);
             d.set_item("name", e.name)?;
             d.set_item("kernel", e.kernel)?;
+            d.set_item("ebpf", e.ebpf)?;
             d.set_item("default_recovery", e.default_recovery)?;
             let reference = PyDict::new(py);
             for (key, value) in e.reference_tcp {

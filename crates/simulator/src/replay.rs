@@ -70,9 +70,11 @@ impl TraceOrigin {
         TraceOrigin::ALL.into_iter().find(|o| o.name().eq_ignore_ascii_case(name.trim()))
     }
 
-    /// The origin a flow's `cc` column implies: the kernel's names start with `tcpw`.
+    /// The origin a flow's `cc` column implies: the kernel's trace names its eBPF program (the
+    /// registry's kernel name of a control whose twin is ours), the simulator's the control.
     pub fn of_trace_cc(cc: &str) -> TraceOrigin {
-        if cc.starts_with("tcpw") {
+        let ebpf = westwood_algorithms::registry::lookup(cc).is_some_and(|e| e.ebpf && e.kernel == Some(cc));
+        if ebpf {
             TraceOrigin::Kernel
         } else {
             TraceOrigin::Simulator

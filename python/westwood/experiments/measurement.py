@@ -48,6 +48,7 @@ from typing import (
 
 from ..claims import Claim, ClaimUnavailable, Measurement
 from ..files import make_directory, write_json_atomic, write_text_atomic
+from ..kernel_names import ebpf_kernel_names, kernel_to_scenario, scenario_to_kernel
 from ..paths import resolve_scenario
 from ..progress import format_duration
 from ..report import html as report
@@ -67,7 +68,6 @@ from .testbed import (
     _last_lines,
     _run_to_the_end,
     _Side,
-    kernel_to_scenario_cc,
     skip_reason,
     testbed_binary,
     with_simulator_twins,
@@ -77,14 +77,6 @@ from .testbed import (
 STORE = "measure-runs"
 # Seconds between two transfers (measure's --pause): the papers' transfers followed each other.
 PAUSE_SECONDS = 1
-
-
-def scenario_to_kernel_cc() -> Dict[str, str]:
-    """The kernel congestion control of each scenario one that has one (``westwood`` ->
-    ``tcpw``), from the registry."""
-    from .. import _core
-
-    return {cc["name"]: cc["kernel"] for cc in _core.congestion_controls() if cc["kernel"]}
 
 
 @dataclass(frozen=True)
@@ -164,7 +156,7 @@ class MeasurementRun:
         args = [os.fspath(binary), "path", "--scenario", self.scenario_path]
         for key, value in self.overrides:
             args += ["--set", f"{key}={value}"]
-        bpf = [cc for cc in self.kernel_ccs if cc.startswith("tcpw")]
+        bpf = [cc for cc in self.kernel_ccs if cc in ebpf_kernel_names()]
         if bpf:
             args += ["--load", ",".join(bpf)]
         return args + [
@@ -218,7 +210,7 @@ class MeasurementExperiment:
     measured_with: ClassVar[str] = "measure"
 
     def __post_init__(self):
-        kernel = scenario_to_kernel_cc()
+        kernel = scenario_to_kernel()
         for s in self.series:
             if set(s.overrides) != {"cc"}:
                 raise ValueError(
@@ -251,7 +243,7 @@ class MeasurementExperiment:
         )
 
     def kernel_ccs(self) -> Tuple[str, ...]:
-        kernel = scenario_to_kernel_cc()
+        kernel = scenario_to_kernel()
         return tuple(dict.fromkeys(kernel[s.overrides["cc"]] for s in self.series))
 
     def as_sweep(self, quick: bool) -> Experiment:
@@ -417,8 +409,8 @@ def measured_sides(
     records = measure.load_records(directory / "measure")
     streams, transfers = measure.tables(records)
     transfers = [t for t in transfers if int(t["round"]) in kept]
-    names = kernel_to_scenario_cc()
-    label_of = {scenario_to_kernel_cc()[s.overrides["cc"]]: s.label for s in experiment.series}
+    names = kernel_to_scenario()
+    label_of = {scenario_to_kernel()[s.overrides["cc"]]: s.label for s in experiment.series}
     sessions: Dict[Tuple[int, str], List[Dict[str, Any]]] = {}
     for row in streams:
         sessions.setdefault((int(row["transfer"]), row["cc"]), []).append(row)

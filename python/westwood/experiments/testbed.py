@@ -56,6 +56,7 @@ from typing import (
 from ..binaries import parent_death_signal
 from ..claims import Claim, ClaimUnavailable, Measurement
 from ..files import make_directory, write_json_atomic, write_text_atomic, writing
+from ..kernel_names import kernel_to_scenario
 from ..paths import resolve_scenario
 from ..progress import format_duration
 from ..report import html as report
@@ -88,19 +89,6 @@ STORE = "testbed-runs"
 SIMULATOR_SUFFIX = " (simulator)"
 TESTBED = "testbed"
 SIMULATOR = "simulator"
-
-
-def kernel_to_scenario_cc() -> Dict[str, str]:
-    """The scenario name of each kernel congestion control (``tcpw`` runs ``westwood``), from the
-    registry of congestion controls, so the testbed's summary answers the same per-cc questions
-    as the simulator's. A kernel name several controls share (Linux ``reno``) is the first's."""
-    from .. import _core
-
-    names: Dict[str, str] = {}
-    for cc in _core.congestion_controls():
-        if cc["kernel"] and cc["kernel"] not in names:
-            names[cc["kernel"]] = cc["name"]
-    return names
 
 
 # A testbed that fails (exit 1: e.g. iperf3's byte counts disagree) is tried again once.
@@ -519,7 +507,7 @@ def scenario_view(testbed_summary: Mapping[str, Any]) -> Dict[str, Any]:
     """The testbed's summary with ``per_cc`` and each flow's ``cc`` under the scenario's names
     (the kernel's ``tcpw`` runs the scenario's ``westwood`` flows), so one metric reads both
     sides. The mapping is the testbed's own (``testbed.flows``), else the registry's."""
-    names = kernel_to_scenario_cc()
+    names = kernel_to_scenario()
     for flow in testbed_summary.get("testbed", {}).get("flows", []):
         if flow.get("kernel_cc") and flow.get("scenario_cc"):
             names[flow["kernel_cc"]] = flow["scenario_cc"]

@@ -46,16 +46,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from .. import units
 from ..errors import UsageError
 from ..files import make_directory, write_bytes_atomic, write_json_atomic, write_text_atomic
+from ..kernel_names import ebpf_kernel_names, scenario_to_kernel
 
-# Scenario names of the simulator's controls -> the kernel's.
-KERNEL_NAMES = {
-    "westwood": "tcpw",
-    "westwood-tr": "tcpw_tr",
-    "westwood-abse": "tcpw_abse",
-    "westwood-plus": "tcpw_plus",
-    "newreno": "reno",
-}
-BPF_CCS = ("tcpw", "tcpw_tr", "tcpw_abse", "tcpw_plus")
 DEFAULT_PORT = 5201
 AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 POLL = 0.1  # seconds between checks of children: Ctrl-C is seen within that
@@ -82,7 +74,9 @@ def parse_seconds(text: str) -> float:
 
 
 def kernel_cc(name: str) -> str:
-    return KERNEL_NAMES.get(name, name)
+    """The kernel congestion control of a name: a scenario's (``westwood``) through the
+    registry, a kernel's as it is."""
+    return scenario_to_kernel().get(name, name)
 
 
 def available_ccs() -> List[str]:
@@ -131,10 +125,10 @@ def ensure_ccs(ccs: Sequence[str]) -> Loaded:
     ``modprobe tcp_NAME``. A cc that cannot be made available: ``UsageError`` with the reason.
     With a tcpw* among them, the kernel tests' lock is held (shared) until ``unload``."""
     loaded = Loaded([])
-    if any(c in BPF_CCS for c in ccs) and os.geteuid() == 0:
+    if any(c in ebpf_kernel_names() for c in ccs) and os.geteuid() == 0:
         loaded.lock = _bpf_lock()
     have = available_ccs()
-    missing_bpf = [c for c in ccs if c in BPF_CCS and c not in have]
+    missing_bpf = [c for c in ccs if c in ebpf_kernel_names() and c not in have]
     if missing_bpf:
         if os.geteuid() != 0:
             raise UsageError(
@@ -158,7 +152,7 @@ def ensure_ccs(ccs: Sequence[str]) -> Loaded:
             )
         loaded.bpf = missing_bpf
     for c in ccs:
-        if c in BPF_CCS or c in available_ccs():
+        if c in ebpf_kernel_names() or c in available_ccs():
             continue
         subprocess.run(["modprobe", f"tcp_{c}"], capture_output=True, preexec_fn=_preexec())
         if c not in available_ccs():
