@@ -2,7 +2,8 @@
 
 That binary loads the Westwood family into the running Linux kernel as BPF struct_ops congestion
 controls (the registry's eBPF twins, ``westwood.kernel_names``) and has the commands
-``status``, ``load``, ``unload``, ``watch`` and ``bench`` (see docs/linux.md). It is found, in order, at:
+``status``, ``load``, ``unload``, ``watch`` and ``bench`` (see docs/linux.md). It is found,
+in order, at:
 
 1. ``$WESTWOOD_LINUX_BIN``;
 2. ``<repo>/target/release/westwood-linux`` (the repository holding this package), and
