@@ -2,8 +2,8 @@
 
 use std::time::{Duration, Instant};
 
+use clap::{Args as ClapArgs, CommandFactory, FromArgMatches, Parser, Subcommand};
 use westwood_linux::acks::{Converter, KernelAck, TraceSession};
-use westwood_linux::args::{usage_error, Args};
 use westwood_linux::bench::{self, BenchOptions};
 use westwood_linux::loader::{self, Algo, LoadOptions, Observation, Params, Sample};
 use westwood_linux::prereq::Status;
@@ -11,54 +11,135 @@ use westwood_linux::watch::{self, WatchOptions};
 use westwood_linux::{sig, Error, Result};
 use westwood_trace::{AckTraceWriter, AtomicFile};
 
-const USAGE: &str = "\
-usage: westwood-linux <command> [options]
-
-The TCP Westwood family as Linux BPF struct_ops congestion controls:
-  tcpw       TCPW (seed 000): Tustin filter with alpha_k from the ACK gap, virtual samples
-  tcpw_tr    TCPW with the threshold reduction factor a (seed 001): constant-gain filter
-  tcpw_abse  TCPW ABSE (seed 004): adaptive sampling interval and filter gain
-  tcpw_plus  Westwood+: one bandwidth sample per RTT, two 7/8 EWMAs
-Use them with `iperf3 -C tcpw_abse`, `sysctl net.ipv4.tcp_congestion_control=tcpw` or
-setsockopt(TCP_CONGESTION, \"tcpw\").
-
-commands:
-  status                      kernel, privileges, what is registered, and what this kernel
-                              accepts (probed by loading the programs): register / observe / trace
-  load [ALGOS]                register ALGOS (a name, a comma list, or all: the default); they
-                              stay registered after exit. Parameters (defaults as in the papers):
-       [--tau-ms MS] [--m M]  tcpw: time constant tau (500), a virtual sample every tau/m (m = 2)
-       [--sample trapezoid|interval]  tcpw: the filter's input (the paper's trapezoid)
-       [--tr-ratio R]         tcpw_tr: time constant over sampling time (10: alpha = 19/21)
-       [--abse-t-min-ms MS]   tcpw_abse: shortest sampling interval T_min (50)
-       [--abse-n N]           tcpw_abse: tau_k = RTT (1 + N U/U_max) (N = 10)
-       [--plus-min-window-ms MS]  tcpw_plus: shortest sampling window (50)
-  unload [ALGOS]              unregister (default: all); harmless if nothing is loaded
-  watch [--interval S] [--json] [--count N] [--all-states]
-                              per connection: 4-tuple, algorithm, BWE, RTTmin, cwnd, ssthresh
-  watch --acks --out FILE [--duration S] [--port P]
-                              the per-ACK trace of every tcpw* connection (or those with local
-                              or remote port P) into FILE, CSV with the columns of
-                              docs/ack-trace.md, until Ctrl-C or S seconds
-  bench [--duration S] [--repeat N] [--json] [--cc NAME] [--loss PCT] [--no-pin]
-                              iperf3 over veth in fresh namespaces: reno, then tcpw (or NAME);
-                              --loss drops PCT % of the data packets at random; client and
-                              server are pinned to different CPUs unless --no-pin
-
+const EXIT_STATUS: &str = "\
 exit status: 0 ok, 1 failed (also: trace records lost), 2 usage error or missing prerequisite
 (the kernel refuses what is asked), 130 interrupted";
 
-fn usage_err(msg: impl Into<String>) -> Error {
-    usage_error(USAGE, msg)
+/// The TCP Westwood family as Linux BPF struct_ops congestion controls.
+#[derive(Parser)]
+#[command(name = "westwood-linux", version, after_help = EXIT_STATUS)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
 }
 
-fn algos(pos: &[String]) -> Result<Vec<Algo>> {
-    match pos.first() {
+#[derive(Subcommand)]
+enum Command {
+    /// Kernel, privileges, what is registered, and what this kernel accepts (probed by loading
+    /// the programs): register / observe / trace
+    Status,
+    /// Register congestion controls; they stay registered after exit
+    Load(LoadArgs),
+    /// Unregister congestion controls (harmless if nothing is loaded)
+    Unload {
+        /// A name, a comma list, or all (the default)
+        #[arg(value_name = "ALGOS")]
+        algos: Option<String>,
+    },
+    /// Per connection: 4-tuple, algorithm, BWE, RTTmin, cwnd, ssthresh; or, with --acks, the
+    /// per-ACK trace
+    Watch(WatchArgs),
+    /// iperf3 over veth in fresh namespaces: reno, then tcpw (or --cc NAME)
+    Bench(BenchArgs),
+}
+
+/// Parameters default to the papers' values.
+#[derive(ClapArgs)]
+struct LoadArgs {
+    /// A name, a comma list, or all (the default)
+    #[arg(value_name = "ALGOS")]
+    algos: Option<String>,
+    /// tcpw: the filter's time constant tau, ms (500)
+    #[arg(long, value_name = "MS")]
+    tau_ms: Option<f64>,
+    /// tcpw: a virtual sample every tau/m of silence (2)
+    #[arg(long, value_name = "M")]
+    m: Option<u32>,
+    /// tcpw: the filter's input, trapezoid (the paper's) or interval
+    #[arg(long, value_name = "SAMPLE")]
+    sample: Option<String>,
+    /// tcpw_tr: time constant over sampling time (10: alpha = 19/21)
+    #[arg(long, value_name = "R")]
+    tr_ratio: Option<u32>,
+    /// tcpw_abse: the shortest sampling interval T_min, ms (50)
+    #[arg(long, value_name = "MS")]
+    abse_t_min_ms: Option<f64>,
+    /// tcpw_abse: tau_k = RTT (1 + N U/U_max) (10)
+    #[arg(long, value_name = "N")]
+    abse_n: Option<u32>,
+    /// tcpw_plus: the shortest sampling window, ms (50)
+    #[arg(long, value_name = "MS")]
+    plus_min_window_ms: Option<f64>,
+}
+
+#[derive(ClapArgs)]
+struct WatchArgs {
+    /// Seconds between two tables
+    #[arg(long, value_name = "S", default_value_t = 1.0)]
+    interval: f64,
+    /// One JSON object per connection and table
+    #[arg(long)]
+    json: bool,
+    /// Stop after N tables
+    #[arg(long, value_name = "N")]
+    count: Option<u64>,
+    /// Also connections not in an established state
+    #[arg(long)]
+    all_states: bool,
+    /// The per-ACK trace of every tcpw* connection into --out (CSV, docs/ack-trace.md), until
+    /// Ctrl-C or --duration
+    #[arg(long)]
+    acks: bool,
+    /// --acks: the trace file
+    #[arg(long, value_name = "FILE")]
+    out: Option<String>,
+    /// --acks: stop after S seconds
+    #[arg(long, value_name = "S")]
+    duration: Option<f64>,
+    /// --acks: only connections with this local or remote port
+    #[arg(long, value_name = "P")]
+    port: Option<u16>,
+}
+
+#[derive(ClapArgs)]
+struct BenchArgs {
+    /// Seconds per transfer
+    #[arg(long, value_name = "S")]
+    duration: Option<u32>,
+    /// Transfers per congestion control
+    #[arg(long, value_name = "N")]
+    repeat: Option<u32>,
+    /// The result as JSON
+    #[arg(long)]
+    json: bool,
+    /// The candidate against reno (default: tcpw)
+    #[arg(long, value_name = "NAME")]
+    cc: Option<String>,
+    /// Drop PCT % of the data packets at random
+    #[arg(long, value_name = "PCT")]
+    loss: Option<f64>,
+    /// Do not pin client and server to different CPUs
+    #[arg(long)]
+    no_pin: bool,
+}
+
+/// A usage error found after parsing: the subcommand's usage line with it.
+fn usage_err(command: &str, msg: impl Into<String>) -> Error {
+    let mut cli = Cli::command();
+    cli.build();
+    let usage = cli.find_subcommand_mut(command).map_or_else(String::new, |c| c.render_usage().to_string());
+    Error::Usage(format!(
+        "{}\n\n{usage}\nFor more information, try 'westwood-linux {command} --help'.",
+        msg.into()
+    ))
+}
+
+fn algos(command: &str, given: Option<&str>) -> Result<Vec<Algo>> {
+    match given {
         None => Ok(Algo::ALL.to_vec()),
         Some(s) => Algo::parse_set(s).ok_or_else(|| {
-            usage_err(format!(
-                "unknown algorithm {s:?}: tcpw, tcpw_tr, tcpw_abse, tcpw_plus, a comma list, or all"
-            ))
+            let known: Vec<&str> = Algo::ALL.iter().map(|a| a.name()).collect();
+            usage_err(command, format!("unknown algorithm {s:?}: {}, a comma list, or all", known.join(", ")))
         }),
     }
 }
@@ -68,31 +149,32 @@ fn names(a: &[Algo]) -> String {
 }
 
 /// `--NAME-ms MS` as microseconds.
-fn millis_option(args: &mut Args, name: &str) -> Result<Option<u32>> {
-    match args.parsed::<f64>(name)? {
-        Some(ms) if !(ms > 0.0 && ms <= 1e6) => Err(usage_err(format!("{name} must be in (0, 1000000]"))),
+fn millis(name: &str, value: Option<f64>) -> Result<Option<u32>> {
+    match value {
+        Some(ms) if !(ms > 0.0 && ms <= 1e6) => {
+            Err(usage_err("load", format!("--{name} must be in (0, 1000000]")))
+        }
         Some(ms) => Ok(Some((ms * 1000.0).round().max(1.0) as u32)),
         None => Ok(None),
     }
 }
 
-fn cmd_load(mut args: Args) -> Result<()> {
-    let params =
-        Params {
-            tau_us: millis_option(&mut args, "--tau-ms")?,
-            m: args.parsed("--m")?,
-            sample: match args.value("--sample")? {
-                None => None,
-                Some(v) => Some(Sample::parse(&v).ok_or_else(|| {
-                    usage_err(format!("--sample {v:?}: trapezoid (the paper's) or interval"))
-                })?),
-            },
-            tr_ratio: args.parsed("--tr-ratio")?,
-            abse_t_min_us: millis_option(&mut args, "--abse-t-min-ms")?,
-            abse_n: args.parsed("--abse-n")?,
-            plus_min_window_us: millis_option(&mut args, "--plus-min-window-ms")?,
-        };
-    let algos = algos(&args.positionals(1)?)?;
+fn cmd_load(args: LoadArgs) -> Result<()> {
+    let params = Params {
+        tau_us: millis("tau-ms", args.tau_ms)?,
+        m: args.m,
+        sample: match args.sample {
+            None => None,
+            Some(v) => Some(Sample::parse(&v).ok_or_else(|| {
+                usage_err("load", format!("--sample {v:?}: trapezoid (the paper's) or interval"))
+            })?),
+        },
+        tr_ratio: args.tr_ratio,
+        abse_t_min_us: millis("abse-t-min-ms", args.abse_t_min_ms)?,
+        abse_n: args.abse_n,
+        plus_min_window_us: millis("plus-min-window-ms", args.plus_min_window_ms)?,
+    };
+    let algos = algos("load", args.algos.as_deref())?;
     let report = loader::load(&LoadOptions { algos, params })?;
     if !report.loaded.is_empty() {
         println!("registered: {} (pinned under {})", names(&report.loaded), loader::PIN_DIR);
@@ -116,8 +198,8 @@ fn cmd_load(mut args: Args) -> Result<()> {
     Ok(())
 }
 
-fn cmd_unload(args: Args) -> Result<()> {
-    let algos = algos(&args.positionals(1)?)?;
+fn cmd_unload(given: Option<String>) -> Result<()> {
+    let algos = algos("unload", given.as_deref())?;
     let removed = loader::unload(&algos)?;
     if removed.is_empty() {
         println!("nothing to unload");
@@ -127,22 +209,25 @@ fn cmd_unload(args: Args) -> Result<()> {
     Ok(())
 }
 
-fn cmd_watch(mut args: Args) -> Result<()> {
-    if args.flag("--acks") {
+fn cmd_watch(args: WatchArgs) -> Result<()> {
+    if args.acks {
         return cmd_watch_acks(args);
     }
-    let interval: f64 = args.parsed("--interval")?.unwrap_or(1.0);
-    let count: Option<u64> = args.parsed("--count")?;
-    let json = args.flag("--json");
-    let all_states = args.flag("--all-states");
-    args.positionals(0)?;
-    if !(interval > 0.0 && interval.is_finite()) {
-        return Err(usage_err("--interval must be a positive number of seconds"));
+    if args.out.is_some() || args.duration.is_some() || args.port.is_some() {
+        return Err(usage_err("watch", "--out, --duration and --port go with --acks"));
     }
-    if count == Some(0) {
-        return Err(usage_err("--count must be at least 1"));
+    if !(args.interval > 0.0 && args.interval.is_finite()) {
+        return Err(usage_err("watch", "--interval must be a positive number of seconds"));
     }
-    let opts = WatchOptions { interval: Duration::from_secs_f64(interval), json, count, all_states };
+    if args.count == Some(0) {
+        return Err(usage_err("watch", "--count must be at least 1"));
+    }
+    let opts = WatchOptions {
+        interval: Duration::from_secs_f64(args.interval),
+        json: args.json,
+        count: args.count,
+        all_states: args.all_states,
+    };
     match watch::run(&opts, &mut std::io::stdout().lock()) {
         Err(Error::Interrupted) => Ok(()), // Ctrl-C is how watch ends
         other => other,
@@ -170,15 +255,16 @@ impl AckFile<'_> {
 }
 
 /// `watch --acks`: the kernel's per-ACK trace into a CSV file, until Ctrl-C or --duration.
-fn cmd_watch_acks(mut args: Args) -> Result<()> {
+fn cmd_watch_acks(args: WatchArgs) -> Result<()> {
     let out =
-        args.value("--out")?.ok_or_else(|| usage_err("watch --acks needs --out FILE (the trace's CSV)"))?;
-    let duration: Option<f64> = args.parsed("--duration")?;
-    let port: Option<u16> = args.parsed("--port")?;
-    args.positionals(0)?;
+        args.out.ok_or_else(|| usage_err("watch", "watch --acks needs --out FILE (the trace's CSV)"))?;
+    let (duration, port) = (args.duration, args.port);
+    if args.json || args.count.is_some() || args.all_states {
+        return Err(usage_err("watch", "--json, --count and --all-states are the table's, not --acks'"));
+    }
     if let Some(d) = duration {
         if !(d > 0.0 && d.is_finite()) {
-            return Err(usage_err("--duration must be a positive number of seconds"));
+            return Err(usage_err("watch", "--duration must be a positive number of seconds"));
         }
     }
     let mut file = AtomicFile::create(&out).map_err(|e| Error::failed(format!("creating {out}"), e))?;
@@ -222,53 +308,74 @@ fn cmd_watch_acks(mut args: Args) -> Result<()> {
     Ok(())
 }
 
-fn cmd_bench(mut args: Args) -> Result<()> {
+fn cmd_bench(args: BenchArgs) -> Result<()> {
     let mut opts = BenchOptions::default();
-    if let Some(d) = args.parsed("--duration")? {
+    if let Some(d) = args.duration {
         opts.duration_s = d;
     }
-    if let Some(r) = args.parsed("--repeat")? {
+    if let Some(r) = args.repeat {
         opts.repeat = r;
     }
-    if let Some(cc) = args.value("--cc")? {
+    if let Some(cc) = args.cc {
         opts.candidate = cc;
     }
-    if let Some(loss) = args.parsed::<f64>("--loss")? {
+    if let Some(loss) = args.loss {
         if !(0.0..100.0).contains(&loss) {
-            return Err(usage_err("--loss must be a percentage in [0, 100)"));
+            return Err(usage_err("bench", "--loss must be a percentage in [0, 100)"));
         }
         opts.loss_percent = loss;
     }
-    opts.json = args.flag("--json");
-    opts.pin = !args.flag("--no-pin");
-    args.positionals(0)?;
+    opts.json = args.json;
+    opts.pin = !args.no_pin;
     bench::run(&opts).map(|_| ())
 }
 
+/// What the top-level help lists: every program this binary loads, described.
+fn long_about() -> String {
+    let mut text = String::from("The TCP Westwood family as Linux BPF struct_ops congestion controls:\n");
+    for a in Algo::ALL {
+        text += &format!("  {:<10} {}\n", a.name(), a.describe());
+    }
+    let first = Algo::ALL[0].name();
+    text + &format!(
+        "Use them with `iperf3 -C {first}`, `sysctl net.ipv4.tcp_congestion_control={first}` or \
+         setsockopt(TCP_CONGESTION, \"{first}\")."
+    )
+}
+
 fn dispatch(argv: Vec<String>) -> Result<()> {
-    let Some((cmd, rest)) = argv.split_first() else {
-        return Err(usage_err("missing command"));
+    let matches = match Cli::command()
+        .long_about(long_about())
+        .try_get_matches_from(std::iter::once("westwood-linux".to_string()).chain(argv))
+    {
+        Ok(m) => m,
+        Err(e) if !e.use_stderr() => {
+            // --help, --version: to stdout (a closed pipe ends the process quietly).
+            print!("{e}");
+            return Ok(());
+        }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let usage = Cli::command().render_usage();
+            return Err(Error::Usage(format!(
+                "missing command\n\n{usage}\nFor more information, try '--help'."
+            )));
+        }
+        Err(e) => {
+            return Err(Error::Usage(
+                e.render().to_string().trim_end().trim_start_matches("error: ").to_string(),
+            ))
+        }
     };
-    let args = Args::new(rest.to_vec(), USAGE);
-    match cmd.as_str() {
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        "-V" | "--version" => {
-            println!("westwood-linux {}", env!("CARGO_PKG_VERSION"));
-            Ok(())
-        }
-        "status" => {
-            args.positionals(0)?;
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| Error::Usage(e.to_string()))?;
+    match cli.command {
+        Command::Status => {
             print!("{}", Status::gather_with_probes().report());
             Ok(())
         }
-        "load" => cmd_load(args),
-        "unload" => cmd_unload(args),
-        "watch" => cmd_watch(args),
-        "bench" => cmd_bench(args),
-        other => Err(usage_err(format!("unknown command {other:?}"))),
+        Command::Load(args) => cmd_load(args),
+        Command::Unload { algos } => cmd_unload(algos),
+        Command::Watch(args) => cmd_watch(args),
+        Command::Bench(args) => cmd_bench(args),
     }
 }
 

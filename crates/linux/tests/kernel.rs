@@ -319,7 +319,9 @@ fn usage_errors_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(!out.stderr.is_empty(), "{args:?} explains nothing");
     }
-    assert!(cli_ok(&["--help"]).contains("usage"));
+    assert!(cli_ok(&["--help"]).to_lowercase().contains("usage"));
+    // Each command has its own usage (clap).
+    assert!(cli_ok(&["load", "--help"]).contains("--tau-ms"));
 }
 
 #[test]
