@@ -3,70 +3,238 @@
 
 use std::path::PathBuf;
 
+use clap::{Args as ClapArgs, CommandFactory, FromArgMatches, Parser, Subcommand};
 use westwood_emulator::core::{links_from_toml, Emulator, Route};
 use westwood_emulator::error::{scenario_error, Error, Result};
 use westwood_emulator::{netns, realtime, selftest, sys, testbed};
-use westwood_linux::args::{usage_error, Args};
 use westwood_simulator::model::Nanos;
 
-const USAGE: &str = "\
-usage: westwood-emu <command> [options]
-
-commands:
-  testbed SCENARIO [--cc CC[,CC...]] [--set KEY=VALUE]... [--duration S] [--seed N]
-          [--out DIR [--ack-trace] [--pcap [--pcap-snaplen N]]] [--no-sim] [--json] [--interval S]
-          [--fifo PRIO | --no-fifo] [--dry-run]
-        run the scenario's TCP flows as kernel TCP (iperf3) through the link emulator, in
-        network namespaces, one run per CC (reno, cubic, bbr, tcpw, tcpw_tr, tcpw_abse,
-        tcpw_plus; default: each flow's own cc), and print the simulator's result for the same
-        scenario beside it. --out writes summary.json, flows.csv, links.csv, flow_series.csv,
-        link_series.csv (as `westwood run --out`; one directory per CC when there are several,
-        the simulator's in simulator/ under each) and comparison.json; --ack-trace adds
-        acks.csv, the kernel's per-ACK trace of every flow (docs/ack-trace.md), and the
-        simulator's in simulator/acks.csv; --pcap captures each flow at its sender and receiver
-        namespaces (pcap/FLOW.sender.pcapng, pcap/FLOW.receiver.pcapng; the first N bytes of
-        each frame, default 128) and has the simulator write the same files for its run in
-        simulator/pcap/ (`westwood analyze` reads both). A cc this kernel cannot run: exit 2 with
-        the reason.
-        --dry-run only shows how the scenario maps onto the testbed (no root needed; exit 2 if
-        it cannot).
-  selftest [--quick] [--json] [--only TEXT] [--fifo PRIO | --no-fifo]
-        measure the emulator: achieved rate, delay error, emulator-caused drops, loss-rate
-        accuracy (about 75 s; --quick: about 40 s). The emulator thread runs SCHED_FIFO
-        (priority 10 unless --fifo PRIO) unless --no-fifo (also for testbed and run).
-        --only runs the cases whose name contains TEXT.
-  run --dev IF --dev IF [--link BODY] [--reverse BODY] [--lines D,D,...] [--duration S]
-      [--seed N]
-        emulate a link between two existing interfaces of this namespace (frames from one
-        go out of the other). BODY is a scenario [links.NAME] body, e.g.
-        'rate = \"10Mbps\"\\ndelay = \"20ms\"\\nqueue = 100\\nerrors = { model = \"bernoulli\", rate = \"1%\" }'
-        (--reverse: the other direction, default the same); --lines spreads packets round
-        robin over delay lines with these extra delays (reordering). Until Ctrl-C or S s.
-  path [--link BODY [--reverse BODY] | --scenario FILE [--set KEY=VALUE]... [--flow NAME]] [--servers N]
-       [--load CC[,CC...]] [--report FILE] [--seed N] [--mtu N] [--fifo PRIO | --no-fifo]
-       -- COMMAND [ARGS...]
-        an emulated path for tools that measure real ones: a client and a server namespace
-        joined through the emulator (BODY as for run; default 10 Mb/s, 20 ms, 100 packets;
-        or --scenario: the route of the scenario's first TCP flow (--flow NAME: that one), link by
-        link, its sender's and receiver's TCP settings as testbed maps them, --load with the
-        scenario's estimator parameters; its other TCP flows run as kernel TCP from their start
-        until COMMAND ends: cross traffic through the same links),
-        N iperf3 servers (ports 5201...) in the server namespace, COMMAND run in the client
-        namespace with $WESTWOOD_PATH_SERVER, $WESTWOOD_PATH_PORTS set (e.g. -- westwood measure
-        '$WESTWOOD_PATH_SERVER' ... through sh -c); --load registers tcpw* for it. Then prints the
-        emulator's counters per direction (--report FILE: as JSON); exits with COMMAND's status.
-  cleanup
-        remove namespaces left by killed runs (also done at the start of every run).
-
+const EXIT_STATUS: &str = "\
 exit status: 0 ok, 1 failed, 2 usage error, unmappable scenario or missing prerequisite,
 130 interrupted";
 
-fn usage_err(msg: impl Into<String>) -> Error {
-    usage_error(USAGE, msg)
+/// The link emulator, its selftest, and the testbed: real kernel TCP through the emulator,
+/// beside the simulator.
+#[derive(Parser)]
+#[command(name = "westwood-emu", version, after_help = EXIT_STATUS)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario's TCP flows as kernel TCP (iperf3) through the link emulator, the
+    /// simulator's result beside it
+    ///
+    /// Run the scenario's TCP flows as kernel TCP (iperf3) through the link emulator, in network
+    /// namespaces, one run per CC (default: each flow's own cc), and print the simulator's result
+    /// for the same scenario beside it. --out writes summary.json, flows.csv, links.csv,
+    /// flow_series.csv, link_series.csv (as `westwood run --out`; one directory per CC when there
+    /// are several, the simulator's in simulator/ under each) and comparison.json; --ack-trace
+    /// adds acks.csv, the kernel's per-ACK trace of every flow (docs/ack-trace.md), and the
+    /// simulator's in simulator/acks.csv; --pcap captures each flow at its sender and receiver
+    /// namespaces (pcap/FLOW.sender.pcapng, pcap/FLOW.receiver.pcapng) and has the simulator write
+    /// the same files for its run in simulator/pcap/ (`westwood analyze` reads both). A cc this
+    /// kernel cannot run: exit 2 with the reason.
+    Testbed(TestbedArgs),
+    /// Measure the emulator: achieved rate, delay error, emulator-caused drops, loss-rate
+    /// accuracy (about 75 s; --quick: about 40 s)
+    Selftest(SelftestArgs),
+    /// Emulate a link between two existing interfaces of this namespace, until Ctrl-C or
+    /// --duration
+    ///
+    /// Emulate a link between two existing interfaces of this namespace (frames from one go out
+    /// of the other). BODY is a scenario [links.NAME] body, e.g. 'rate = "10Mbps"\ndelay =
+    /// "20ms"\nqueue = 100\nerrors = { model = "bernoulli", rate = "1%" }' (--reverse: the other
+    /// direction, default the same); --lines spreads packets round robin over delay lines with
+    /// these extra delays (reordering).
+    Run(RunArgs),
+    /// An emulated path for tools that measure real ones: COMMAND runs in a client namespace,
+    /// iperf3 servers in a server namespace, the emulator between them
+    ///
+    /// A client and a server namespace joined through the emulator (BODY as for run; default
+    /// 10 Mb/s, 20 ms, 100 packets; or --scenario: the route of the scenario's first TCP flow
+    /// (--flow NAME: that one), link by link, its sender's and receiver's TCP settings as the
+    /// testbed maps them, --load with the scenario's estimator parameters; its other TCP flows
+    /// run as kernel TCP from their start until COMMAND ends: cross traffic through the same
+    /// links), N iperf3 servers (ports 5201...) in the server namespace, COMMAND run in the client
+    /// namespace with $WESTWOOD_PATH_SERVER, $WESTWOOD_PATH_PORTS set (e.g. -- sh -c 'westwood
+    /// measure "$WESTWOOD_PATH_SERVER" ...'); --load registers eBPF controls for it. Then prints
+    /// the emulator's counters per direction (--report FILE: as JSON); exits with COMMAND's status.
+    Path(PathArgs),
+    /// Remove namespaces and congestion controls left by killed runs (also done at the start of
+    /// every run)
+    Cleanup,
+}
+
+/// The emulator thread's scheduling.
+#[derive(ClapArgs)]
+struct FifoArgs {
+    /// Run the emulator thread SCHED_FIFO at this priority (default 10)
+    #[arg(long, value_name = "PRIO", value_parser = clap::value_parser!(i32).range(1..=99), conflicts_with = "no_fifo")]
+    fifo: Option<i32>,
+    /// Run the emulator thread with the ordinary scheduler
+    #[arg(long)]
+    no_fifo: bool,
+}
+
+impl FifoArgs {
+    fn priority(&self) -> Option<i32> {
+        if self.no_fifo {
+            None
+        } else {
+            Some(self.fifo.unwrap_or(realtime::DEFAULT_FIFO_PRIORITY))
+        }
+    }
+}
+
+#[derive(ClapArgs)]
+struct TestbedArgs {
+    /// A scenario file, or a name in scenarios/
+    scenario: String,
+    /// Kernel congestion controls, one run each (a comma list; repeatable)
+    #[arg(long, value_name = "CC[,CC...]")]
+    cc: Vec<String>,
+    /// Change a scenario parameter (repeatable)
+    #[arg(long, value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Run time (30, 30s, 500ms)
+    #[arg(long, value_name = "S")]
+    duration: Option<String>,
+    /// The scenario's seed
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Time between two samples of the series
+    #[arg(long, value_name = "S")]
+    interval: Option<String>,
+    /// Write the run directory here
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// No simulator run beside the testbed's
+    #[arg(long)]
+    no_sim: bool,
+    /// The summary as JSON
+    #[arg(long)]
+    json: bool,
+    /// Also the per-ACK traces (needs --out)
+    #[arg(long)]
+    ack_trace: bool,
+    /// Capture each flow at both ends (needs --out)
+    #[arg(long)]
+    pcap: bool,
+    /// Bytes kept per captured frame, 64 to 262144 (default 128)
+    #[arg(long, value_name = "N")]
+    pcap_snaplen: Option<u32>,
+    /// Only show how the scenario maps onto the testbed (no root needed; exit 2 if it cannot)
+    #[arg(long)]
+    dry_run: bool,
+    #[command(flatten)]
+    fifo: FifoArgs,
+}
+
+#[derive(ClapArgs)]
+struct SelftestArgs {
+    /// Shorter cases (about 40 s)
+    #[arg(long)]
+    quick: bool,
+    /// The report as JSON
+    #[arg(long)]
+    json: bool,
+    /// Only the cases whose name contains TEXT
+    #[arg(long, value_name = "TEXT")]
+    only: Option<String>,
+    #[command(flatten)]
+    fifo: FifoArgs,
+}
+
+#[derive(ClapArgs)]
+struct RunArgs {
+    /// An interface; give two
+    #[arg(long, value_name = "IF", required = true)]
+    dev: Vec<String>,
+    /// The link, as a scenario [links.NAME] body (default 100 Mb/s, 0 ms, 1000 packets)
+    #[arg(long, value_name = "BODY")]
+    link: Option<String>,
+    /// The other direction's link (default: the same)
+    #[arg(long, value_name = "BODY")]
+    reverse: Option<String>,
+    /// Extra delays of the delay lines packets are spread over round robin (D,D,...)
+    #[arg(long, value_name = "D,D,...")]
+    lines: Option<String>,
+    /// Stop after S seconds
+    #[arg(long, value_name = "S")]
+    duration: Option<String>,
+    /// The links' random streams
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    #[command(flatten)]
+    fifo: FifoArgs,
+}
+
+#[derive(ClapArgs)]
+struct PathArgs {
+    /// The path's link, as a scenario [links.NAME] body
+    #[arg(long, value_name = "BODY", conflicts_with = "scenario")]
+    link: Option<String>,
+    /// The other direction's link (default: the same)
+    #[arg(long, value_name = "BODY", conflicts_with = "scenario")]
+    reverse: Option<String>,
+    /// The path of a scenario's TCP flow, its other flows as cross traffic
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<String>,
+    /// Change a --scenario parameter (repeatable)
+    #[arg(long, value_name = "KEY=VALUE", requires = "scenario")]
+    set: Vec<String>,
+    /// The scenario's flow whose route the path is (default: its first TCP flow)
+    #[arg(long, value_name = "NAME", requires = "scenario")]
+    flow: Option<String>,
+    /// iperf3 servers in the server namespace, 1 to 100
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=100))]
+    servers: u16,
+    /// Register these eBPF congestion controls for COMMAND (comma list; repeatable)
+    #[arg(long, value_name = "CC[,CC...]")]
+    load: Vec<String>,
+    /// Write the emulator's counters here, as JSON
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// The links' random streams
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    seed: u64,
+    /// The namespaces' MTU, 576 to 9000
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(576..=9000))]
+    mtu: Option<u32>,
+    #[command(flatten)]
+    fifo: FifoArgs,
+    /// The command to run in the client namespace, after --
+    #[arg(last = true, value_name = "COMMAND", required = true)]
+    command: Vec<String>,
+}
+
+/// A usage error found after parsing: the command's usage line with it.
+fn usage_err(command: &str, msg: impl Into<String>) -> Error {
+    let mut cli = Cli::command();
+    cli.build();
+    let usage = cli.find_subcommand_mut(command).map_or_else(String::new, |c| c.render_usage().to_string());
+    Error::Usage(format!(
+        "{}\n\n{usage}\nFor more information, try 'westwood-emu {command} --help'.",
+        msg.into()
+    ))
+}
+
+/// `--set KEY=VALUE` pairs.
+fn overrides(command: &str, sets: &[String]) -> Result<Vec<(String, String)>> {
+    sets.iter()
+        .map(|set| {
+            set.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| usage_err(command, format!("--set {set:?}: expected KEY=VALUE")))
+        })
+        .collect()
 }
 
 /// "30", "30s", "500ms" -> ns.
-fn duration(text: &str, what: &str) -> Result<Nanos> {
+fn duration(command: &str, text: &str, what: &str) -> Result<Nanos> {
     let t = text.trim();
     let parsed = match t.parse::<f64>() {
         Ok(s) if s > 0.0 && s.is_finite() => Ok((s * 1e9).round() as Nanos),
@@ -75,67 +243,65 @@ fn duration(text: &str, what: &str) -> Result<Nanos> {
     };
     match parsed {
         Ok(ns) if ns > 0 => Ok(ns),
-        Ok(_) => Err(usage_err(format!("{what} {text:?}: must be positive"))),
-        Err(e) => Err(usage_err(format!("{what} {text:?}: {e}"))),
+        Ok(_) => Err(usage_err(command, format!("{what} {text:?}: must be positive"))),
+        Err(e) => Err(usage_err(command, format!("{what} {text:?}: {e}"))),
     }
 }
 
-fn cmd_testbed(mut args: Args) -> Result<i32> {
+fn cmd_testbed(args: TestbedArgs) -> Result<i32> {
     let mut opts = testbed::Options::default();
-    for cc in args.values("--cc")? {
+    for cc in &args.cc {
         for c in cc.split(',').map(str::trim).filter(|c| !c.is_empty()) {
             if !westwood_emulator::plan::kernel_ccs().contains(&c) {
-                return Err(usage_err(format!(
-                    "--cc {c}: choose among {}",
-                    westwood_emulator::plan::kernel_ccs().join(", ")
-                )));
+                return Err(usage_err(
+                    "testbed",
+                    format!("--cc {c}: choose among {}", westwood_emulator::plan::kernel_ccs().join(", ")),
+                ));
             }
             if !opts.ccs.iter().any(|x| x == c) {
                 opts.ccs.push(c.to_string());
             }
         }
     }
-    for set in args.values("--set")? {
-        let (k, v) =
-            set.split_once('=').ok_or_else(|| usage_err(format!("--set {set:?}: expected KEY=VALUE")))?;
-        opts.overrides.push((k.trim().to_string(), v.trim().to_string()));
+    opts.overrides = overrides("testbed", &args.set)?;
+    if let Some(d) = &args.duration {
+        opts.duration = Some(duration("testbed", d, "--duration")?);
     }
-    if let Some(d) = args.value("--duration")? {
-        opts.duration = Some(duration(&d, "--duration")?);
+    opts.seed = args.seed;
+    if let Some(i) = &args.interval {
+        opts.sample_interval = duration("testbed", i, "--interval")?;
     }
-    if let Some(s) = args.value("--seed")? {
-        opts.seed = Some(s.parse().map_err(|_| usage_err(format!("--seed {s:?}: not an integer")))?);
-    }
-    if let Some(i) = args.value("--interval")? {
-        opts.sample_interval = duration(&i, "--interval")?;
-    }
-    opts.out = args.value("--out")?.map(PathBuf::from);
-    opts.simulate = !args.flag("--no-sim");
-    opts.fifo = fifo_option(&mut args)?;
-    opts.json = args.flag("--json");
-    opts.ack_trace = args.flag("--ack-trace");
+    opts.out = args.out;
+    opts.simulate = !args.no_sim;
+    opts.fifo = args.fifo.priority();
+    opts.json = args.json;
+    opts.ack_trace = args.ack_trace;
     if opts.ack_trace && opts.out.is_none() {
-        return Err(usage_err("--ack-trace writes acks.csv into the run directory: it needs --out DIR"));
+        return Err(usage_err(
+            "testbed",
+            "--ack-trace writes acks.csv into the run directory: it needs --out DIR",
+        ));
     }
-    let snaplen = args.value("--pcap-snaplen")?;
-    if args.flag("--pcap") || snaplen.is_some() {
+    if args.pcap || args.pcap_snaplen.is_some() {
         if opts.out.is_none() {
             return Err(usage_err(
+                "testbed",
                 "--pcap writes pcap/FLOW.sender.pcapng ... into the run directory: it needs --out DIR",
             ));
         }
-        opts.pcap = Some(match snaplen {
+        opts.pcap = Some(match args.pcap_snaplen {
             None => westwood_simulator::pcap::DEFAULT_SNAPLEN,
-            Some(s) => s.parse::<u32>().ok().filter(|&n| (64..=262_144).contains(&n)).ok_or_else(|| {
-                usage_err(format!("--pcap-snaplen {s:?}: bytes kept per packet, 64 to 262144"))
-            })?,
+            Some(n) if (64..=262_144).contains(&n) => n,
+            Some(n) => {
+                return Err(usage_err(
+                    "testbed",
+                    format!("--pcap-snaplen {n}: bytes kept per packet, 64 to 262144"),
+                ))
+            }
         });
     }
-    let dry_run = args.flag("--dry-run");
-    let pos = args.positionals(1)?;
-    let scenario = pos.first().ok_or_else(|| usage_err("testbed: a SCENARIO file is required"))?;
-    opts.scenario = resolve_scenario(scenario)?;
-    if dry_run {
+    opts.scenario = resolve_scenario(&args.scenario)?;
+    if args.dry_run {
         return testbed::dry_run(&opts);
     }
     testbed::prerequisites()?;
@@ -157,40 +323,19 @@ fn resolve_scenario(name: &str) -> Result<PathBuf> {
     Err(Error::Usage(format!("scenario {name:?} not found (a file, or a name in scenarios/)")))
 }
 
-fn cmd_selftest(mut args: Args) -> Result<i32> {
-    let scale = if args.flag("--quick") { 0.5 } else { 1.0 };
-    let json = args.flag("--json");
-    let only = args.value("--only")?;
-    let fifo = fifo_option(&mut args)?;
-    args.positionals(0)?;
-    selftest::main(scale, json, fifo, only.as_deref())
+fn cmd_selftest(args: SelftestArgs) -> Result<i32> {
+    let scale = if args.quick { 0.5 } else { 1.0 };
+    selftest::main(scale, args.json, args.fifo.priority(), args.only.as_deref())
 }
 
-/// `--fifo PRIO` / `--no-fifo`: the emulator thread's scheduling.
-fn fifo_option(args: &mut Args) -> Result<Option<i32>> {
-    if args.flag("--no-fifo") {
-        return Ok(None);
-    }
-    Ok(match args.value("--fifo")? {
-        None => Some(realtime::DEFAULT_FIFO_PRIORITY),
-        Some(p) => Some(
-            p.parse::<i32>()
-                .ok()
-                .filter(|p| (1..=99).contains(p))
-                .ok_or_else(|| usage_err(format!("--fifo {p:?}: a SCHED_FIFO priority 1..99")))?,
-        ),
-    })
-}
-
-fn cmd_run(mut args: Args) -> Result<i32> {
-    let devs = args.values("--dev")?;
+fn cmd_run(args: RunArgs) -> Result<i32> {
+    let devs = args.dev;
     if devs.len() != 2 {
-        return Err(usage_err("run: give two interfaces, --dev A --dev B"));
+        return Err(usage_err("run", "give two interfaces, --dev A --dev B"));
     }
-    let link =
-        args.value("--link")?.unwrap_or_else(|| "rate = \"100Mbps\"\ndelay = \"0ms\"\nqueue = 1000".into());
-    let reverse = args.value("--reverse")?;
-    let lines: Vec<Nanos> = match args.value("--lines")? {
+    let link = args.link.unwrap_or_else(|| "rate = \"100Mbps\"\ndelay = \"0ms\"\nqueue = 1000".into());
+    let reverse = args.reverse;
+    let lines: Vec<Nanos> = match &args.lines {
         None => Vec::new(),
         Some(l) => l
             .split(',')
@@ -200,19 +345,14 @@ fn cmd_run(mut args: Args) -> Result<i32> {
                     Ok(0)
                 } else {
                     westwood_simulator::scenario::units::parse_duration(d)
-                        .map_err(|e| usage_err(format!("--lines {d:?}: {e}")))
+                        .map_err(|e| usage_err("run", format!("--lines {d:?}: {e}")))
                 }
             })
             .collect::<Result<_>>()?,
     };
-    let until = args.value("--duration")?.map(|d| duration(&d, "--duration")).transpose()?;
-    let seed = args
-        .value("--seed")?
-        .map(|s| s.parse::<u64>())
-        .transpose()
-        .map_err(|_| usage_err("--seed: not an integer"))?;
-    let fifo = fifo_option(&mut args)?;
-    args.positionals(0)?;
+    let until = args.duration.as_deref().map(|d| duration("run", d, "--duration")).transpose()?;
+    let seed = args.seed;
+    let fifo = args.fifo.priority();
     if !sys::is_root() {
         return Err(Error::Prereq("run needs root (AF_PACKET sockets)".into()));
     }
@@ -227,7 +367,7 @@ fn cmd_run(mut args: Args) -> Result<i32> {
     let borrowed: Vec<(&str, &str)> = specs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let (links, names) = links_from_toml(seed.unwrap_or(1), &borrowed).map_err(scenario_error)?;
     if links.len() != 2 {
-        return Err(usage_err("run: the link must be duplex, or give --reverse"));
+        return Err(usage_err("run", "the link must be duplex, or give --reverse"));
     }
     let mut emu =
         Emulator::new(links, vec![Route { links: vec![0], port: 1 }, Route { links: vec![1], port: 0 }]);
@@ -268,89 +408,42 @@ fn cmd_run(mut args: Args) -> Result<i32> {
     Ok(0)
 }
 
-fn cmd_path(mut args: Args, command: Vec<String>) -> Result<i32> {
+fn cmd_path(args: PathArgs) -> Result<i32> {
     use westwood_emulator::path::PathSpec;
-    let link = args.value("--link")?;
-    let reverse = args.value("--reverse")?;
-    let scenario = args.value("--scenario")?;
-    let sets = args.values("--set")?;
-    let spec = match scenario {
+    let spec = match &args.scenario {
         Some(file) => {
-            if link.is_some() || reverse.is_some() {
-                return Err(usage_err("path: --scenario gives the links; drop --link and --reverse"));
-            }
-            let mut overrides = Vec::new();
-            for set in sets {
-                let (k, v) = set
-                    .split_once('=')
-                    .ok_or_else(|| usage_err(format!("--set {set:?}: expected KEY=VALUE")))?;
-                overrides.push((k.trim().to_string(), v.trim().to_string()));
-            }
-            PathSpec::Scenario { file: resolve_scenario(&file)?, overrides }
+            PathSpec::Scenario { file: resolve_scenario(file)?, overrides: overrides("path", &args.set)? }
         }
-        None => {
-            if !sets.is_empty() {
-                return Err(usage_err("path: --set changes a --scenario's parameters; give --scenario FILE"));
-            }
-            PathSpec::Link {
-                link: link.unwrap_or_else(|| "rate = \"10Mbps\"\ndelay = \"20ms\"\nqueue = 100".into()),
-                reverse,
-            }
-        }
+        None => PathSpec::Link {
+            link: args.link.unwrap_or_else(|| "rate = \"10Mbps\"\ndelay = \"20ms\"\nqueue = 100".into()),
+            reverse: args.reverse,
+        },
     };
-    let mut opts = westwood_emulator::path::Options {
-        spec,
-        seed: 1,
-        servers: 1,
-        load: Vec::new(),
-        report: args.value("--report")?.map(PathBuf::from),
-        fifo: None,
-        mtu: None,
-        flow: None,
-        command,
-    };
-    if let Some(f) = args.value("--flow")? {
-        if !matches!(opts.spec, PathSpec::Scenario { .. }) {
-            return Err(usage_err("path: --flow names a flow of --scenario"));
-        }
-        opts.flow = Some(f);
-    }
-    if let Some(s) = args.value("--seed")? {
-        opts.seed = s.parse().map_err(|_| usage_err(format!("--seed {s:?}: not an integer")))?;
-    }
-    if let Some(n) = args.value("--servers")? {
-        opts.servers = n
-            .parse::<u16>()
-            .ok()
-            .filter(|n| (1..=100).contains(n))
-            .ok_or_else(|| usage_err(format!("--servers {n:?}: 1 to 100")))?;
-    }
-    if let Some(m) = args.value("--mtu")? {
-        opts.mtu = Some(
-            m.parse::<u32>()
-                .ok()
-                .filter(|m| (576..=9000).contains(m))
-                .ok_or_else(|| usage_err(format!("--mtu {m:?}: 576 to 9000")))?,
-        );
-    }
-    for l in args.values("--load")? {
+    let mut load = Vec::new();
+    for l in &args.load {
         for c in l.split(',').map(str::trim).filter(|c| !c.is_empty()) {
             if westwood_linux::Algo::from_name(c).is_none() {
-                return Err(usage_err(format!("--load {c}: one of tcpw, tcpw_tr, tcpw_abse, tcpw_plus")));
+                let known: Vec<&str> = westwood_linux::Algo::ALL.iter().map(|a| a.name()).collect();
+                return Err(usage_err("path", format!("--load {c}: one of {}", known.join(", "))));
             }
-            opts.load.push(c.to_string());
+            load.push(c.to_string());
         }
     }
-    opts.fifo = fifo_option(&mut args)?;
-    args.positionals(0)?;
-    if opts.command.is_empty() {
-        return Err(usage_err("path: give the command to run after --"));
-    }
+    let opts = westwood_emulator::path::Options {
+        spec,
+        seed: args.seed,
+        servers: args.servers,
+        load,
+        report: args.report,
+        fifo: args.fifo.priority(),
+        mtu: args.mtu,
+        flow: args.flow,
+        command: args.command,
+    };
     westwood_emulator::path::main(&opts)
 }
 
-fn cmd_cleanup(args: Args) -> Result<i32> {
-    args.positionals(0)?;
+fn cmd_cleanup() -> Result<i32> {
     netns::require_root("cleanup")?;
     let removals = netns::remove_stale();
     match netns::describe_removals(&removals) {
@@ -368,33 +461,32 @@ fn cmd_cleanup(args: Args) -> Result<i32> {
 }
 
 fn real_main() -> Result<i32> {
-    let mut argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.is_empty() || argv[0] == "-h" || argv[0] == "--help" || argv[0] == "help" {
-        println!("{USAGE}");
-        return Ok(if argv.is_empty() { 2 } else { 0 });
-    }
-    let command = argv.remove(0);
-    if command == "path" {
-        // Everything after `--` is the command (its own --help included).
-        let split = argv.iter().position(|a| a == "--");
-        let rest = split.map(|i| argv.split_off(i)[1..].to_vec()).unwrap_or_default();
-        if argv.iter().any(|a| a == "-h" || a == "--help") {
-            println!("{USAGE}");
+    let matches = match Cli::command().try_get_matches_from(std::env::args_os()) {
+        Ok(m) => m,
+        Err(e) if !e.use_stderr() => {
+            // --help, --version: to stdout (a closed pipe ends the process quietly).
+            print!("{e}");
             return Ok(0);
         }
-        return cmd_path(Args::new(argv, USAGE), rest);
-    }
-    if argv.iter().any(|a| a == "-h" || a == "--help") {
-        println!("{USAGE}");
-        return Ok(0);
-    }
-    let args = Args::new(argv, USAGE);
-    match command.as_str() {
-        "testbed" => cmd_testbed(args),
-        "selftest" => cmd_selftest(args),
-        "run" => cmd_run(args),
-        "cleanup" => cmd_cleanup(args),
-        other => Err(usage_err(format!("unknown command {other:?}"))),
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let usage = Cli::command().render_usage();
+            return Err(Error::Usage(format!(
+                "missing command\n\n{usage}\nFor more information, try '--help'."
+            )));
+        }
+        Err(e) => {
+            return Err(Error::Usage(
+                e.render().to_string().trim_end().trim_start_matches("error: ").to_string(),
+            ))
+        }
+    };
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| Error::Usage(e.to_string()))?;
+    match cli.command {
+        Command::Testbed(args) => cmd_testbed(args),
+        Command::Selftest(args) => cmd_selftest(args),
+        Command::Run(args) => cmd_run(args),
+        Command::Path(args) => cmd_path(args),
+        Command::Cleanup => cmd_cleanup(),
     }
 }
 

@@ -90,17 +90,28 @@ fn send(cc: &str, rate_bytes_per_s: u64, seconds: f64) -> Result<()> {
     Ok(())
 }
 
+/// Record the kernel's per-ACK trace of one transfer through a lossy veth pair.
+#[derive(clap::Parser)]
+struct Cli {
+    /// One of the tcpw* congestion controls
+    cc: String,
+    /// The trace file (CSV, docs/ack-trace.md)
+    out: String,
+    /// Data packets lost at random, %
+    #[arg(long, default_value_t = 1.0)]
+    loss: f64,
+    /// Transfer time, s
+    #[arg(long, default_value_t = 1.0)]
+    seconds: f64,
+    /// The veth pair's rate, Mb/s
+    #[arg(long, default_value_t = 100.0)]
+    rate_mbps: f64,
+}
+
 fn run() -> Result<()> {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: record_ack_trace CC OUT [--loss PCT] [--seconds S] [--rate-mbps R]";
-    let mut args = westwood_linux::args::Args::new(argv, usage);
-    let loss: f64 = args.parsed("--loss")?.unwrap_or(1.0);
-    let seconds: f64 = args.parsed("--seconds")?.unwrap_or(1.0);
-    let rate_mbps: f64 = args.parsed("--rate-mbps")?.unwrap_or(100.0);
-    let pos = args.positionals(2)?;
-    let [cc, out] = pos.as_slice() else {
-        return Err(Error::Usage(usage.into()));
-    };
+    let Cli { cc, out, loss, seconds, rate_mbps } =
+        <Cli as clap::Parser>::try_parse().map_err(|e| Error::Usage(e.to_string()))?;
+    let (cc, out) = (&cc, &out);
     let algo =
         Algo::from_name(cc).ok_or_else(|| Error::Usage(format!("{cc}: not one of the tcpw* controls")))?;
     let report = loader::load(&LoadOptions { algos: vec![algo], ..Default::default() })?;

@@ -24,7 +24,6 @@
 
 pub mod ack_probe;
 pub mod acks;
-pub mod args;
 pub mod bench;
 pub mod error;
 pub mod loader;
