@@ -1081,50 +1081,17 @@ pub struct Progress {
     pub total_bytes: Option<u64>,
 }
 
-#[derive(Debug, Default)]
-struct Counts {
-    bytes: Cell<u64>,
-    newlines: Cell<u64>,
-    at_line_start: Cell<bool>,
-}
-
-/// Counts the bytes and line ends the trace reader consumes, for line numbers and progress.
+/// Counts the bytes the trace reader consumes, for progress (the reader knows the lines).
 struct Counted<R> {
     inner: R,
-    counts: Rc<Counts>,
+    bytes: Rc<Cell<u64>>,
 }
 
-impl<R: BufRead> Read for Counted<R> {
+impl<R: Read> Read for Counted<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.counts.add(&buf[..n]);
+        self.bytes.set(self.bytes.get() + n as u64);
         Ok(n)
-    }
-}
-
-impl Counts {
-    fn add(&self, bytes: &[u8]) {
-        if let Some(&last) = bytes.last() {
-            self.bytes.set(self.bytes.get() + bytes.len() as u64);
-            self.newlines.set(self.newlines.get() + bytes.iter().filter(|&&b| b == b'\n').count() as u64);
-            self.at_line_start.set(last == b'\n');
-        }
-    }
-}
-
-impl<R: BufRead> BufRead for Counted<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, amt: usize) {
-        if amt > 0 {
-            // The bytes are still in the buffer: fill_buf does no I/O here.
-            if let Ok(buf) = self.inner.fill_buf() {
-                self.counts.add(&buf[..amt.min(buf.len())]);
-            }
-        }
-        self.inner.consume(amt);
     }
 }
 
@@ -1140,14 +1107,13 @@ pub fn replay_reader<R: BufRead>(
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<ReplayReport, ReplayError> {
     let mut replayer = Replayer::new(config)?;
-    let counts = Rc::new(Counts::default());
-    let mut reader = AckTraceReader::new(Counted { inner: input, counts: Rc::clone(&counts) }, name)?;
+    let bytes = Rc::new(Cell::new(0u64));
+    let mut reader = AckTraceReader::new(Counted { inner: input, bytes: Rc::clone(&bytes) }, name)?;
     while let Some(rec) = reader.next_record()? {
-        let line = counts.newlines.get() + u64::from(!counts.at_line_start.get());
-        let row = replayer.push(line, &rec)?;
+        let row = replayer.push(reader.line() as u64, &rec)?;
         on_row(&row);
         if row.row % PROGRESS_EVERY_ROWS == 0
-            && !progress(&Progress { rows: row.row, bytes_read: counts.bytes.get(), total_bytes })
+            && !progress(&Progress { rows: row.row, bytes_read: bytes.get(), total_bytes })
         {
             return Err(ReplayError::Interrupted);
         }

@@ -6,7 +6,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The header, in order (`docs/ack-trace.md`).
@@ -292,52 +292,16 @@ impl fmt::Display for TraceError {
 
 impl std::error::Error for TraceError {}
 
-/// Split one CSV line into fields (RFC 4180 quoting; no embedded newlines).
-fn split_csv(line: &str) -> Result<Vec<String>, String> {
-    let mut fields = Vec::with_capacity(COLUMNS.len());
-    let mut cur = String::new();
-    let mut chars = line.chars().peekable();
-    let mut quoted = false;
-    let mut at_start = true;
-    while let Some(c) = chars.next() {
-        if quoted {
-            if c == '"' {
-                if chars.peek() == Some(&'"') {
-                    cur.push('"');
-                    chars.next();
-                } else {
-                    quoted = false;
-                }
-            } else {
-                cur.push(c);
-            }
-        } else if c == '"' && at_start {
-            quoted = true;
-            at_start = false;
-        } else if c == ',' {
-            fields.push(std::mem::take(&mut cur));
-            at_start = true;
-        } else {
-            cur.push(c);
-            at_start = false;
-        }
-    }
-    if quoted {
-        return Err("unterminated quoted field".into());
-    }
-    fields.push(cur);
-    Ok(fields)
-}
-
 /// Reads a trace written by [`AckTraceWriter`] (or any CSV with [`COLUMNS`] in its header, in
-/// any order, extra columns ignored).
-pub struct AckTraceReader<R: BufRead> {
-    input: R,
+/// any order, extra columns ignored), with the `csv` crate.
+pub struct AckTraceReader<R: Read> {
+    reader: csv::Reader<R>,
     file: String,
+    /// The line the last record started on (1: the header).
     line: usize,
     /// Position of each of COLUMNS in the file's rows.
     index: [usize; COLUMNS.len()],
-    buf: String,
+    record: csv::StringRecord,
 }
 
 impl AckTraceReader<BufReader<File>> {
@@ -354,59 +318,75 @@ impl AckTraceReader<BufReader<File>> {
     }
 }
 
-impl<R: BufRead> AckTraceReader<R> {
+/// A `csv` error as ours: the line it names, its message without the position.
+fn csv_error(file: &str, fallback_line: usize, e: csv::Error) -> TraceError {
+    let line = e.position().map_or(fallback_line, |p| p.line() as usize);
+    let message = match e.kind() {
+        csv::ErrorKind::Io(io) => io.to_string(),
+        csv::ErrorKind::Utf8 { err, .. } => format!("not UTF-8 text ({err})"),
+        _ => e.to_string(),
+    };
+    TraceError { file: file.to_string(), line, column: None, message }
+}
+
+impl<R: Read> AckTraceReader<R> {
     /// `name` is what errors call the input.
-    pub fn new(mut input: R, name: impl Into<String>) -> Result<Self, TraceError> {
+    pub fn new(input: R, name: impl Into<String>) -> Result<Self, TraceError> {
         let file = name.into();
-        let mut header = String::new();
-        let err = |line, message: String| TraceError { file: file.clone(), line, column: None, message };
-        input.read_line(&mut header).map_err(|e| err(1, e.to_string()))?;
-        let names = split_csv(header.trim_end_matches(['\n', '\r'])).map_err(|m| err(1, m))?;
+        // Flexible: a short row is our error, naming the column it lacks.
+        let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(input);
+        let names = reader.headers().map_err(|e| csv_error(&file, 1, e))?.clone();
         let mut index = [0usize; COLUMNS.len()];
         let mut missing = Vec::new();
         for (i, col) in COLUMNS.iter().enumerate() {
-            match names.iter().position(|n| n == col) {
+            match names.iter().position(|n| n == *col) {
                 Some(p) => index[i] = p,
                 None => missing.push(*col),
             }
         }
         if !missing.is_empty() {
-            return Err(err(
-                1,
-                format!(
+            return Err(TraceError {
+                file,
+                line: 1,
+                column: None,
+                message: format!(
                     "not a per-ACK trace: the header lacks {} (expected the columns of docs/ack-trace.md: {})",
                     missing.join(", "),
                     COLUMNS.join(",")
                 ),
-            ));
+            });
         }
-        Ok(AckTraceReader { input, file, line: 1, index, buf: String::new() })
+        Ok(AckTraceReader { reader, file, line: 1, index, record: csv::StringRecord::new() })
     }
 
-    /// The next record, `None` at the end.
+    /// The line the last record read started on.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The next record, `None` at the end (blank lines are skipped).
     pub fn next_record(&mut self) -> Result<Option<AckRecord>, TraceError> {
-        loop {
-            self.buf.clear();
-            self.line += 1;
-            let n = self.input.read_line(&mut self.buf).map_err(|e| self.error(None, e.to_string()))?;
-            if n == 0 {
-                return Ok(None);
-            }
-            let text = self.buf.trim_end_matches(['\n', '\r']);
-            if text.is_empty() {
-                continue;
-            }
-            let fields = split_csv(text).map_err(|m| self.error(None, m))?;
-            return self.parse(&fields).map(Some);
+        let more =
+            self.reader.read_record(&mut self.record).map_err(|e| csv_error(&self.file, self.line + 1, e))?;
+        if !more {
+            return Ok(None);
         }
+        // The record's first line: `csv` counts blank lines before it into its position, so
+        // also count back from where it ended (the quoted newlines it holds included); a last
+        // record without a line end leaves only the first.
+        let start = self.record.position().map_or(self.line + 1, |p| p.line() as usize);
+        let quoted_newlines = self.record.iter().map(|f| f.matches('\n').count()).sum::<usize>();
+        let from_end = (self.reader.position().line() as usize).saturating_sub(1 + quoted_newlines);
+        self.line = start.max(from_end);
+        self.parse(&self.record).map(Some)
     }
 
     fn error(&self, column: Option<&'static str>, message: String) -> TraceError {
         TraceError { file: self.file.clone(), line: self.line, column, message }
     }
 
-    fn field<'a>(&self, fields: &'a [String], i: usize) -> Result<&'a str, TraceError> {
-        fields.get(self.index[i]).map(String::as_str).ok_or_else(|| {
+    fn field<'a>(&self, fields: &'a csv::StringRecord, i: usize) -> Result<&'a str, TraceError> {
+        fields.get(self.index[i]).ok_or_else(|| {
             self.error(
                 Some(COLUMNS[i]),
                 format!("the row has {} fields, the header {}+", fields.len(), COLUMNS.len()),
@@ -414,12 +394,12 @@ impl<R: BufRead> AckTraceReader<R> {
         })
     }
 
-    fn int(&self, fields: &[String], i: usize) -> Result<u64, TraceError> {
+    fn int(&self, fields: &csv::StringRecord, i: usize) -> Result<u64, TraceError> {
         let s = self.field(fields, i)?;
         s.parse().map_err(|_| self.error(Some(COLUMNS[i]), format!("{s:?} is not a non-negative integer")))
     }
 
-    fn opt_int(&self, fields: &[String], i: usize) -> Result<Option<u64>, TraceError> {
+    fn opt_int(&self, fields: &csv::StringRecord, i: usize) -> Result<Option<u64>, TraceError> {
         if self.field(fields, i)?.is_empty() {
             Ok(None)
         } else {
@@ -427,7 +407,7 @@ impl<R: BufRead> AckTraceReader<R> {
         }
     }
 
-    fn opt_float(&self, fields: &[String], i: usize) -> Result<Option<f64>, TraceError> {
+    fn opt_float(&self, fields: &csv::StringRecord, i: usize) -> Result<Option<f64>, TraceError> {
         let s = self.field(fields, i)?;
         if s.is_empty() {
             return Ok(None);
@@ -440,7 +420,7 @@ impl<R: BufRead> AckTraceReader<R> {
         }
     }
 
-    fn parse(&self, f: &[String]) -> Result<AckRecord, TraceError> {
+    fn parse(&self, f: &csv::StringRecord) -> Result<AckRecord, TraceError> {
         let event_text = self.field(f, 3)?;
         let event = TraceEvent::ALL.into_iter().find(|e| e.as_str() == event_text).ok_or_else(|| {
             self.error(Some("event"), format!("{event_text:?} is not one of ack, recovery, timeout"))
@@ -479,7 +459,7 @@ impl<R: BufRead> AckTraceReader<R> {
     }
 }
 
-impl<R: BufRead> Iterator for AckTraceReader<R> {
+impl<R: Read> Iterator for AckTraceReader<R> {
     type Item = Result<AckRecord, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -611,13 +591,34 @@ mod tests {
     }
 
     #[test]
+    fn quoted_names_blank_lines_and_line_numbers() {
+        let mut odd = sample();
+        odd.flow = "a,\"b\"\nc".into();
+        let text = format!(
+            "{}\n\n{}\n{}\n",
+            COLUMNS.join(","),
+            odd.to_csv_line(),
+            sample().to_csv_line().replacen(",ack,", ",nak,", 1)
+        );
+        let mut reader = AckTraceReader::new(text.as_bytes(), "q.csv").unwrap();
+        assert_eq!(reader.next_record().unwrap().unwrap(), odd);
+        // The blank line is skipped; the quoted newline spans lines 3 and 4.
+        assert_eq!(reader.line(), 3);
+        let e = reader.next_record().unwrap_err();
+        assert_eq!((e.line, e.column), (5, Some("event")));
+        let unterminated = format!("{}\n1,\"f,c\n", COLUMNS.join(","));
+        let mut reader = AckTraceReader::new(unterminated.as_bytes(), "u.csv").unwrap();
+        assert!(reader.next_record().is_err());
+    }
+
+    #[test]
     fn columns_in_another_order_and_extra_columns_are_read() {
         let mut cols: Vec<&str> = COLUMNS.to_vec();
         cols.reverse();
         cols.push("extra");
         let r = sample();
         let line = r.to_csv_line();
-        let mut fields = split_csv(&line).unwrap();
+        let mut fields: Vec<String> = line.split(',').map(String::from).collect();
         fields.reverse();
         fields.push("x".into());
         let text = format!("{}\n{}\n", cols.join(","), fields.join(","));
