@@ -898,31 +898,45 @@ static __always_inline __u32 wwc_tr_rtt_min_us(const struct wwc_tr *s)
 	return (s->flags & WWC_F_HAVE_RTT) ? s->rtt_min_us : 0;
 }
 
+/* The sample clock of the filters without virtual samples (TCPW-TR, the UCLA agent): the first
+ * ACK starts it (0: no sample); an ACK at the same instant is carried into the next sample (0);
+ * otherwise the gap Delta since the last sample, with *total the bytes this sample reports (its
+ * own and those carried, at most 2^32 - 1), and the clock restarted at now_us. */
+static __always_inline __u64 wwc_sample_gap(__u32 *flags, __u64 *last_us, __u32 *carried_bytes, __u64 now_us,
+					     __u32 bytes, __u64 *total)
+{
+	__u64 delta;
+
+	if (!(*flags & WWC_F_HAVE_TIME)) {
+		*flags |= WWC_F_HAVE_TIME;
+		*last_us = now_us;
+		return 0;
+	}
+	delta = now_us > *last_us ? now_us - *last_us : 0;
+	*total = (__u64)bytes + *carried_bytes;
+	if (*total > WWC_U32_MAX)
+		*total = WWC_U32_MAX;
+	if (delta == 0) {
+		*carried_bytes = (__u32)*total;
+		return 0;
+	}
+	*carried_bytes = 0;
+	*last_us = now_us;
+	return delta;
+}
+
 /* Filter part of an ACK: bytes is AckedCount's credit. As the TCPW filter without virtual
- * samples: the first ACK starts the clock, an ACK with Delta = 0 is carried into the next
- * sample, b_k = 8 bytes / Delta. */
+ * samples (wwc_sample_gap), b_k = 8 bytes / Delta. */
 static __always_inline void wwc_tr_filter_ack(struct wwc_tr *s, __u64 now_us, __u32 bytes, __u32 ratio)
 {
-	__u64 delta, total, sample;
+	__u64 delta, total = 0, sample;
 
-	if (!(s->flags & WWC_F_HAVE_TIME)) {
-		s->flags |= WWC_F_HAVE_TIME;
-		s->last_us = now_us;
+	delta = wwc_sample_gap(&s->flags, &s->last_us, &s->carried_bytes, now_us, bytes, &total);
+	if (delta == 0)
 		return;
-	}
-	delta = now_us > s->last_us ? now_us - s->last_us : 0;
-	total = (__u64)bytes + s->carried_bytes;
-	if (total > WWC_U32_MAX)
-		total = WWC_U32_MAX;
-	if (delta == 0) {
-		s->carried_bytes = (__u32)total;
-		return;
-	}
-	s->carried_bytes = 0;
 	sample = wwc_sample_q8(total, delta); /* <= (2^32 - 1) * 8e6 * 2^8 < 2^63 */
 	s->bwe = wwc_tr_step(s->bwe, sample, s->prev_sample, ratio);
 	s->prev_sample = sample;
-	s->last_us = now_us;
 }
 
 /* Everything TCPW-TR does on an ACK (new or duplicate): RTT sample (rtt_us < 0: none),
@@ -1385,23 +1399,11 @@ static __always_inline void wwc_ucla_filter_ack(struct wwc_ucla *s, const struct
 {
 	__u32 tau_us = wwc_ucla_tau(p);
 	__u32 sample = p->sample == WWC_SAMPLE_INTERVAL ? WWC_SAMPLE_INTERVAL : WWC_SAMPLE_TRAPEZOID;
-	__u64 gap, total, b, d, idle, alpha;
+	__u64 gap, total = 0, b, d, idle, alpha;
 
-	if (!(s->flags & WWC_F_HAVE_TIME)) {
-		s->flags |= WWC_F_HAVE_TIME;
-		s->last_us = now_us;
+	gap = wwc_sample_gap(&s->flags, &s->last_us, &s->carried_bytes, now_us, bytes, &total);
+	if (gap == 0)
 		return;
-	}
-	gap = now_us > s->last_us ? now_us - s->last_us : 0;
-	total = (__u64)bytes + s->carried_bytes;
-	if (total > WWC_U32_MAX)
-		total = WWC_U32_MAX;
-	if (gap == 0) {
-		s->carried_bytes = (__u32)total;
-		return;
-	}
-	s->carried_bytes = 0;
-	s->last_us = now_us;
 	if (p->filter == WWC_UCLA_FILTER_TAU || p->filter > WWC_UCLA_FILTER_TAU) {
 		/* idle = floor(2 gap / tau) periods of tau/2 out of the gap; a remainder under
 		 * 10 ms (with idle > 0) gives one back as the sample's interval. */
