@@ -6,7 +6,7 @@
 //! `build.rs` compiles `csrc/ffi.c` — extern wrappers over the header's `static
 //! __always_inline` functions — so these tests run exactly the C the BPF program inlines.
 //! [`ffi`] declares those functions over `#[repr(C)]` mirrors of the header's structs;
-//! [`Core`] is a thin safe wrapper that plays the role of the Rust reference controller
+//! [`CoreController`] is a thin safe wrapper that plays the role of the Rust reference controller
 //! (`westwood_algorithms::westwood::Westwood`): estimator + loss rules + reference Reno growth,
 //! driven by the same events as the test vectors.
 //!
@@ -629,9 +629,9 @@ impl Abse {
     }
 }
 
-/// Which estimator a [`Core`] runs.
+/// Which estimator a [`CoreController`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Variant {
+pub enum Estimator {
     /// TCPW (seed 000): Tustin filter, virtual samples every `tau/m`; `sample` is
     /// `ffi::WWC_SAMPLE_TRAPEZOID` (the paper's, through the original entry points) or
     /// `ffi::WWC_SAMPLE_INTERVAL` (the `_sampled` entry points); `acked` the AckedCount rule,
@@ -649,50 +649,50 @@ pub enum Variant {
     Ucla { params: ffi::WwcUclaParams, acked: u32 },
 }
 
-impl Variant {
-    pub const TCPW: Variant = Variant::Tcpw {
+impl Estimator {
+    pub const TCPW: Estimator = Estimator::Tcpw {
         tau_us: TCPW_TAU_US,
         m: TCPW_M,
         sample: ffi::WWC_SAMPLE_TRAPEZOID,
         acked: ffi::WWC_ACKED_PAPER,
     };
     /// TCPW with interval sampling (the reference's `westwood-interval` vectors).
-    pub const TCPW_INTERVAL: Variant = Variant::Tcpw {
+    pub const TCPW_INTERVAL: Estimator = Estimator::Tcpw {
         tau_us: TCPW_TAU_US,
         m: TCPW_M,
         sample: ffi::WWC_SAMPLE_INTERVAL,
         acked: ffi::WWC_ACKED_PAPER,
     };
     /// TCPW with the UCLA agent's AckedCount (the reference's `westwood-acked-ucla` vectors).
-    pub const TCPW_ACKED_UCLA: Variant = Variant::Tcpw {
+    pub const TCPW_ACKED_UCLA: Estimator = Estimator::Tcpw {
         tau_us: TCPW_TAU_US,
         m: TCPW_M,
         sample: ffi::WWC_SAMPLE_TRAPEZOID,
         acked: ffi::WWC_ACKED_UCLA,
     };
-    pub const UCLA: Variant =
-        Variant::Ucla { params: ffi::WwcUclaParams::DEFAULT, acked: ffi::WWC_ACKED_UCLA };
-    pub const PLUS: Variant = Variant::Plus { min_window_us: PLUS_MIN_WINDOW_US };
-    pub const TR: Variant = Variant::Tr { ratio: TR_RATIO };
-    pub const ABSE: Variant = Variant::Abse { params: ffi::WwcAbseParams::DEFAULT };
+    pub const UCLA: Estimator =
+        Estimator::Ucla { params: ffi::WwcUclaParams::DEFAULT, acked: ffi::WWC_ACKED_UCLA };
+    pub const PLUS: Estimator = Estimator::Plus { min_window_us: PLUS_MIN_WINDOW_US };
+    pub const TR: Estimator = Estimator::Tr { ratio: TR_RATIO };
+    pub const ABSE: Estimator = Estimator::Abse { params: ffi::WwcAbseParams::DEFAULT };
 
     /// The reference's `cc` name (the folder of its vectors): TCPW with interval sampling and
     /// TCPW with the UCLA AckedCount have folders of their own.
     pub fn name(&self) -> &'static str {
         match self {
-            Variant::Tcpw { sample, .. } if *sample == ffi::WWC_SAMPLE_INTERVAL => "westwood-interval",
-            Variant::Tcpw { acked, .. } if *acked == ffi::WWC_ACKED_UCLA => "westwood-acked-ucla",
-            Variant::Tcpw { .. } => "westwood",
-            Variant::Plus { .. } => "westwood-plus",
-            Variant::Tr { .. } => "westwood-tr",
-            Variant::Abse { .. } => "westwood-abse",
-            Variant::Ucla { .. } => "westwood-ucla",
+            Estimator::Tcpw { sample, .. } if *sample == ffi::WWC_SAMPLE_INTERVAL => "westwood-interval",
+            Estimator::Tcpw { acked, .. } if *acked == ffi::WWC_ACKED_UCLA => "westwood-acked-ucla",
+            Estimator::Tcpw { .. } => "westwood",
+            Estimator::Plus { .. } => "westwood-plus",
+            Estimator::Tr { .. } => "westwood-tr",
+            Estimator::Abse { .. } => "westwood-abse",
+            Estimator::Ucla { .. } => "westwood-ucla",
         }
     }
 }
 
 #[derive(Debug, Clone)]
-enum Estimator {
+enum EstimatorState {
     Tcpw(ffi::WwcTcpw),
     Plus(ffi::WwcPlus),
     Tr(ffi::WwcTr),
@@ -716,53 +716,53 @@ pub struct Ack {
 /// The header driven like the Rust reference controller: AckedCount + estimator + loss rules,
 /// with the header's reference Reno growth. Windows in segments.
 #[derive(Debug, Clone)]
-pub struct Core {
-    variant: Variant,
+pub struct CoreController {
+    variant: Estimator,
     mss: u32,
-    estimator: Estimator,
+    estimator: EstimatorState,
     window: ffi::WwcReno,
 }
 
-impl Core {
+impl CoreController {
     /// `initial_cwnd` / `initial_ssthresh` in segments (saturated to `u32`).
-    pub fn new(variant: Variant, mss: u32, initial_cwnd: u64, initial_ssthresh: u64) -> Self {
+    pub fn new(variant: Estimator, mss: u32, initial_cwnd: u64, initial_ssthresh: u64) -> Self {
         let estimator = match variant {
-            Variant::Tcpw { .. } => {
+            Estimator::Tcpw { .. } => {
                 let mut s = ffi::WwcTcpw::default();
                 // SAFETY: valid, exclusively borrowed mirror.
                 unsafe { ffi::wwc_ffi_tcpw_init(&mut s) };
-                Estimator::Tcpw(s)
+                EstimatorState::Tcpw(s)
             }
-            Variant::Plus { .. } => {
+            Estimator::Plus { .. } => {
                 let mut s = ffi::WwcPlus::default();
                 // SAFETY: valid, exclusively borrowed mirror.
                 unsafe { ffi::wwc_ffi_plus_init(&mut s) };
-                Estimator::Plus(s)
+                EstimatorState::Plus(s)
             }
-            Variant::Tr { .. } => {
+            Estimator::Tr { .. } => {
                 let mut s = ffi::WwcTr::default();
                 // SAFETY: valid, exclusively borrowed mirror.
                 unsafe { ffi::wwc_ffi_tr_init(&mut s) };
-                Estimator::Tr(s)
+                EstimatorState::Tr(s)
             }
-            Variant::Abse { .. } => {
+            Estimator::Abse { .. } => {
                 let mut s = Box::<ffi::WwcAbse>::default();
                 // SAFETY: valid, exclusively borrowed mirror.
                 unsafe { ffi::wwc_ffi_abse_init(&mut *s) };
-                Estimator::Abse(s)
+                EstimatorState::Abse(s)
             }
-            Variant::Ucla { params, .. } => {
+            Estimator::Ucla { params, .. } => {
                 let mut s = ffi::WwcUcla::default();
                 // SAFETY: valid, exclusively borrowed mirror and parameters.
                 unsafe { ffi::wwc_ffi_ucla_init(&mut s, &params) };
-                Estimator::Ucla(s)
+                EstimatorState::Ucla(s)
             }
         };
         let mut window = ffi::WwcReno::default();
         let sat = |v: u64| v.min(u64::from(u32::MAX)) as u32;
         // SAFETY: valid, exclusively borrowed mirror.
         unsafe { ffi::wwc_ffi_reno_init(&mut window, sat(initial_cwnd), sat(initial_ssthresh)) };
-        Core { variant, mss, estimator, window }
+        CoreController { variant, mss, estimator, window }
     }
 
     pub fn mss(&self) -> u32 {
@@ -776,26 +776,26 @@ impl Core {
         let seq = ack.ack as u32;
         // SAFETY (all calls below): pointers to live, exclusively borrowed mirrors.
         let credited = match (&mut self.estimator, self.variant) {
-            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample, acked })
+            (EstimatorState::Tcpw(s), Estimator::Tcpw { tau_us, m, sample, acked })
                 if sample == ffi::WWC_SAMPLE_TRAPEZOID && acked == ffi::WWC_ACKED_PAPER =>
             unsafe { ffi::wwc_ffi_tcpw_on_ack(s, ack.time_us, seq, self.mss, rtt, tau_us, m) },
-            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample, acked })
+            (EstimatorState::Tcpw(s), Estimator::Tcpw { tau_us, m, sample, acked })
                 if acked == ffi::WWC_ACKED_PAPER =>
             unsafe { ffi::wwc_ffi_tcpw_on_ack_sampled(s, ack.time_us, seq, self.mss, rtt, tau_us, m, sample) },
-            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample, acked }) => unsafe {
+            (EstimatorState::Tcpw(s), Estimator::Tcpw { tau_us, m, sample, acked }) => unsafe {
                 ffi::wwc_ffi_tcpw_on_ack_rule(s, ack.time_us, seq, self.mss, rtt, tau_us, m, sample, acked)
             },
-            (Estimator::Ucla(s), Variant::Ucla { params, acked }) => unsafe {
+            (EstimatorState::Ucla(s), Estimator::Ucla { params, acked }) => unsafe {
                 ffi::wwc_ffi_ucla_on_ack(s, &params, ack.time_us, seq, self.mss, rtt, acked)
             },
-            (Estimator::Plus(s), Variant::Plus { min_window_us }) => unsafe {
+            (EstimatorState::Plus(s), Estimator::Plus { min_window_us }) => unsafe {
                 ffi::wwc_ffi_plus_on_ack(s, ack.time_us, seq, self.mss, rtt, min_window_us)
             },
-            (Estimator::Tr(s), Variant::Tr { ratio }) => unsafe {
+            (EstimatorState::Tr(s), Estimator::Tr { ratio }) => unsafe {
                 ffi::wwc_ffi_tr_on_ack(s, ack.time_us, seq, self.mss, rtt, ratio)
             },
             // The window before this ACK, in bytes (the reference's PathState::cwnd).
-            (Estimator::Abse(s), Variant::Abse { params }) => unsafe {
+            (EstimatorState::Abse(s), Estimator::Abse { params }) => unsafe {
                 let cwnd_bytes = u64::from(self.window.cwnd) * u64::from(self.mss);
                 ffi::wwc_ffi_abse_on_ack(&mut **s, &params, ack.time_us, seq, self.mss, rtt, cwnd_bytes)
             },
@@ -815,20 +815,20 @@ impl Core {
         let in_slow_start = (self.window.cwnd < self.window.ssthresh) as i32;
         // SAFETY: pointers to live, exclusively borrowed mirrors.
         match (&mut self.estimator, self.variant) {
-            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample, .. })
+            (EstimatorState::Tcpw(s), Estimator::Tcpw { tau_us, m, sample, .. })
                 if sample == ffi::WWC_SAMPLE_TRAPEZOID =>
             unsafe { ffi::wwc_ffi_tcpw_ssthresh(s, now_us, self.mss, tau_us, m) },
-            (Estimator::Tcpw(s), Variant::Tcpw { tau_us, m, sample, .. }) => unsafe {
+            (EstimatorState::Tcpw(s), Estimator::Tcpw { tau_us, m, sample, .. }) => unsafe {
                 ffi::wwc_ffi_tcpw_ssthresh_sampled(s, now_us, self.mss, tau_us, m, sample)
             },
-            (Estimator::Ucla(s), _) => unsafe {
+            (EstimatorState::Ucla(s), _) => unsafe {
                 ffi::wwc_ffi_ucla_ssthresh(s, timeout as i32, in_slow_start, self.mss)
             },
-            (Estimator::Plus(s), _) => unsafe { ffi::wwc_ffi_plus_ssthresh(s, self.mss) },
-            (Estimator::Tr(s), _) => unsafe {
+            (EstimatorState::Plus(s), _) => unsafe { ffi::wwc_ffi_plus_ssthresh(s, self.mss) },
+            (EstimatorState::Tr(s), _) => unsafe {
                 ffi::wwc_ffi_tr_ssthresh(s, timeout as i32, in_slow_start, self.mss)
             },
-            (Estimator::Abse(s), _) => unsafe { ffi::wwc_ffi_abse_ssthresh(&**s, self.mss) },
+            (EstimatorState::Abse(s), _) => unsafe { ffi::wwc_ffi_abse_ssthresh(&**s, self.mss) },
             _ => unreachable!("estimator matches its variant"),
         }
     }
@@ -838,7 +838,7 @@ impl Core {
         let ssthresh = self.loss_threshold(now_us, false);
         // The UCLA agent lowers the window only if it is above the threshold, and a window
         // left alone keeps its progress towards the next segment (ns-2's window is a double).
-        if matches!(self.variant, Variant::Ucla { .. }) && self.window.cwnd <= ssthresh {
+        if matches!(self.variant, Estimator::Ucla { .. }) && self.window.cwnd <= ssthresh {
             self.window.ssthresh = ssthresh.max(2);
             return;
         }
@@ -867,11 +867,11 @@ impl Core {
     pub fn bwe_q8(&self) -> u64 {
         // SAFETY: pointers to live mirrors.
         match &self.estimator {
-            Estimator::Tcpw(s) => unsafe { ffi::wwc_ffi_tcpw_bwe_q8(s) },
-            Estimator::Plus(s) => unsafe { ffi::wwc_ffi_plus_bwe_q8(s) },
-            Estimator::Tr(s) => unsafe { ffi::wwc_ffi_tr_bwe_q8(s) },
-            Estimator::Abse(s) => unsafe { ffi::wwc_ffi_abse_bwe_q8(&**s) },
-            Estimator::Ucla(s) => unsafe { ffi::wwc_ffi_ucla_bwe_q8(s) },
+            EstimatorState::Tcpw(s) => unsafe { ffi::wwc_ffi_tcpw_bwe_q8(s) },
+            EstimatorState::Plus(s) => unsafe { ffi::wwc_ffi_plus_bwe_q8(s) },
+            EstimatorState::Tr(s) => unsafe { ffi::wwc_ffi_tr_bwe_q8(s) },
+            EstimatorState::Abse(s) => unsafe { ffi::wwc_ffi_abse_bwe_q8(&**s) },
+            EstimatorState::Ucla(s) => unsafe { ffi::wwc_ffi_ucla_bwe_q8(s) },
         }
     }
 
@@ -885,12 +885,12 @@ impl Core {
 
     pub fn rtt_min_us(&self) -> Option<u32> {
         let (flags, rtt) = match &self.estimator {
-            Estimator::Tcpw(s) => (s.flags, s.rtt_min_us),
-            Estimator::Plus(s) => (s.flags, s.rtt_min_us),
-            Estimator::Tr(s) => (s.flags, s.rtt_min_us),
-            Estimator::Abse(s) => (s.flags, s.rtt_min_us),
+            EstimatorState::Tcpw(s) => (s.flags, s.rtt_min_us),
+            EstimatorState::Plus(s) => (s.flags, s.rtt_min_us),
+            EstimatorState::Tr(s) => (s.flags, s.rtt_min_us),
+            EstimatorState::Abse(s) => (s.flags, s.rtt_min_us),
             // The agent's RTTmin always has a value (5 s before the first sample).
-            Estimator::Ucla(s) => (ffi::WWC_F_HAVE_RTT, s.rtt_min_us),
+            EstimatorState::Ucla(s) => (ffi::WWC_F_HAVE_RTT, s.rtt_min_us),
         };
         (flags & ffi::WWC_F_HAVE_RTT != 0).then_some(rtt)
     }
@@ -898,7 +898,7 @@ impl Core {
     /// The raw Westwood+ state (None for the other variants).
     pub fn plus_state(&self) -> Option<&ffi::WwcPlus> {
         match &self.estimator {
-            Estimator::Plus(s) => Some(s),
+            EstimatorState::Plus(s) => Some(s),
             _ => None,
         }
     }
@@ -906,7 +906,7 @@ impl Core {
     /// The raw TCPW ABSE state (None for the other variants).
     pub fn abse_state(&self) -> Option<&ffi::WwcAbse> {
         match &self.estimator {
-            Estimator::Abse(s) => Some(s),
+            EstimatorState::Abse(s) => Some(s),
             _ => None,
         }
     }
@@ -1300,7 +1300,7 @@ mod tests {
         // Reference controller tests, in segments: after 20 s of a 2 Mb/s clock, 3 DUPACKs give
         // ssthresh = floor(BWE * 0.1 / 8000) (24 or 25) and cap cwnd; a timeout 1 s after the
         // last ACK (3 virtual samples) gives 7 segments and cwnd 1.
-        let clock = |core: &mut Core| {
+        let clock = |core: &mut CoreController| {
             let mut now = 0;
             for k in 1..=5000u64 {
                 now = k * 4 * MS;
@@ -1314,7 +1314,7 @@ mod tests {
             }
             now
         };
-        let mut core = Core::new(Variant::TCPW, 1000, 100, 1000);
+        let mut core = CoreController::new(Estimator::TCPW, 1000, 100, 1000);
         let now = clock(&mut core);
         assert!((core.bwe_bps() - 2e6).abs() < 1.0);
         core.on_dupacks(now + MS);
@@ -1322,7 +1322,7 @@ mod tests {
         assert!(s == 24 || s == 25);
         assert_eq!(core.cwnd_segments(), s);
 
-        let mut core = Core::new(Variant::TCPW, 1000, 100, 1000);
+        let mut core = CoreController::new(Estimator::TCPW, 1000, 100, 1000);
         let now = clock(&mut core);
         core.on_timeout(now + 1000 * MS);
         assert_eq!((core.cwnd_segments(), core.ssthresh_segments()), (1, 7));
@@ -1331,7 +1331,7 @@ mod tests {
 
     #[test]
     fn plus_one_sample_per_window_and_the_first_initialises_both_stages() {
-        let mut core = Core::new(Variant::PLUS, 1000, 10, 1000);
+        let mut core = CoreController::new(Estimator::PLUS, 1000, 10, 1000);
         for t in 0..=101u64 {
             core.on_ack(&Ack {
                 time_us: t * MS,

@@ -30,7 +30,7 @@ use westwood_algorithms::westwood::{
     WestwoodPlusEstimator,
 };
 use westwood_algorithms::{AckEvent, CongestionControl, CongestionEvent, WindowConfig, WindowGrowth};
-use westwood_bpf_core::{Ack, Core, Variant};
+use westwood_bpf_core::{Ack, CoreController, Estimator};
 
 struct Rng(u64);
 
@@ -82,7 +82,7 @@ impl Worst {
     }
 }
 
-fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> Worst {
+fn run(variant: Estimator, stream: Stream, mss: u64, seed: u64, events: usize) -> Worst {
     let config = WindowConfig {
         mss,
         initial_cwnd: WindowConfig::rfc5681_initial_window(mss),
@@ -90,7 +90,7 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
         window_growth: WindowGrowth::PerAck,
     };
     let mut reference: Box<dyn CongestionControl> = match variant {
-        Variant::Tcpw { sample, acked, .. } => {
+        Estimator::Tcpw { sample, acked, .. } => {
             let sample = if sample == westwood_bpf_core::ffi::WWC_SAMPLE_INTERVAL {
                 Sampling::Interval
             } else {
@@ -103,7 +103,7 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
                 Box::new(Tcpw::new(config, estimator))
             }
         }
-        Variant::Ucla { params, .. } => {
+        Estimator::Ucla { params, .. } => {
             let filter = UclaFilter::from_type(params.filter as u8).expect("filter types 0-3");
             let sample = if params.sample == westwood_bpf_core::ffi::WWC_SAMPLE_INTERVAL {
                 Sampling::Interval
@@ -115,13 +115,14 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
                 UclaEstimator::new(UclaParams { filter, sample, ..UclaParams::default() }),
             ))
         }
-        Variant::Plus { .. } => {
+        Estimator::Plus { .. } => {
             Box::new(WestwoodPlus::new(config, WestwoodPlusEstimator::new(PlusParams::default())))
         }
-        Variant::Tr { .. } => Box::new(TcpwTr::new(config, TrEstimator::new())),
-        Variant::Abse { .. } => Box::new(TcpwAbse::new(config, AbseEstimator::new(AbseParams::default()))),
+        Estimator::Tr { .. } => Box::new(TcpwTr::new(config, TrEstimator::new())),
+        Estimator::Abse { .. } => Box::new(TcpwAbse::new(config, AbseEstimator::new(AbseParams::default()))),
     };
-    let mut core = Core::new(variant, mss as u32, config.initial_cwnd / mss, config.initial_ssthresh / mss);
+    let mut core =
+        CoreController::new(variant, mss as u32, config.initial_cwnd / mss, config.initial_ssthresh / mss);
     let mut rng = Rng(seed);
     let (mut now, mut ack) = (0u64, 5_000_000_000u64);
     let mut in_recovery = false;
@@ -257,7 +258,7 @@ fn run(variant: Variant, stream: Stream, mss: u64, seed: u64, events: usize) -> 
     worst
 }
 
-fn report(variant: Variant, stream: Stream, mss: u64, seeds: u64, events: usize, worst: Worst) {
+fn report(variant: Estimator, stream: Stream, mss: u64, seeds: u64, events: usize, worst: Worst) {
     eprintln!(
         "{} {stream:?} mss {mss}: {seeds} x {events} random events, max rel BWE error {:.3e}, max abs {:.3} b/s; \
          windows and RTTmin exact; {} losses, closest floor {:.3e} segments",
@@ -277,7 +278,7 @@ fn the_ucla_agents_other_filters_and_interval_sampling_match_the_reference() {
     for filter in 0..4u32 {
         for sample in [WWC_SAMPLE_TRAPEZOID, WWC_SAMPLE_INTERVAL] {
             let params = WwcUclaParams { filter, sample, ..WwcUclaParams::DEFAULT };
-            let variant = Variant::Ucla { params, acked: WWC_ACKED_UCLA };
+            let variant = Estimator::Ucla { params, acked: WWC_ACKED_UCLA };
             let mut worst = Worst::new();
             for seed in 1..=5u64 {
                 worst.merge(run(
@@ -297,13 +298,13 @@ fn the_ucla_agents_other_filters_and_interval_sampling_match_the_reference() {
 #[test]
 fn random_streams_match_the_reference() {
     for variant in [
-        Variant::TCPW,
-        Variant::TCPW_INTERVAL,
-        Variant::TCPW_ACKED_UCLA,
-        Variant::PLUS,
-        Variant::TR,
-        Variant::ABSE,
-        Variant::UCLA,
+        Estimator::TCPW,
+        Estimator::TCPW_INTERVAL,
+        Estimator::TCPW_ACKED_UCLA,
+        Estimator::PLUS,
+        Estimator::TR,
+        Estimator::ABSE,
+        Estimator::UCLA,
     ] {
         for mss in [1000u64, 1448] {
             let mut worst = Worst::new();
@@ -321,14 +322,14 @@ fn abse_with_a_full_history_ring_matches_the_reference() {
     let mut full = false;
     for seed in 1..=4u64 {
         worst.merge(run(
-            Variant::ABSE,
+            Estimator::ABSE,
             Stream::LongRtt,
             1448,
             seed.wrapping_mul(0x2545_f491_4f6c_dd1d),
             5000,
         ));
         // The same stream, checking that the ring did fill and wrap.
-        let mut core = westwood_bpf_core::Core::new(Variant::ABSE, 1448, 3, 1 << 20);
+        let mut core = westwood_bpf_core::CoreController::new(Estimator::ABSE, 1448, 3, 1 << 20);
         let mut now = 0;
         for k in 1..=2000u64 {
             now += 2_000;
@@ -344,5 +345,5 @@ fn abse_with_a_full_history_ring_matches_the_reference() {
         full |= s.count as usize == westwood_bpf_core::ffi::WWC_ABSE_SLOTS && s.base_bytes > 0;
     }
     assert!(full, "the history never filled");
-    report(Variant::ABSE, Stream::LongRtt, 1448, 4, 5000, worst);
+    report(Estimator::ABSE, Stream::LongRtt, 1448, 4, 5000, worst);
 }

@@ -27,7 +27,7 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use westwood_bpf_core::{ffi, Ack, Core, Variant};
+use westwood_bpf_core::{ffi, Ack, CoreController, Estimator};
 
 /// `vectors/` at the repository root (`WESTWOOD_VECTORS_DIR` overrides it, e.g. to check a
 /// freshly generated set before it replaces the committed one).
@@ -144,10 +144,10 @@ fn acked_rule(params: &Value) -> u32 {
 }
 
 /// The core's variant (and parameters) from a vector header.
-fn variant_from_header(expected_variant: &str, params: &Value) -> Variant {
+fn variant_from_header(expected_variant: &str, params: &Value) -> Estimator {
     match expected_variant {
         // `sample` is absent from the folders older than the option (the trapezoid).
-        "westwood" | "westwood-interval" | "westwood-acked-ucla" => Variant::Tcpw {
+        "westwood" | "westwood-interval" | "westwood-acked-ucla" => Estimator::Tcpw {
             tau_us: u64_field(params, "tau_us", 1) as u32,
             m: u64_field(params, "m", 1) as u32,
             sample: match params.get("sample").and_then(Value::as_str) {
@@ -164,7 +164,7 @@ fn variant_from_header(expected_variant: &str, params: &Value) -> Variant {
             assert_eq!(f64_field(params, "reduction_step_timeout"), 1.0, "{params}");
             assert_eq!(f64_field(params, "max_reduction_factor"), 4.0, "{params}");
             let alpha = f64_field(params, "fr_alpha");
-            Variant::Ucla {
+            Estimator::Ucla {
                 params: ffi::WwcUclaParams {
                     filter: integer_param(params, "filter_type"),
                     tau_us: u64_field(params, "tau_us", 1) as u32,
@@ -180,13 +180,13 @@ fn variant_from_header(expected_variant: &str, params: &Value) -> Variant {
                 acked: acked_rule(params),
             }
         }
-        "westwood-plus" => Variant::Plus { min_window_us: u64_field(params, "min_window_us", 1) as u32 },
+        "westwood-plus" => Estimator::Plus { min_window_us: u64_field(params, "min_window_us", 1) as u32 },
         "westwood-tr" => {
             // The factor's steps and bound are constants of the core (quarters 1 / 4, max 16).
             assert_eq!(f64_field(params, "reduction_step_dupacks"), 0.25, "{params}");
             assert_eq!(f64_field(params, "reduction_step_timeout"), 1.0, "{params}");
             assert_eq!(f64_field(params, "max_reduction_factor"), 4.0, "{params}");
-            Variant::Tr { ratio: integer_param(params, "time_constant_ratio") }
+            Estimator::Tr { ratio: integer_param(params, "time_constant_ratio") }
         }
         "westwood-abse" => {
             let u_max_q8 = match params.get("u_max_bps") {
@@ -195,7 +195,7 @@ fn variant_from_header(expected_variant: &str, params: &Value) -> Variant {
             };
             // The header has no slot width: the vectors use the default, T_min / 32 (0 here).
             let history_slot_ns = params.get("history_slot_ns").and_then(Value::as_u64).unwrap_or(0) as u32;
-            Variant::Abse {
+            Estimator::Abse {
                 params: ffi::WwcAbseParams {
                     t_min_us: u64_field(params, "t_min_us", 1) as u32,
                     n: integer_param(params, "n"),
@@ -221,8 +221,12 @@ fn replay_file(path: &Path, expected_variant: &str) -> Report {
     let mss = u64_field(&header, "mss", 1);
     let variant = variant_from_header(expected_variant, &header["params"]);
     let initial_ssthresh = u64_field(&header, "initial_ssthresh", 1);
-    let mut core =
-        Core::new(variant, mss as u32, u64_field(&header, "initial_cwnd", 1) / mss, initial_ssthresh / mss);
+    let mut core = CoreController::new(
+        variant,
+        mss as u32,
+        u64_field(&header, "initial_cwnd", 1) / mss,
+        initial_ssthresh / mss,
+    );
 
     let mut report = Report { closest_floor: f64::INFINITY, ..Report::default() };
     // The reference's TCPW-TR factor a, tracked from the lines (as crates/algorithms/tests/vectors.rs);

@@ -21,8 +21,8 @@
 
 pub mod afpacket;
 pub mod capture;
-pub mod core;
 pub mod diag;
+pub mod engine;
 pub mod error;
 pub mod kernel_cc;
 pub mod netns;

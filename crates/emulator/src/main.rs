@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, CommandFactory, FromArgMatches, Parser, Subcommand};
-use westwood_emulator::core::{links_from_toml, Emulator, Route};
+use westwood_emulator::engine::{links_from_toml, Emulator, Route};
 use westwood_emulator::error::{scenario_error, Error, Result};
 use westwood_emulator::{netns, realtime, selftest, sys, testbed};
 use westwood_simulator::model::Nanos;

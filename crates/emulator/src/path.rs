@@ -25,8 +25,8 @@ use westwood_linux::sig;
 
 use westwood_simulator::model::Nanos;
 
-use crate::core::{links_from_toml, Emulator, Route};
 use crate::diag::DiagSocket;
+use crate::engine::{links_from_toml, Emulator, Route};
 use crate::error::{scenario_error, Error, Result};
 use crate::netns::{self, ip_text, EndpointSpec, Topology};
 use crate::{process, realtime, sys};

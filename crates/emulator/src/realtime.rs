@@ -35,7 +35,7 @@ use westwood_simulator::model::Nanos;
 use westwood_simulator::network::link::Link;
 
 use crate::afpacket::{self, PacketSocket, VNET_HDR_LEN};
-use crate::core::{DropCause, Emulator, Outcome, RouteId};
+use crate::engine::{DropCause, Emulator, Outcome, RouteId};
 use crate::sys;
 
 /// SCHED_FIFO priority of the emulator thread unless told otherwise (low among real-time

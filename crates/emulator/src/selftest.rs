@@ -25,7 +25,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use westwood_simulator::model::Nanos;
 
-use crate::core::{links_from_toml, Emulator, Outcome, Route};
+use crate::engine::{links_from_toml, Emulator, Outcome, Route};
 use crate::error::{scenario_error, Error, Result};
 use crate::netns::{self, EndpointSpec, Topology};
 use crate::realtime::{self, Histogram};

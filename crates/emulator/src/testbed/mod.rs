@@ -39,8 +39,8 @@ use westwood_simulator::model::{Nanos, Scenario, TcpSpec, NANOS_PER_SECOND};
 use westwood_simulator::profile::Profile;
 use westwood_simulator::results::{FlowSummary, RunOptions, Summary};
 
-use crate::core::{Emulator, Route};
 use crate::diag::{DiagSocket, TcpInfo, INFINITE_SSTHRESH};
+use crate::engine::{Emulator, Route};
 use crate::error::{scenario_error, Error, Result};
 use crate::netns::{self, ip_text, EndpointSpec, Topology};
 use crate::output::{self, Cell, Columns};

@@ -1,4 +1,4 @@
-//! The emulator's core: the simulator's own links driven by timestamps the caller supplies.
+//! The emulator's engine: the simulator's own links driven by timestamps the caller supplies.
 //!
 //! Each emulated link is a `westwood_simulator::network::Link` — the same drop-tail (or RED)
 //! queue, transmitter and channel error models (Bernoulli, BER, Gilbert-Elliott, outages) the
