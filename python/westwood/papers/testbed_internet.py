@@ -28,6 +28,8 @@ the claim judges the direction and the size of TCPW's gain over Reno, not the ab
 
 from __future__ import annotations
 
+from typing import Tuple
+
 from ..claims import (
     GREATER,
     NOT_BELOW,
@@ -132,14 +134,31 @@ TABLE1_WHY = (
 )
 
 
+def _rate_ratio_claim(
+    pair: Tuple[str, str],
+    quantity: str,
+    where: str,
+    x: float,
+    rates: Tuple[float, float],
+    quote: str,
+    why: str,
+) -> Claim:
+    """The paper's ratio of two protocols' rates at one path, judged on the mean of the rounds'
+    ratios (each round's two transfers ran back to back on the same path)."""
+    (series, other), (ours, theirs) = pair, rates
+    return paper_number(
+        f"{series}/{other} {quantity}, {where} (mean of the rounds' ratios)",
+        measures.with_ci(ratios_per_seed(series, x, other, x)),
+        ours / theirs,
+        quote + f" ({ours} / {theirs} = {ours / theirs:.2f})",
+        why=why,
+    )
+
+
 def _table1_claim(delay: int) -> Claim:
     path, tcpw, reno, _ = TABLE1[delay]
-    return paper_number(
-        f"TCPW/Reno throughput, {path} (mean of the rounds' ratios)",
-        measures.with_ci(ratios_per_seed("TCPW", delay, "Reno", delay)),
-        tcpw / reno,
-        TABLE1_QUOTE + f" ({tcpw} / {reno} = {tcpw / reno:.2f})",
-        why=TABLE1_WHY,
+    return _rate_ratio_claim(
+        ("TCPW", "Reno"), "throughput", path, delay, (tcpw, reno), TABLE1_QUOTE, TABLE1_WHY
     )
 
 
@@ -202,11 +221,13 @@ BRAZIL = MeasurementExperiment(
     "hop (250 ms) losing 2.8 % of them, a loss read off the paper's Reno rate with Padhye et "
     "al.'s model of Reno; the ACKs come back over a terrestrial link.",
     claims=(
-        paper_number(
-            "TCPW/Reno throughput, Brazil 450 ms (mean of the rounds' ratios)",
-            measures.with_ci(ratios_per_seed("TCPW", BRAZIL_LOSS, "Reno", BRAZIL_LOSS)),
-            BRAZIL_TCPW / BRAZIL_RENO,
-            BRAZIL_QUOTE + f" ({BRAZIL_TCPW} / {BRAZIL_RENO} = {BRAZIL_TCPW / BRAZIL_RENO:.2f})",
+        _rate_ratio_claim(
+            ("TCPW", "Reno"),
+            "throughput",
+            "Brazil 450 ms",
+            BRAZIL_LOSS,
+            (BRAZIL_TCPW, BRAZIL_RENO),
+            BRAZIL_QUOTE,
             why="The satellite's loss is read off Reno's rate (a model of Reno without SACK); "
             "what TCPW gets over Reno on that channel is not set by it. The paper's senders were "
             "2002 Linux; the measured ones are today's kernel (Reno with SACK, RACK and TLP).",
@@ -354,12 +375,14 @@ ENSI_CCK_WHY = (
 
 def _ensi_cck_claim(cross_flows: int) -> Claim:
     day, abse, newreno = ENSI_CCK[cross_flows]
-    return paper_number(
-        f"TCPW ABSE/NewReno rate, ENSI-CCK {day} (mean of the rounds' ratios)",
-        measures.with_ci(ratios_per_seed("TCPW ABSE", cross_flows, "NewReno", cross_flows)),
-        abse / newreno,
-        ENSI_CCK_QUOTE + f" ({abse} / {newreno} = {abse / newreno:.2f})",
-        why=ENSI_CCK_WHY,
+    return _rate_ratio_claim(
+        ("TCPW ABSE", "NewReno"),
+        "rate",
+        f"ENSI-CCK {day}",
+        cross_flows,
+        (abse, newreno),
+        ENSI_CCK_QUOTE,
+        ENSI_CCK_WHY,
     )
 
 
