@@ -507,3 +507,41 @@ fn main() {
     });
     std::process::exit(code);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> std::result::Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("westwood-emu").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn path_takes_its_command_after_the_double_dash_options_and_all() {
+        let cli =
+            parse(&["path", "--scenario", "wireless", "--set", "loss=1%", "--", "sh", "-c", "x --help"])
+                .unwrap();
+        let Command::Path(args) = cli.command else { panic!("not path") };
+        assert_eq!(args.command, ["sh", "-c", "x --help"]);
+        assert_eq!((args.set.as_slice(), args.servers, args.seed), (&["loss=1%".to_string()][..], 1, 1));
+        // --set changes a scenario, --link and --scenario exclude each other, a command is needed.
+        assert!(parse(&["path", "--set", "a=b", "--", "true"]).is_err());
+        assert!(parse(&["path", "--scenario", "s", "--link", "x", "--", "true"]).is_err());
+        assert!(parse(&["path", "--scenario", "s"]).is_err());
+        assert!(parse(&["path", "--servers", "101", "--", "true"]).is_err());
+    }
+
+    #[test]
+    fn each_command_has_its_own_help_and_fifo_is_one_choice() {
+        let help = parse(&["testbed", "--help"]).err().unwrap();
+        assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
+        assert!(help.to_string().contains("--dry-run") && !help.to_string().contains("--servers"));
+        let Command::Testbed(args) = parse(&["testbed", "wireless", "--no-fifo"]).unwrap().command else {
+            panic!("not testbed")
+        };
+        assert_eq!(args.fifo.priority(), None);
+        let Command::Selftest(args) = parse(&["selftest"]).unwrap().command else { panic!("not selftest") };
+        assert_eq!(args.fifo.priority(), Some(realtime::DEFAULT_FIFO_PRIORITY));
+        assert!(parse(&["selftest", "--fifo", "5", "--no-fifo"]).is_err());
+    }
+}

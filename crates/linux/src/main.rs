@@ -393,3 +393,31 @@ fn main() {
     });
     std::process::exit(code);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> std::result::Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("westwood-linux").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn load_takes_its_programs_and_parameters() {
+        let Command::Load(args) =
+            parse(&["load", "tcpw,tcpw_abse", "--tau-ms", "250", "--abse-n", "4"]).unwrap().command
+        else {
+            panic!("not load")
+        };
+        assert_eq!(args.algos.as_deref(), Some("tcpw,tcpw_abse"));
+        assert_eq!((args.tau_ms, args.abse_n), (Some(250.0), Some(4)));
+        assert_eq!(algos("load", args.algos.as_deref()).unwrap(), [Algo::Tcpw, Algo::TcpwAbse]);
+        assert!(algos("load", Some("westwood")).is_err());
+        assert_eq!(algos("unload", None).unwrap(), Algo::ALL);
+        // Each command its own help; unknown options and extra arguments are usage errors.
+        let help = parse(&["load", "--help"]).err().unwrap().to_string();
+        assert!(help.contains("--tau-ms") && !help.contains("--acks"));
+        assert!(parse(&["watch", "--bogus"]).is_err());
+        assert!(parse(&["unload", "tcpw", "extra"]).is_err());
+    }
+}
