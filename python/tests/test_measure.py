@@ -274,6 +274,39 @@ def test_a_transfer_that_fails_twice_ends_the_measurement(tmp_path, monkeypatch)
     assert calls.read_text() == "2"
 
 
+def test_a_server_left_busy_by_a_failed_transfer_is_waited_for(tmp_path, monkeypatch):
+    # The first try's control connection resets; the server is then busy with that test for a
+    # while (until iperf3's receive timeout ends it), then free.
+    count = tmp_path / "calls"
+    fake = tmp_path / "bin" / "iperf3"
+    fake.parent.mkdir()
+    fake.write_text(
+        f"""#!{sys.executable}
+import json, pathlib
+count = pathlib.Path({str(count)!r})
+n = int(count.read_text()) + 1 if count.exists() else 1
+count.write_text(str(n))
+if n == 1:
+    print(json.dumps({{"error": "unable to receive control message: Connection reset by peer"}}))
+elif n <= 4:
+    print(json.dumps({{"error": "the server is busy running a test. try again later"}}))
+else:
+    print(json.dumps({{"start": {{}}, "end": {{"streams": []}}}}))
+"""
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    monkeypatch.setattr(m, "BUSY_POLL_SECONDS", 0.01)
+    monkeypatch.setattr(m.time, "sleep", lambda s: None)
+    record = m.run_transfer("127.0.0.1", m.Plan("reno", [("reno", 1, 5201)]), 1, None)
+    assert count.read_text() == "5" and record["sessions"][0]["iperf3"]["end"] == {"streams": []}
+    # A server that stays busy past the wait ends the measurement, saying so.
+    count.unlink()
+    fake.write_text(fake.read_text().replace("elif n <= 4:", "elif True:"))
+    with pytest.raises(m.MeasureFailed, match="stayed busy for 0 s"):
+        m.run_transfer("127.0.0.1", m.Plan("reno", [("reno", 1, 5201)]), 1, None, busy_wait=0)
+
+
 # --- as root: an emulated path, the emulator's counters -----------------------------------------
 
 needs_path = pytest.mark.skipif(

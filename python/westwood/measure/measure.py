@@ -55,6 +55,11 @@ POLL = 0.1  # seconds between checks of children: Ctrl-C is seen within that
 # connection's closing exchange cross the same path, and on a congested one a segment lost
 # again and again waits out RFC 6298's doubling timer (1 + 2 + ... + 64 s = 127 s).
 END_GRACE_SECONDS = 180
+# How long a busy iperf3 server is waited for. A client that went away (its control connection
+# reset on a lossy path) leaves the server in that test until the server's receive timeout,
+# iperf3's --rcv-timeout (120 s by default), ends it: the transfer tried again meets it busy.
+BUSY_WAIT_SECONDS = 150
+BUSY_POLL_SECONDS = 5
 
 
 class MeasureFailed(RuntimeError):
@@ -305,12 +310,14 @@ def run_transfer(
     plan: Plan,
     seconds: int,
     capture: Optional[Tuple[str, Path, int]],
-    retries: int = 3,
+    busy_wait: float = BUSY_WAIT_SECONDS,
 ) -> Dict[str, Any]:
     """One transfer: every session of ``plan`` at once, captured when asked. Returns the raw
-    record (iperf3's JSON per session, capture counts, times)."""
+    record (iperf3's JSON per session, capture counts, times). A failed transfer is tried once
+    more; a busy server is waited for up to ``busy_wait`` seconds."""
     failed_before = False
-    for attempt in range(retries + 2):
+    busy_since: Optional[float] = None
+    while True:
         cap = None
         procs: List[subprocess.Popen] = []
         try:
@@ -356,13 +363,16 @@ def run_transfer(
                 time.sleep(2)
                 continue
             raise MeasureFailed(failure)
-        if busy and attempt < retries:
-            time.sleep(2 + attempt * 3)
-            continue
         if busy:
-            raise MeasureFailed(
-                f"the iperf3 server at {host} stayed busy (another client is testing)"
-            )
+            now = time.monotonic()
+            busy_since = now if busy_since is None else busy_since
+            if now - busy_since >= busy_wait:
+                raise MeasureFailed(
+                    f"the iperf3 server at {host} stayed busy for {busy_wait:.0f} s (another "
+                    "client is testing)"
+                )
+            time.sleep(min(BUSY_POLL_SECONDS, busy_wait))
+            continue
         return {
             "label": plan.label,
             "started": started.isoformat(),
@@ -372,7 +382,6 @@ def run_transfer(
             if capture is None
             else {"file": capture[1].name, "tcpdump": counts, "snaplen": capture[2]},
         }
-    raise AssertionError("unreachable")
 
 
 # --- rows ---------------------------------------------------------------------------------------
