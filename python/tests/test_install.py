@@ -97,7 +97,10 @@ def test_the_linux_tools_come_with_the_package(installed):
     status = _westwood(installed, "linux", "status").stdout
     assert "kernel" in status and "BTF" in status, status
     for command in ("linux", "emu", "testbed"):
-        assert "usage:" in _westwood(installed, command, "--help").stdout
+        assert "usage:" in _westwood(installed, command, "--help").stdout.lower()
+    # Each command has its own usage (issue 32).
+    assert "--dry-run" in _westwood(installed, "testbed", "--help").stdout
+    assert "--tau-ms" in _westwood(installed, "linux", "load", "--help").stdout
 
 
 # What a manylinux wheel's ELF files may link: the glibc libraries auditwheel's manylinux
