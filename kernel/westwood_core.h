@@ -440,22 +440,32 @@ static __always_inline __u64 wwc_tcpw_step(__u64 bwe, __u64 prev_sample, __u64 b
 
 /* ================================ AckedCount (§2.3) ================================ */
 
-/* PROCEDURE AckedCount: segments to credit for an ACK with cumulative ack ack_seq (bytes,
- * __u32 sequence space). cumul_ack = ceil((ack_seq - last) / mss); an old ACK (before
- * last) counts like a DUPACK, as the reference's saturating subtraction does. The first
- * ACK ever seen is a DUPACK of itself (credit 1, accounted_for 1), as in the reference.
- * *flags carries WWC_F_HAVE_ACK. */
-static __always_inline __u32 wwc_acked_count(struct wwc_acked *a, __u32 *flags, __u32 ack_seq,
-					     __u32 mss)
+/* AckedCount's first step, the same in both rules: cumul_ack = ceil((ack_seq - last) / mss)
+ * (bytes, __u32 sequence space), 0 for a DUPACK; an old ACK (before last) counts like a
+ * DUPACK, as the reference's saturating subtraction does, and the first ACK ever seen is a
+ * DUPACK of itself. The ACK is remembered; *flags carries WWC_F_HAVE_ACK. */
+static __always_inline __u64 wwc_ack_advance(struct wwc_acked *a, __u32 *flags, __u32 ack_seq, __u32 mss)
 {
 	__u32 last = (*flags & WWC_F_HAVE_ACK) ? a->last_ack : ack_seq;
 	__s32 adv = (__s32)(ack_seq - last);
-	__u64 cumul = 0;
 
+	a->last_ack = adv > 0 ? ack_seq : last;
+	*flags |= WWC_F_HAVE_ACK;
+	if (adv <= 0)
+		return 0;
 	if (mss == 0)
 		mss = 1;
-	if (adv > 0)
-		cumul = ((__u64)(__u32)adv + mss - 1) / mss;
+	return ((__u64)(__u32)adv + mss - 1) / mss;
+}
+
+/* PROCEDURE AckedCount (seed 000 §2.3): segments to credit for an ACK. A DUPACK counts one
+ * (and is accounted for); a cumulative ACK fully covered by earlier DUPACKs counts one and
+ * leaves accounted_for - cumul (the first ACK ever seen: credit 1, accounted_for 1). */
+static __always_inline __u32 wwc_acked_count(struct wwc_acked *a, __u32 *flags, __u32 ack_seq,
+					     __u32 mss)
+{
+	__u64 cumul = wwc_ack_advance(a, flags, ack_seq, mss);
+
 	if (cumul == 0) {
 		a->accounted_for++;
 		cumul = 1;
@@ -469,25 +479,13 @@ static __always_inline __u32 wwc_acked_count(struct wwc_acked *a, __u32 *flags, 
 			a->accounted_for = 0;
 		}
 	}
-	a->last_ack = adv > 0 ? ack_seq : last;
-	*flags |= WWC_F_HAVE_ACK;
 	return (__u32)cumul;
 }
 
-/* AckedCount's credit for one ACK in bytes (segments * mss), saturated to 32 bits: the d_k of
- * every estimator's sample. */
-static __always_inline __u32 wwc_acked_bytes(struct wwc_acked *a, __u32 *flags, __u32 ack_seq, __u32 mss)
-{
-	__u64 bytes = (__u64)wwc_acked_count(a, flags, ack_seq, mss) * (mss ? mss : 1);
-
-	return bytes > WWC_U32_MAX ? WWC_U32_MAX : (__u32)bytes;
-}
-
-/* An RTT sample in µs (negative: none) saturated to 32 bits, for the rtt_sample functions. */
 /* The UCLA agent's AckedCount (tcp-westwood.cc v1.3; crates/algorithms acked_count.rs,
  * AckedCountRule::Ucla): the cover test comes first (a DUPACK, cumul 0, skips it) and a covered
  * cumulative ACK leaves accounted_for - cumul + 1; then the DUPACK; every credit is capped at
- * WWC_UCLA_ACKED_MAX segments. The first ACK ever seen is a DUPACK of itself, as the paper's. */
+ * WWC_UCLA_ACKED_MAX segments. */
 #define WWC_UCLA_ACKED_MAX 2u
 #define WWC_ACKED_PAPER 0u
 #define WWC_ACKED_UCLA 1u
@@ -495,14 +493,8 @@ static __always_inline __u32 wwc_acked_bytes(struct wwc_acked *a, __u32 *flags, 
 static __always_inline __u32 wwc_acked_count_ucla(struct wwc_acked *a, __u32 *flags, __u32 ack_seq,
 						  __u32 mss)
 {
-	__u32 last = (*flags & WWC_F_HAVE_ACK) ? a->last_ack : ack_seq;
-	__s32 adv = (__s32)(ack_seq - last);
-	__u64 cumul = 0;
+	__u64 cumul = wwc_ack_advance(a, flags, ack_seq, mss);
 
-	if (mss == 0)
-		mss = 1;
-	if (adv > 0)
-		cumul = ((__u64)(__u32)adv + mss - 1) / mss;
 	if (cumul > 1) {
 		if (a->accounted_for >= cumul) {
 			a->accounted_for = a->accounted_for - (__u32)cumul + 1;
@@ -518,23 +510,28 @@ static __always_inline __u32 wwc_acked_count_ucla(struct wwc_acked *a, __u32 *fl
 	}
 	if (cumul > WWC_UCLA_ACKED_MAX)
 		cumul = WWC_UCLA_ACKED_MAX;
-	a->last_ack = adv > 0 ? ack_seq : last;
-	*flags |= WWC_F_HAVE_ACK;
 	return (__u32)cumul;
 }
 
-/* Bytes to credit by the rule WWC_ACKED_PAPER (seed 000 §2.3) or WWC_ACKED_UCLA. */
+/* AckedCount's credit for one ACK in bytes (segments * mss), saturated to 32 bits: the d_k of
+ * every estimator's sample, by the rule WWC_ACKED_PAPER (seed 000 §2.3) or WWC_ACKED_UCLA. */
 static __always_inline __u32 wwc_acked_bytes_rule(struct wwc_acked *a, __u32 *flags, __u32 ack_seq,
 						  __u32 mss, __u32 rule)
 {
-	__u64 bytes;
+	__u64 segments = rule == WWC_ACKED_UCLA ? wwc_acked_count_ucla(a, flags, ack_seq, mss)
+						: wwc_acked_count(a, flags, ack_seq, mss);
+	__u64 bytes = segments * (mss ? mss : 1);
 
-	if (rule != WWC_ACKED_UCLA)
-		return wwc_acked_bytes(a, flags, ack_seq, mss);
-	bytes = (__u64)wwc_acked_count_ucla(a, flags, ack_seq, mss) * (mss ? mss : 1);
 	return bytes > WWC_U32_MAX ? WWC_U32_MAX : (__u32)bytes;
 }
 
+/* wwc_acked_bytes_rule with the paper's rule. */
+static __always_inline __u32 wwc_acked_bytes(struct wwc_acked *a, __u32 *flags, __u32 ack_seq, __u32 mss)
+{
+	return wwc_acked_bytes_rule(a, flags, ack_seq, mss, WWC_ACKED_PAPER);
+}
+
+/* An RTT sample in µs (negative: none) saturated to 32 bits, for the rtt_sample functions. */
 static __always_inline __u32 wwc_rtt_us_u32(__s64 rtt_us)
 {
 	return rtt_us > WWC_U32_MAX ? WWC_U32_MAX : (__u32)rtt_us;
