@@ -237,12 +237,13 @@ def test_a_transfer_that_does_not_end_is_stopped_at_the_timeout():
     assert sleeper.poll() is not None
 
 
-def _fake_iperf3(tmp_path, monkeypatch, failures: int):
+def _fake_iperf3(tmp_path, monkeypatch, failures: int, busy: int = 0):
     """An iperf3 on PATH whose first ``failures`` calls report an error in its JSON (as iperf3
-    does when its control connection is reset) and whose later calls report a transfer."""
+    does when its control connection is reset), whose next ``busy`` calls find the server busy,
+    and whose later calls report a transfer."""
     count = tmp_path / "calls"
     fake = tmp_path / "bin" / "iperf3"
-    fake.parent.mkdir()
+    fake.parent.mkdir(exist_ok=True)
     fake.write_text(
         f"""#!{sys.executable}
 import json, pathlib
@@ -251,12 +252,15 @@ n = int(count.read_text()) + 1 if count.exists() else 1
 count.write_text(str(n))
 if n <= {failures}:
     print(json.dumps({{"error": "unable to receive control message: Connection reset by peer"}}))
+elif n <= {failures + busy}:
+    print(json.dumps({{"error": "the server is busy running a test. try again later"}}))
 else:
     print(json.dumps({{"start": {{}}, "end": {{"streams": []}}}}))
 """
     )
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    count.unlink(missing_ok=True)
     return count
 
 
@@ -277,32 +281,13 @@ def test_a_transfer_that_fails_twice_ends_the_measurement(tmp_path, monkeypatch)
 def test_a_server_left_busy_by_a_failed_transfer_is_waited_for(tmp_path, monkeypatch):
     # The first try's control connection resets; the server is then busy with that test for a
     # while (until iperf3's receive timeout ends it), then free.
-    count = tmp_path / "calls"
-    fake = tmp_path / "bin" / "iperf3"
-    fake.parent.mkdir()
-    fake.write_text(
-        f"""#!{sys.executable}
-import json, pathlib
-count = pathlib.Path({str(count)!r})
-n = int(count.read_text()) + 1 if count.exists() else 1
-count.write_text(str(n))
-if n == 1:
-    print(json.dumps({{"error": "unable to receive control message: Connection reset by peer"}}))
-elif n <= 4:
-    print(json.dumps({{"error": "the server is busy running a test. try again later"}}))
-else:
-    print(json.dumps({{"start": {{}}, "end": {{"streams": []}}}}))
-"""
-    )
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
     monkeypatch.setattr(m, "BUSY_POLL_SECONDS", 0.01)
     monkeypatch.setattr(m.time, "sleep", lambda s: None)
+    calls = _fake_iperf3(tmp_path, monkeypatch, failures=1, busy=3)
     record = m.run_transfer("127.0.0.1", m.Plan("reno", [("reno", 1, 5201)]), 1, None)
-    assert count.read_text() == "5" and record["sessions"][0]["iperf3"]["end"] == {"streams": []}
+    assert calls.read_text() == "5" and record["sessions"][0]["iperf3"]["end"] == {"streams": []}
     # A server that stays busy past the wait ends the measurement, saying so.
-    count.unlink()
-    fake.write_text(fake.read_text().replace("elif n <= 4:", "elif True:"))
+    _fake_iperf3(tmp_path, monkeypatch, failures=1, busy=1000)
     with pytest.raises(m.MeasureFailed, match="stayed busy for 0 s"):
         m.run_transfer("127.0.0.1", m.Plan("reno", [("reno", 1, 5201)]), 1, None, busy_wait=0)
 
