@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "tcpw-congestion-ops.h"
 
+#include "westwood_core.h"
+
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -95,6 +98,34 @@ TcpwCongestionOps::CongestionStateSet(Ptr<TcpSocketState> tcb,
     // ns-3 announces fast recovery before it asks for the threshold; a timeout it announces
     // after (CwndEvent(CA_EVENT_LOSS), then CA_LOSS), so an unannounced question is a timeout.
     m_dupacksAnnounced = newState == TcpSocketState::CA_RECOVERY;
+}
+
+uint32_t
+TcpwCongestionOps::SampleRule(const std::string& value, const std::string& attribute)
+{
+    NS_ABORT_MSG_UNLESS(value == "trapezoid" || value == "interval",
+                        attribute << " = \"" << value << "\": expected \"trapezoid\" or \"interval\"");
+    return value == "interval" ? WWC_SAMPLE_INTERVAL : WWC_SAMPLE_TRAPEZOID;
+}
+
+std::string
+TcpwCongestionOps::SampleName(uint32_t rule)
+{
+    return rule == WWC_SAMPLE_INTERVAL ? "interval" : "trapezoid";
+}
+
+uint32_t
+TcpwCongestionOps::AckedCountRule(const std::string& value, const std::string& attribute)
+{
+    NS_ABORT_MSG_UNLESS(value == "paper" || value == "ucla",
+                        attribute << " = \"" << value << "\": expected \"paper\" or \"ucla\"");
+    return value == "ucla" ? WWC_ACKED_UCLA : WWC_ACKED_PAPER;
+}
+
+std::string
+TcpwCongestionOps::AckedCountName(uint32_t rule)
+{
+    return rule == WWC_ACKED_UCLA ? "ucla" : "paper";
 }
 
 void

@@ -63,6 +63,18 @@ class TcpwCongestionOps : public TcpNewReno
     virtual Time GetRttMin() const = 0;
 
   protected:
+    /**
+     * The Sample attribute's value as the C core numbers it (WWC_SAMPLE_TRAPEZOID or
+     * WWC_SAMPLE_INTERVAL); anything but "trapezoid" or "interval" stops the program, naming
+     * \p attribute. SampleName is the way back.
+     */
+    static uint32_t SampleRule(const std::string& value, const std::string& attribute);
+    static std::string SampleName(uint32_t rule);
+
+    /** The AckedCount attribute's value, "paper" or "ucla", as WWC_ACKED_*; and back. */
+    static uint32_t AckedCountRule(const std::string& value, const std::string& attribute);
+    static std::string AckedCountName(uint32_t rule);
+
     /** Start the estimator afresh (a new connection). */
     virtual void ResetEstimator() = 0;
 

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "tcpw-ucla.h"
 
-#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -124,31 +123,25 @@ TcpwUcla::CoreParams() const
 void
 TcpwUcla::SetSample(std::string sample)
 {
-    NS_ABORT_MSG_UNLESS(sample == "trapezoid" || sample == "interval",
-                        "ns3::TcpwUcla::Sample = \"" << sample
-                                                     << "\": expected \"trapezoid\" or \"interval\"");
-    m_sampleRule = sample == "interval" ? WWC_SAMPLE_INTERVAL : WWC_SAMPLE_TRAPEZOID;
+    m_sampleRule = SampleRule(sample, "ns3::TcpwUcla::Sample");
 }
 
 std::string
 TcpwUcla::GetSample() const
 {
-    return m_sampleRule == WWC_SAMPLE_INTERVAL ? "interval" : "trapezoid";
+    return SampleName(m_sampleRule);
 }
 
 void
 TcpwUcla::SetAckedCount(std::string rule)
 {
-    NS_ABORT_MSG_UNLESS(rule == "ucla" || rule == "paper",
-                        "ns3::TcpwUcla::AckedCount = \"" << rule
-                                                         << "\": expected \"ucla\" or \"paper\"");
-    m_ackedRule = rule == "paper" ? WWC_ACKED_PAPER : WWC_ACKED_UCLA;
+    m_ackedRule = AckedCountRule(rule, "ns3::TcpwUcla::AckedCount");
 }
 
 std::string
 TcpwUcla::GetAckedCount() const
 {
-    return m_ackedRule == WWC_ACKED_PAPER ? "paper" : "ucla";
+    return AckedCountName(m_ackedRule);
 }
 
 void

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "tcpw.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/string.h"
@@ -91,30 +90,25 @@ Tcpw::TauUs() const
 void
 Tcpw::SetSample(std::string sample)
 {
-    NS_ABORT_MSG_UNLESS(sample == "trapezoid" || sample == "interval",
-                        "ns3::Tcpw::Sample = \"" << sample
-                                                 << "\": expected \"trapezoid\" or \"interval\"");
-    m_sampleRule = sample == "interval" ? WWC_SAMPLE_INTERVAL : WWC_SAMPLE_TRAPEZOID;
+    m_sampleRule = SampleRule(sample, "ns3::Tcpw::Sample");
 }
 
 std::string
 Tcpw::GetSample() const
 {
-    return m_sampleRule == WWC_SAMPLE_INTERVAL ? "interval" : "trapezoid";
+    return SampleName(m_sampleRule);
 }
 
 void
 Tcpw::SetAckedCount(std::string rule)
 {
-    NS_ABORT_MSG_UNLESS(rule == "paper" || rule == "ucla",
-                        "ns3::Tcpw::AckedCount = \"" << rule << "\": expected \"paper\" or \"ucla\"");
-    m_ackedRule = rule == "ucla" ? WWC_ACKED_UCLA : WWC_ACKED_PAPER;
+    m_ackedRule = AckedCountRule(rule, "ns3::Tcpw::AckedCount");
 }
 
 std::string
 Tcpw::GetAckedCount() const
 {
-    return m_ackedRule == WWC_ACKED_UCLA ? "ucla" : "paper";
+    return AckedCountName(m_ackedRule);
 }
 
 void
