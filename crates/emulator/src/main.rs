@@ -213,13 +213,7 @@ struct PathArgs {
 
 /// A usage error found after parsing: the command's usage line with it.
 fn usage_err(command: &str, msg: impl Into<String>) -> Error {
-    let mut cli = Cli::command();
-    cli.build();
-    let usage = cli.find_subcommand_mut(command).map_or_else(String::new, |c| c.render_usage().to_string());
-    Error::Usage(format!(
-        "{}\n\n{usage}\nFor more information, try 'westwood-emu {command} --help'.",
-        msg.into()
-    ))
+    Error::Usage(westwood_linux::cli::usage_error(Cli::command(), command, msg))
 }
 
 /// `--set KEY=VALUE` pairs.
@@ -461,24 +455,10 @@ fn cmd_cleanup() -> Result<i32> {
 }
 
 fn real_main() -> Result<i32> {
-    let matches = match Cli::command().try_get_matches_from(std::env::args_os()) {
-        Ok(m) => m,
-        Err(e) if !e.use_stderr() => {
-            // --help, --version: to stdout (a closed pipe ends the process quietly).
-            print!("{e}");
-            return Ok(0);
-        }
-        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let usage = Cli::command().render_usage();
-            return Err(Error::Usage(format!(
-                "missing command\n\n{usage}\nFor more information, try '--help'."
-            )));
-        }
-        Err(e) => {
-            return Err(Error::Usage(
-                e.render().to_string().trim_end().trim_start_matches("error: ").to_string(),
-            ))
-        }
+    let Some(matches) =
+        westwood_linux::cli::matches(Cli::command(), std::env::args_os()).map_err(Error::Usage)?
+    else {
+        return Ok(0);
     };
     let cli = Cli::from_arg_matches(&matches).map_err(|e| Error::Usage(e.to_string()))?;
     match cli.command {

@@ -25,6 +25,7 @@
 pub mod ack_probe;
 pub mod acks;
 pub mod bench;
+pub mod cli;
 pub mod error;
 pub mod loader;
 pub mod lockfile;

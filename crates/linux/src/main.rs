@@ -125,13 +125,7 @@ struct BenchArgs {
 
 /// A usage error found after parsing: the subcommand's usage line with it.
 fn usage_err(command: &str, msg: impl Into<String>) -> Error {
-    let mut cli = Cli::command();
-    cli.build();
-    let usage = cli.find_subcommand_mut(command).map_or_else(String::new, |c| c.render_usage().to_string());
-    Error::Usage(format!(
-        "{}\n\n{usage}\nFor more information, try 'westwood-linux {command} --help'.",
-        msg.into()
-    ))
+    Error::Usage(westwood_linux::cli::usage_error(Cli::command(), command, msg))
 }
 
 fn algos(command: &str, given: Option<&str>) -> Result<Vec<Algo>> {
@@ -344,27 +338,11 @@ fn long_about() -> String {
 }
 
 fn dispatch(argv: Vec<String>) -> Result<()> {
-    let matches = match Cli::command()
-        .long_about(long_about())
-        .try_get_matches_from(std::iter::once("westwood-linux".to_string()).chain(argv))
-    {
-        Ok(m) => m,
-        Err(e) if !e.use_stderr() => {
-            // --help, --version: to stdout (a closed pipe ends the process quietly).
-            print!("{e}");
-            return Ok(());
-        }
-        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let usage = Cli::command().render_usage();
-            return Err(Error::Usage(format!(
-                "missing command\n\n{usage}\nFor more information, try '--help'."
-            )));
-        }
-        Err(e) => {
-            return Err(Error::Usage(
-                e.render().to_string().trim_end().trim_start_matches("error: ").to_string(),
-            ))
-        }
+    let argv = std::iter::once("westwood-linux".to_string()).chain(argv).map(Into::into);
+    let Some(matches) =
+        westwood_linux::cli::matches(Cli::command().long_about(long_about()), argv).map_err(Error::Usage)?
+    else {
+        return Ok(());
     };
     let cli = Cli::from_arg_matches(&matches).map_err(|e| Error::Usage(e.to_string()))?;
     match cli.command {
