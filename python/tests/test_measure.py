@@ -150,6 +150,42 @@ def test_options_are_checked():
     assert r.returncode == 2 and "--cc A,B" in r.stderr
 
 
+FAKE_HOLD = """#!/usr/bin/env python3
+import sys
+log = open(sys.argv[0] + ".log", "a")
+log.write(" ".join(sys.argv[1:]) + "\\n")
+log.flush()
+if "no_such_cc" in sys.argv[2]:
+    print("westwood-emu: error: congestion control no_such_cc is not available", file=sys.stderr)
+    sys.exit(2)
+print("ready", flush=True)
+sys.stdin.read()
+log.write("released\\n")
+"""
+
+
+def test_congestion_controls_are_held_through_westwood_emu_hold(tmp_path, monkeypatch):
+    """measure makes its ccs available as the testbed does (`westwood-emu hold`, which
+    registers and unregisters) and lets go at its end; nothing is spawned when nothing needs
+    it, and a refusal is a usage error that names the command."""
+    fake = tmp_path / "westwood-emu"
+    fake.write_text(FAKE_HOLD)
+    fake.chmod(0o755)
+    log = tmp_path / "westwood-emu.log"
+    monkeypatch.setenv("WESTWOOD_EMU_BIN", str(fake))
+    monkeypatch.setattr(m, "available_ccs", lambda: ["reno", "cubic"])
+    held = m.ensure_ccs(["reno", "tcpw"])
+    assert held.process is not None and held.process.poll() is None
+    assert log.read_text().splitlines() == ["hold reno,tcpw"]
+    m.unload(held)
+    assert held.process is None and log.read_text().splitlines()[-1] == "released"
+    # Everything there and no tcpw*: nothing to hold.
+    log.unlink()
+    assert m.ensure_ccs(["reno", "cubic"]).process is None and not log.exists()
+    with pytest.raises(Exception, match="westwood-emu hold` exited with status 2"):
+        m.ensure_ccs(["no_such_cc"])
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

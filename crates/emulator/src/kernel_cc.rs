@@ -1,5 +1,8 @@
-//! The kernel congestion controls a testbed run (or an emulated path) needs: the tcpw* eBPF
-//! programs, registered for the run and unregistered after it, also after a kill.
+//! The kernel congestion controls a run needs, made available for it: the registry's eBPF
+//! twins (tcpw*) registered through westwood-linux's loader and unregistered after the run, also
+//! after a kill; the kernel's own (reno, cubic, ...) through `modprobe tcp_NAME` when missing.
+//! [`KernelCcs::ensure`] is the one way in: the testbed, `path` and (through `westwood-emu
+//! hold`) `westwood measure` all call it.
 //!
 //! A run that registers a program records it under [`RECORD_DIR`] in a file named after the run
 //! (`bpf-<pid>-s<starttime>`, [`Owner`] as the namespaces record theirs), written before it
@@ -14,7 +17,7 @@ use westwood_linux::loader::{LoadOptions, Params};
 use westwood_linux::Algo;
 
 use crate::error::{Error, Result};
-use crate::process::Owner;
+use crate::process::{self, Owner};
 
 /// Where runs record the programs they use (tmpfs: gone at reboot, as the programs are).
 pub const RECORD_DIR: &str = "/run/westwood-emu";
@@ -139,19 +142,56 @@ pub fn describe(reclaimed: &[Reclaimed]) -> Option<String> {
     (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
-/// The tcpw* congestion controls a run needs, registered for it: loaded if missing and unloaded
-/// again at the end (or, after a kill, by the next run: see the module notes). Holds a shared
-/// lock on the westwood-linux tests' lock file, so those tests (which unload everything) wait
-/// for the run. A kernel that refuses them is a missing prerequisite (exit 2, with the kernel's
-/// reason).
-pub(crate) struct BpfGuard {
+/// The kernel congestion controls a run needs, available while this lives. The tcpw* among them
+/// are registered for it: loaded if missing and unloaded again at the end (or, after a kill, by
+/// the next run: see the module notes), with a shared lock on the westwood-linux tests' lock file
+/// held meanwhile, so those tests (which unload everything) wait for the run. A congestion control
+/// the kernel cannot offer is a missing prerequisite (exit 2, with the reason).
+pub struct KernelCcs {
     loaded: Vec<Algo>,
     record: Option<PathBuf>,
-    _lock: fs::File,
+    _lock: Option<fs::File>,
 }
 
-impl BpfGuard {
-    pub(crate) fn ensure(names: &[&str], params: Params) -> Result<BpfGuard> {
+impl KernelCcs {
+    /// Make `names` available (kernel names: `tcpw_abse`, `reno`; duplicates allowed), the tcpw*
+    /// with the estimator parameters `params` (a registered program with others is an error);
+    /// `None`: a registered program as it is, a missing one with the papers' parameters.
+    pub fn ensure(names: &[&str], params: Option<Params>) -> Result<KernelCcs> {
+        let mut bpf: Vec<&str> = Vec::new();
+        let mut builtin: Vec<&str> = Vec::new();
+        for &name in names {
+            let list = if Algo::from_name(name).is_some() { &mut bpf } else { &mut builtin };
+            if !list.contains(&name) {
+                list.push(name);
+            }
+        }
+        for name in builtin {
+            ensure_builtin(name)?;
+        }
+        let nothing = || KernelCcs { loaded: Vec::new(), record: None, _lock: None };
+        if bpf.is_empty() {
+            return Ok(nothing());
+        }
+        // Without root nothing can be registered or unregistered (nor recorded): what is
+        // registered already is what there is.
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            let have = westwood_linux::prereq::available_congestion_controls();
+            let missing: Vec<&str> = bpf.into_iter().filter(|n| !have.iter().any(|c| c == n)).collect();
+            if missing.is_empty() {
+                return Ok(nothing());
+            }
+            let missing = missing.join(",");
+            return Err(Error::Prereq(format!(
+                "{missing} is not registered and registering it needs root: run `sudo westwood linux load \
+                 {missing}` first, or run this as root"
+            )));
+        }
+        Self::register(&bpf, params)
+    }
+
+    fn register(names: &[&str], params: Option<Params>) -> Result<KernelCcs> {
         let path = std::env::temp_dir().join("westwood-linux-tests.lock");
         let waiting = format!("waiting for {} (westwood-linux tests are running)", path.display());
         let lock = westwood_linux::lockfile::lock(&path, westwood_linux::lockfile::Mode::Shared, &waiting)?;
@@ -161,32 +201,64 @@ impl BpfGuard {
         let algos: Vec<Algo> = names.iter().filter_map(|n| Algo::from_name(n)).collect();
         // The record says what this run uses before it loads anything, so that a reclaim by
         // another run meanwhile leaves those programs alone.
-        let mut guard = BpfGuard { loaded: Vec::new(), record: None, _lock: lock };
+        let mut held = KernelCcs { loaded: Vec::new(), record: None, _lock: Some(lock) };
         let owner =
             Owner::current().map_err(|e| Error::failed("reading this process's start time from /proc", e))?;
         fs::create_dir_all(RECORD_DIR).map_err(|e| Error::failed(format!("creating {RECORD_DIR}"), e))?;
         let record_file = record_path(Path::new(RECORD_DIR), owner);
-        guard.write_record(&record_file, &Record { uses: algos.clone(), loaded: Vec::new() })?;
-        guard.record = Some(record_file.clone());
-        let report = westwood_linux::loader::load(&LoadOptions { algos: algos.clone(), params }).map_err(
-            |e| match e {
-                westwood_linux::Error::Prereq(m) | westwood_linux::Error::Failed(m) => {
-                    Error::Prereq(format!("{} unavailable on this kernel: {m}", names.join(", ")))
-                }
-                other => other,
-            },
-        )?;
-        guard.loaded = report.loaded;
-        guard.write_record(&record_file, &Record { uses: algos, loaded: guard.loaded.clone() })?;
-        Ok(guard)
+        write_record(&record_file, &Record { uses: algos.clone(), loaded: Vec::new() })?;
+        held.record = Some(record_file.clone());
+        let to_load = match params {
+            Some(_) => algos.clone(),
+            None => {
+                let have = westwood_linux::prereq::available_congestion_controls();
+                algos.iter().copied().filter(|a| !have.iter().any(|c| c == a.name())).collect()
+            }
+        };
+        if to_load.is_empty() {
+            return Ok(held);
+        }
+        let options = LoadOptions { algos: to_load, params: params.unwrap_or_default() };
+        let report = westwood_linux::loader::load(&options).map_err(|e| match e {
+            westwood_linux::Error::Prereq(m) | westwood_linux::Error::Failed(m) => {
+                Error::Prereq(format!("{} unavailable on this kernel: {m}", names.join(", ")))
+            }
+            other => other,
+        })?;
+        held.loaded = report.loaded;
+        write_record(&record_file, &Record { uses: algos, loaded: held.loaded.clone() })?;
+        Ok(held)
     }
 
-    fn write_record(&self, path: &Path, record: &Record) -> Result<()> {
-        fs::write(path, record.text()).map_err(|e| Error::failed(format!("writing {}", path.display()), e))
+    /// The tcpw* this holder registered (and unregisters when dropped).
+    pub fn registered(&self) -> &[Algo] {
+        &self.loaded
     }
 }
 
-impl Drop for BpfGuard {
+fn write_record(path: &Path, record: &Record) -> Result<()> {
+    fs::write(path, record.text()).map_err(|e| Error::failed(format!("writing {}", path.display()), e))
+}
+
+/// A congestion control of the kernel's own (not one of ours) is registered, loading its module
+/// if need be; it stays loaded after the run, as any module the kernel loads on demand does.
+fn ensure_builtin(name: &str) -> Result<()> {
+    let available = || westwood_linux::prereq::available_congestion_controls().iter().any(|c| c == name);
+    if available() {
+        return Ok(());
+    }
+    let _ =
+        process::command("modprobe").arg(format!("tcp_{name}")).stderr(std::process::Stdio::null()).status();
+    if available() {
+        return Ok(());
+    }
+    Err(Error::Prereq(format!(
+        "congestion control {name} is not available in this kernel (net.ipv4.tcp_available_congestion_control) and \
+         `modprobe tcp_{name}` did not add it"
+    )))
+}
+
+impl Drop for KernelCcs {
     fn drop(&mut self) {
         if !self.loaded.is_empty() {
             if let Err(e) = westwood_linux::loader::unload(&self.loaded) {

@@ -63,6 +63,16 @@ enum Command {
     /// measure "$WESTWOOD_PATH_SERVER" ...'); --load registers eBPF controls for it. Then prints
     /// the emulator's counters per direction (--report FILE: as JSON); exits with COMMAND's status.
     Path(PathArgs),
+    /// Make kernel congestion controls available while another program uses them; print
+    /// `ready`, hold them until standard input closes or a signal comes
+    ///
+    /// Make kernel congestion controls available while another program uses them (what `westwood
+    /// measure` runs): the tcpw* registered with the given estimator parameters (defaults: the
+    /// papers'), the kernel's own through `modprobe tcp_NAME`. Prints `ready` once they are, then
+    /// holds them until its standard input closes or it gets SIGTERM or Ctrl-C, and unregisters
+    /// the tcpw* it registered (a kill -9 leaves a record the next run, or `cleanup`, acts on).
+    /// While it holds them, the westwood-linux kernel tests (which unload everything) wait.
+    Hold(HoldArgs),
     /// Remove namespaces and congestion controls left by killed runs (also done at the start of
     /// every run)
     Cleanup,
@@ -87,6 +97,15 @@ impl FifoArgs {
             Some(self.fifo.unwrap_or(realtime::DEFAULT_FIFO_PRIORITY))
         }
     }
+}
+
+#[derive(ClapArgs)]
+struct HoldArgs {
+    /// Kernel congestion control names (tcpw, tcpw_abse, reno, cubic, ...), a comma list
+    #[arg(value_name = "CC[,CC...]", required = true)]
+    ccs: Vec<String>,
+    #[command(flatten)]
+    estimator: westwood_linux::cli::EstimatorArgs,
 }
 
 #[derive(ClapArgs)]
@@ -437,6 +456,35 @@ fn cmd_path(args: PathArgs) -> Result<i32> {
     westwood_emulator::path::main(&opts)
 }
 
+fn cmd_hold(args: HoldArgs) -> Result<i32> {
+    // No flag: registered programs as they are (an emulated path's `--load` set theirs).
+    let params = args.estimator.params().map_err(|m| usage_err("hold", m))?;
+    let params = (!params.is_default()).then_some(params);
+    let names: Vec<&str> =
+        args.ccs.iter().flat_map(|c| c.split(',')).map(str::trim).filter(|c| !c.is_empty()).collect();
+    if names.is_empty() {
+        return Err(usage_err("hold", "no congestion control named"));
+    }
+    westwood_linux::sig::install();
+    let held = westwood_emulator::kernel_cc::KernelCcs::ensure(&names, params)?;
+    println!("ready");
+    std::io::Write::flush(&mut std::io::stdout())
+        .map_err(|e| Error::failed("writing to standard output", e))?;
+    // Standard input is read on a thread of its own, so that a signal is seen within 50 ms.
+    let (closed_tx, closed) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+        let _ = closed_tx.send(());
+    });
+    while !westwood_linux::sig::interrupted() {
+        if closed.recv_timeout(std::time::Duration::from_millis(50)).is_ok() {
+            break;
+        }
+    }
+    drop(held);
+    Ok(0)
+}
+
 fn cmd_cleanup() -> Result<i32> {
     netns::require_root("cleanup")?;
     let removals = netns::remove_stale();
@@ -466,6 +514,7 @@ fn real_main() -> Result<i32> {
         Command::Selftest(args) => cmd_selftest(args),
         Command::Run(args) => cmd_run(args),
         Command::Path(args) => cmd_path(args),
+        Command::Hold(args) => cmd_hold(args),
         Command::Cleanup => cmd_cleanup(),
     }
 }
@@ -509,6 +558,18 @@ mod tests {
         assert!(parse(&["path", "--scenario", "s", "--link", "x", "--", "true"]).is_err());
         assert!(parse(&["path", "--scenario", "s"]).is_err());
         assert!(parse(&["path", "--servers", "101", "--", "true"]).is_err());
+    }
+
+    #[test]
+    fn hold_takes_names_and_the_loaders_parameter_flags() {
+        let Command::Hold(args) = parse(&["hold", "tcpw,reno", "--tau-ms", "250"]).unwrap().command else {
+            panic!("not hold")
+        };
+        assert_eq!(args.ccs, ["tcpw,reno"]);
+        assert_eq!(args.estimator.params().unwrap().tau_us, Some(250_000));
+        assert!(parse(&["hold"]).is_err());
+        let Command::Hold(args) = parse(&["hold", "x", "--tau-ms", "0"]).unwrap().command else { panic!() };
+        assert!(args.estimator.params().unwrap_err().contains("--tau-ms must be in"));
     }
 
     #[test]

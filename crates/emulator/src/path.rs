@@ -243,21 +243,9 @@ pub fn main(opts: &Options) -> Result<i32> {
     sig::install();
     netns::remove_stale_and_report();
     // The command's tcpw* (--load) and the cross flows' kernel congestion controls.
-    let mut bpf: Vec<&str> = opts.load.iter().map(String::as_str).collect();
-    for c in &built.cross {
-        if westwood_linux::Algo::from_name(&c.kernel_cc).is_some() {
-            if !bpf.contains(&c.kernel_cc.as_str()) {
-                bpf.push(&c.kernel_cc);
-            }
-        } else {
-            crate::testbed::ensure_kernel_cc(&c.kernel_cc)?;
-        }
-    }
-    let _bpf = if bpf.is_empty() {
-        None
-    } else {
-        Some(crate::kernel_cc::BpfGuard::ensure(&bpf, built.kernel_params)?)
-    };
+    let mut kernel_ccs: Vec<&str> = opts.load.iter().map(String::as_str).collect();
+    kernel_ccs.extend(built.cross.iter().map(|c| c.kernel_cc.as_str()));
+    let _kernel_ccs = crate::kernel_cc::KernelCcs::ensure(&kernel_ccs, Some(built.kernel_params))?;
     let endpoint = |suffix: &str, ip, peer, host: &Host| EndpointSpec {
         suffix: suffix.into(),
         ip,

@@ -569,6 +569,53 @@ fn the_programs_a_killed_tcpw_run_registered_are_unregistered_by_cleanup() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("unregistered 0 congestion controls"));
 }
 
+#[test]
+fn hold_registers_what_is_missing_until_its_input_closes_and_a_signal_ends_it_as_well() {
+    use std::io::{BufRead, BufReader};
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    require_root!();
+    if bpf_registered("tcpw_plus") {
+        println!("SKIPPED: tcpw_plus is registered already (a hold that did not load it owns nothing)");
+        return;
+    }
+    let start = |args: &[&str]| {
+        let mut child = Command::new(binary())
+            .arg("hold")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+        (child, line)
+    };
+    // Closing its standard input ends it (what `westwood measure` does at its end).
+    let (mut child, line) = start(&["tcpw_plus,reno"]);
+    assert_eq!(line.trim(), "ready");
+    assert!(bpf_registered("tcpw_plus"));
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    assert!(!bpf_registered("tcpw_plus"), "hold unregisters what it registered");
+    // So does SIGTERM (the parent-death signal `measure` gives it), within a second.
+    let (mut child, line) = start(&["tcpw_plus", "--plus-min-window-ms", "40"]);
+    assert_eq!(line.trim(), "ready");
+    let params = westwood_linux::loader::registered_params(westwood_linux::Algo::TcpwPlus);
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let sent = Instant::now();
+    assert!(wait_for(Duration::from_secs(1), || child.try_wait().unwrap().is_some()), "SIGTERM ignored");
+    assert!(sent.elapsed() < Duration::from_secs(1));
+    assert!(!bpf_registered("tcpw_plus"));
+    let params = params.expect("the registration's parameters are recorded");
+    assert!(params.contains("40000"), "the parameters asked for: {params}");
+    // A name no kernel offers: exit 2, the reason named, nothing left.
+    let out = Command::new(binary()).args(["hold", "no_such_cc"]).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no_such_cc is not available") && err.contains("modprobe tcp_no_such_cc"), "{err}");
+}
+
 /// Runs the real `westwood testbed` wrapper (python/westwood/testbed.py) on `python3` without
 /// the package's compiled half, which the wrapper does not use: `westwood` is set up as a bare
 /// package so its `__init__` (which imports it) does not run.

@@ -100,7 +100,8 @@ impl Params {
         Ok(())
     }
 
-    fn is_default(&self) -> bool {
+    /// Every parameter left to its default (the papers' values).
+    pub fn is_default(&self) -> bool {
         *self == Params::default()
     }
 }

@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 use clap::{Args as ClapArgs, CommandFactory, FromArgMatches, Parser, Subcommand};
 use westwood_linux::acks::{Converter, KernelAck, TraceSession};
 use westwood_linux::bench::{self, BenchOptions};
-use westwood_linux::loader::{self, Algo, LoadOptions, Observation, Params, Sample};
+use westwood_linux::cli::EstimatorArgs;
+use westwood_linux::loader::{self, Algo, LoadOptions, Observation};
 use westwood_linux::prereq::Status;
 use westwood_linux::watch::{self, WatchOptions};
 use westwood_linux::{sig, Error, Result};
@@ -43,33 +44,13 @@ enum Command {
     Bench(BenchArgs),
 }
 
-/// Parameters default to the papers' values.
 #[derive(ClapArgs)]
 struct LoadArgs {
     /// A name, a comma list, or all (the default)
     #[arg(value_name = "ALGOS")]
     algos: Option<String>,
-    /// tcpw: the filter's time constant tau, ms (500)
-    #[arg(long, value_name = "MS")]
-    tau_ms: Option<f64>,
-    /// tcpw: a virtual sample every tau/m of silence (2)
-    #[arg(long, value_name = "M")]
-    m: Option<u32>,
-    /// tcpw: the filter's input, trapezoid (the paper's) or interval
-    #[arg(long, value_name = "SAMPLE")]
-    sample: Option<String>,
-    /// tcpw_tr: time constant over sampling time (10: alpha = 19/21)
-    #[arg(long, value_name = "R")]
-    tr_ratio: Option<u32>,
-    /// tcpw_abse: the shortest sampling interval T_min, ms (50)
-    #[arg(long, value_name = "MS")]
-    abse_t_min_ms: Option<f64>,
-    /// tcpw_abse: tau_k = RTT (1 + N U/U_max) (10)
-    #[arg(long, value_name = "N")]
-    abse_n: Option<u32>,
-    /// tcpw_plus: the shortest sampling window, ms (50)
-    #[arg(long, value_name = "MS")]
-    plus_min_window_ms: Option<f64>,
+    #[command(flatten)]
+    estimator: EstimatorArgs,
 }
 
 #[derive(ClapArgs)]
@@ -142,32 +123,8 @@ fn names(a: &[Algo]) -> String {
     a.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
 }
 
-/// `--NAME-ms MS` as microseconds.
-fn millis(name: &str, value: Option<f64>) -> Result<Option<u32>> {
-    match value {
-        Some(ms) if !(ms > 0.0 && ms <= 1e6) => {
-            Err(usage_err("load", format!("--{name} must be in (0, 1000000]")))
-        }
-        Some(ms) => Ok(Some((ms * 1000.0).round().max(1.0) as u32)),
-        None => Ok(None),
-    }
-}
-
 fn cmd_load(args: LoadArgs) -> Result<()> {
-    let params = Params {
-        tau_us: millis("tau-ms", args.tau_ms)?,
-        m: args.m,
-        sample: match args.sample {
-            None => None,
-            Some(v) => Some(Sample::parse(&v).ok_or_else(|| {
-                usage_err("load", format!("--sample {v:?}: trapezoid (the paper's) or interval"))
-            })?),
-        },
-        tr_ratio: args.tr_ratio,
-        abse_t_min_us: millis("abse-t-min-ms", args.abse_t_min_ms)?,
-        abse_n: args.abse_n,
-        plus_min_window_us: millis("plus-min-window-ms", args.plus_min_window_ms)?,
-    };
+    let params = args.estimator.params().map_err(|m| usage_err("load", m))?;
     let algos = algos("load", args.algos.as_deref())?;
     let report = loader::load(&LoadOptions { algos, params })?;
     if !report.loaded.is_empty() {
@@ -388,7 +345,7 @@ mod tests {
             panic!("not load")
         };
         assert_eq!(args.algos.as_deref(), Some("tcpw,tcpw_abse"));
-        assert_eq!((args.tau_ms, args.abse_n), (Some(250.0), Some(4)));
+        assert_eq!((args.estimator.tau_ms, args.estimator.abse_n), (Some(250.0), Some(4)));
         assert_eq!(algos("load", args.algos.as_deref()).unwrap(), [Algo::Tcpw, Algo::TcpwAbse]);
         assert!(algos("load", Some("westwood")).is_err());
         assert_eq!(algos("unload", None).unwrap(), Algo::ALL);

@@ -11,8 +11,9 @@ command does the same against an iperf3 server at HOST (`iperf3 -s` there).
 * ``--parallel N``: each transfer is N sessions of one cc (iperf3 -P N): Jain's index;
 * ``--mix N``: N sessions of the first cc and ``--total`` - N of the second at once, to two
   server ports (``--port P1,P2``: one iperf3 server each): friendliness;
-* the kernel's tcpw* are loaded through ``westwood linux load`` when missing (and unloaded
-  afterwards); other ccs through ``modprobe tcp_NAME``;
+* the congestion controls are made available as the testbed does, through ``westwood-emu
+  hold``: the kernel's tcpw* registered when missing (and unregistered afterwards), other ccs
+  through ``modprobe tcp_NAME``;
 * ``--pcap`` captures every transfer with tcpdump (``pcap/``) and analyses it
   (``westwood analyze``): RTT samples, retransmissions, DUPACK runs per connection.
 
@@ -37,7 +38,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,89 +100,58 @@ def _preexec():
 # --- congestion controls -----------------------------------------------------------------------
 
 
-# Held shared while a measurement uses the kernel's tcpw* (as the testbed does): the
-# westwood-linux kernel tests, which unload them, take it exclusively and wait.
-BPF_LOCK = Path(tempfile.gettempdir()) / "westwood-linux-tests.lock"
-
-
 @dataclass
-class Loaded:
-    """tcpw* this run loaded (unloaded at the end), and the lock held meanwhile."""
+class Held:
+    """The ``westwood-emu hold`` child that keeps this measurement's congestion controls
+    available (``None``: nothing needed holding)."""
 
-    bpf: List[str]
-    lock: Optional[Any] = None
+    process: Optional[subprocess.Popen] = None
 
 
-def _bpf_lock() -> Any:
-    import fcntl
+def ensure_ccs(ccs: Sequence[str]) -> Held:
+    """Make every cc available for the measurement, as the testbed does: ``westwood-emu hold``
+    registers the missing tcpw* (the papers' parameters; registered ones as they are) and
+    ``modprobe``s the kernel's own, and holds them until ``unload``. Also as root with all of
+    them there: while it holds the tcpw*, the kernel tests (which unload them) wait. A cc that
+    cannot be made available: ``UsageError`` with the reason."""
+    missing = [c for c in ccs if c not in available_ccs()]
+    uses_ebpf = any(c in ebpf_kernel_names() for c in ccs)
+    if not missing and not (uses_ebpf and os.geteuid() == 0):
+        return Held()
+    from ..testbed import find_binary
 
-    f = open(BPF_LOCK, "a")  # noqa: SIM115 (held until unload)
     try:
-        fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        print(f"waiting for {BPF_LOCK} (westwood-linux tests are running)", file=sys.stderr)
-        fcntl.flock(f, fcntl.LOCK_SH)
-    return f
-
-
-def ensure_ccs(ccs: Sequence[str]) -> Loaded:
-    """Make every cc available: tcpw* through ``westwood-linux load``, the others through
-    ``modprobe tcp_NAME``. A cc that cannot be made available: ``UsageError`` with the reason.
-    With a tcpw* among them, the kernel tests' lock is held (shared) until ``unload``."""
-    loaded = Loaded([])
-    if any(c in ebpf_kernel_names() for c in ccs) and os.geteuid() == 0:
-        loaded.lock = _bpf_lock()
-    have = available_ccs()
-    missing_bpf = [c for c in ccs if c in ebpf_kernel_names() and c not in have]
-    if missing_bpf:
-        if os.geteuid() != 0:
-            raise UsageError(
-                f"{', '.join(missing_bpf)} is not loaded and loading it needs root: run "
-                f"`sudo westwood linux load {','.join(missing_bpf)}` first, or measure as root"
-            )
-        from ..linux import find_binary
-
         binary = find_binary()
-        proc = subprocess.run(
-            [str(binary), "load", ",".join(missing_bpf)],
-            capture_output=True,
-            text=True,
-            preexec_fn=_preexec(),
+    except FileNotFoundError as e:
+        raise UsageError(f"{', '.join(missing) or ', '.join(ccs)}: {e}") from None
+    proc = subprocess.Popen(
+        [str(binary), "hold", ",".join(ccs)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=_preexec(),
+    )
+    # Its standard error is ours: what it waits for (the kernel tests' lock), or why it failed.
+    assert proc.stdout is not None
+    if proc.stdout.readline().strip() != "ready":
+        code = proc.wait()
+        raise UsageError(
+            f"cannot make {', '.join(ccs)} available (`westwood-emu hold` exited with "
+            f"status {code}; its reason is above)"
         )
-        if proc.returncode != 0:
-            unload(loaded)
-            raise UsageError(
-                f"cannot load {', '.join(missing_bpf)}: "
-                f"{proc.stderr.strip() or proc.stdout.strip()}"
-            )
-        loaded.bpf = missing_bpf
-    for c in ccs:
-        if c in ebpf_kernel_names() or c in available_ccs():
-            continue
-        subprocess.run(["modprobe", f"tcp_{c}"], capture_output=True, preexec_fn=_preexec())
-        if c not in available_ccs():
-            unload(loaded)
-            raise UsageError(
-                f"congestion control {c} is not available here "
-                f"({AVAILABLE}: {' '.join(available_ccs())}) and `modprobe tcp_{c}` did not add it"
-            )
-    return loaded
+    return Held(proc)
 
 
-def unload(loaded: Loaded) -> None:
-    """Unload what ``ensure_ccs`` loaded, and let go of the lock."""
-    if loaded.bpf:
-        from ..linux import find_binary
-
-        subprocess.run(
-            [str(find_binary()), "unload", ",".join(loaded.bpf)],
-            capture_output=True,
-            preexec_fn=_preexec(),
-        )
-        loaded.bpf = []
-    if loaded.lock is not None:
-        loaded.lock.close()
-        loaded.lock = None
+def unload(held: Held) -> None:
+    """Let go of what ``ensure_ccs`` holds: ``westwood-emu hold`` unregisters what it
+    registered when its standard input closes."""
+    proc, held.process = held.process, None
+    if proc is None:
+        return
+    try:
+        proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        _stop(proc)
 
 
 # --- children -----------------------------------------------------------------------------------
@@ -764,7 +733,7 @@ def cmd_measure(args) -> int:
     out = make_directory(args.out or f"measure-{args.host}")
     runs_dir = make_directory(out / "runs")
     pcap_dir = make_directory(out / "pcap") if args.pcap else None
-    loaded = ensure_ccs(sorted(set(ccs)))
+    held = ensure_ccs(sorted(set(ccs)))
     done = len(list(runs_dir.glob("*.json")))
     first_round = 1 + max(
         (json.loads(f.read_text()).get("round", 0) for f in runs_dir.glob("*.json")), default=0
@@ -805,7 +774,7 @@ def cmd_measure(args) -> int:
     except MeasureFailed as err:
         failed = f"transfer {started} of {total} failed: {err}"
     finally:
-        unload(loaded)
+        unload(held)
     code = report(
         out, baseline=ccs[-1] if args.mix is None and len(ccs) > 1 else None, as_json=args.json
     )

@@ -252,19 +252,8 @@ pub fn run_once_captured(
     }
     prerequisites()?;
     netns::remove_stale_and_report();
-    let mut kernel_ccs: Vec<&str> = plan.flows.iter().map(|f| f.kernel_cc.as_str()).collect();
-    kernel_ccs.sort();
-    kernel_ccs.dedup();
-    let bpf: Vec<&str> =
-        kernel_ccs.iter().copied().filter(|c| westwood_linux::Algo::from_name(c).is_some()).collect();
-    let _bpf_guard = if bpf.is_empty() {
-        None
-    } else {
-        Some(crate::kernel_cc::BpfGuard::ensure(&bpf, plan.kernel_params)?)
-    };
-    for cc in kernel_ccs.iter().filter(|c| !bpf.contains(c)) {
-        ensure_kernel_cc(cc)?;
-    }
+    let kernel_ccs: Vec<&str> = plan.flows.iter().map(|f| f.kernel_cc.as_str()).collect();
+    let _kernel_ccs = crate::kernel_cc::KernelCcs::ensure(&kernel_ccs, Some(plan.kernel_params))?;
 
     let cpus = sys::cpus();
     let emu_cpu = (cpus >= 2).then_some(cpus - 1);
