@@ -252,7 +252,7 @@ fn duration(command: &str, text: &str, what: &str) -> Result<Nanos> {
     let parsed = match t.parse::<f64>() {
         Ok(s) if s > 0.0 && s.is_finite() => Ok((s * 1e9).round() as Nanos),
         Ok(_) => Err("must be positive".to_string()),
-        Err(_) => westwood_simulator::scenario::units::parse_duration(t),
+        Err(_) => westwood_simulator::fields::units::parse_duration(t),
     };
     match parsed {
         Ok(ns) if ns > 0 => Ok(ns),
@@ -357,7 +357,7 @@ fn cmd_run(args: RunArgs) -> Result<i32> {
                 if d.parse::<f64>() == Ok(0.0) {
                     Ok(0)
                 } else {
-                    westwood_simulator::scenario::units::parse_duration(d)
+                    westwood_simulator::fields::units::parse_duration(d)
                         .map_err(|e| usage_err("run", format!("--lines {d:?}: {e}")))
                 }
             })

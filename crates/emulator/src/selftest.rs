@@ -526,7 +526,7 @@ fn sig_interrupted() -> bool {
 fn parse_delay(link: &str) -> Nanos {
     link.lines()
         .find_map(|l| l.trim().strip_prefix("delay = "))
-        .and_then(|v| westwood_simulator::scenario::units::parse_duration(v.trim_matches('"')).ok())
+        .and_then(|v| westwood_simulator::fields::units::parse_duration(v.trim_matches('"')).ok())
         .unwrap_or(0)
 }
 

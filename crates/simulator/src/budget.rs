@@ -245,7 +245,7 @@ pub fn check(scenario: &Scenario, recording: Recording, max_memory_bytes: u64) -
                 estimate.series_rows,
                 samples(scenario),
                 scenario.flows.len() + scenario.links.len(),
-                crate::scenario::units::format_duration(scenario.sample_interval),
+                crate::fields::units::format_duration(scenario.sample_interval),
             ),
         ));
     }

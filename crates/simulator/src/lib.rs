@@ -18,6 +18,7 @@
 pub mod ack_trace;
 pub mod budget;
 pub mod engine;
+pub mod fields;
 pub mod invariants;
 pub mod metrics;
 pub mod model;

@@ -122,74 +122,65 @@ pub enum QueueLimit {
     },
 }
 
-/// A link direction's channel loss models, as the scenario set them; each is read and run by
-/// its file in `network::loss`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ErrorSpec {
-    /// Each packet is lost independently with this probability.
-    PacketErrorRate(f64),
-    /// Each bit is in error independently with this probability; a packet of `n` bytes is lost
-    /// with probability `1 - (1 - ber)^(8n)`.
-    BitErrorRate(f64),
-    /// Two-state (Good/Bad) continuous-time Markov channel, seed 000 §5.2.
-    GilbertElliott(GilbertElliottSpec),
-    /// Every packet is lost during periodic outages (LEO handoffs, seed 000 §5.3).
-    Outage(OutageSpec),
-    /// Several models on one link: a packet is lost if any of them loses it.
-    Any(Vec<ErrorSpec>),
-    /// Scripted drops of chosen data segments of one flow (`network::loss::drop_list`).
-    DropList(DropListSpec),
+/// A link direction's channel loss models, as the scenario set them, in its order; a packet is
+/// lost if any of them loses it. The models are an open set: each is one file in
+/// `network::loss` that reads its scenario table into settings of its own type and builds its
+/// state from them, listed once in its registry (`network::loss::MODELS`); this holds the
+/// settings with their model's registry name, so nothing here names a model.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ErrorSpec {
+    pub models: Vec<LossSetting>,
 }
 
-/// Drop the first transmission of data segments `segments` (numbered from 0, segment `n`
-/// starting at byte `n * segment_size`) of flow `flow`, and the first ACK that acknowledges
-/// each segment of `acks`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DropListSpec {
-    /// The flow's name, as the scenario gave it.
-    pub flow_name: String,
-    /// Index of the flow in `Scenario::flows` (resolved from the name once flows are known).
-    pub flow: usize,
-    /// The flow's segment size, bytes (resolved with the index).
-    pub segment_size: u64,
-    /// The flow's first byte of bulk data, after its `preamble` (resolved with the index):
-    /// segment `n` starts at `first_byte + n * segment_size`.
-    pub first_byte: u64,
-    pub segments: Vec<u64>,
-    pub acks: Vec<u64>,
-    /// Segments whose second crossing of the link (their first retransmission) is dropped.
-    pub retransmissions: Vec<u64>,
+impl ErrorSpec {
+    /// One model on the link direction.
+    pub fn one(setting: LossSetting) -> Self {
+        ErrorSpec { models: vec![setting] }
+    }
+
+    /// The settings of every model of type `T` on the link direction, in the scenario's order.
+    pub fn settings<T: LossSettings>(&self) -> impl Iterator<Item = &T> {
+        self.models.iter().filter_map(LossSetting::get)
+    }
 }
 
-/// Gilbert-Elliott channel: sojourns in Good and Bad are exponential with the given means; in
-/// each state packets are lost independently with that state's probability.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GilbertElliottSpec {
-    pub mean_good: Nanos,
-    pub mean_bad: Nanos,
-    pub loss_good: f64,
-    pub loss_bad: f64,
-    /// Start in a state drawn from the stationary distribution instead of in Good.
-    pub start_stationary: bool,
+/// The settings of one loss model, with the registry name of the model they belong to. Made
+/// by the model's own file (`network::loss::bernoulli::setting`, ...).
+#[derive(Debug, Clone)]
+pub struct LossSetting {
+    model: &'static str,
+    settings: std::sync::Arc<dyn LossSettings>,
 }
 
-/// Outages of `duration` starting at `offset + k * period`, k = 0, 1, ... (`duration < period`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OutageSpec {
-    pub period: Nanos,
-    pub duration: Nanos,
-    pub offset: OutageOffset,
+/// What a loss model's settings are: plain data of the model's own type.
+pub trait LossSettings: std::any::Any + std::fmt::Debug + Send + Sync {}
+
+impl<T: std::any::Any + std::fmt::Debug + Send + Sync> LossSettings for T {}
+
+impl LossSetting {
+    /// `settings` of the model registered as `model` (its first name).
+    pub(crate) fn new<T: LossSettings>(model: &'static str, settings: T) -> Self {
+        LossSetting { model, settings: std::sync::Arc::new(settings) }
+    }
+
+    /// The registry name of its model.
+    pub fn model(&self) -> &'static str {
+        self.model
+    }
+
+    /// Its settings, if they are of type `T`.
+    pub fn get<T: LossSettings>(&self) -> Option<&T> {
+        let any: &dyn std::any::Any = &*self.settings;
+        any.downcast_ref()
+    }
 }
 
-/// When the first outage starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutageOffset {
-    /// At this time.
-    At(Nanos),
-    /// At a time drawn uniformly in `[0, period)` from the model's own stream when the link is
-    /// built (`offset = "random"`): handoffs in phase with nothing else in the scenario, the
-    /// same for a scenario and seed, another for another seed.
-    Random,
+/// Settings are plain data, so their debug form says all they hold (every f64 printed so that
+/// it reads back to the same value).
+impl PartialEq for LossSetting {
+    fn eq(&self, other: &Self) -> bool {
+        self.model == other.model && format!("{:?}", self.settings) == format!("{:?}", other.settings)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -91,12 +91,12 @@ use westwood_algorithms::{WindowConfig, WindowGrowth};
 
 use crate::tcp::Recovery;
 
+use crate::fields::units::format_duration;
 use crate::model::{
     CwndValidation, FastRetransmitTimer, Inflation, LossDetection, PartialAckTimer, PrrBound, PrrWindow,
     PushFlag, ReceiveWindowRule, RecoveryExit, RecoveryPacing, ReductionBase, Reordering, RttEstimatorRule,
     SackNextSeg, SendBufferRule, TcpSpec, TimeoutThreshold, NANOS_PER_SECOND,
 };
-use crate::scenario::units::format_duration;
 
 const MS: u64 = 1_000_000;
 

@@ -133,7 +133,7 @@ fn setting(key: impl Into<String>, message: impl Into<String>) -> ReplayError {
 
 /// `--delivery-window` text (`"250ms"`) as ns.
 pub fn parse_delivery_window(text: &str) -> Result<u64, ReplayError> {
-    match scenario::units::parse_duration(text) {
+    match crate::fields::units::parse_duration(text) {
         Ok(0) => Err(setting("--delivery-window", "must be longer than 0")),
         Ok(ns) => Ok(ns),
         Err(m) => Err(setting("--delivery-window", m)),

@@ -7,7 +7,8 @@ mod common;
 
 use common::*;
 use westwood_algorithms::WindowGrowth;
-use westwood_simulator::model::{DropListSpec, ErrorSpec, Scenario};
+use westwood_simulator::model::{ErrorSpec, Scenario};
+use westwood_simulator::network::loss::drop_list::{self, DropListSpec};
 use westwood_simulator::results::{FlowSummary, Summary};
 use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, RunOptions};
@@ -33,7 +34,7 @@ fn four_segment_window(recovery: Recovery, limited_transmit: bool) -> FlowSummar
     scenario.flows[0].tcp.initial_ssthresh = 4 * MSS;
     assert_eq!(scenario.flows[0].tcp.initial_cwnd, 4 * MSS);
     let bottleneck = scenario.links.iter_mut().find(|l| l.name == "bottleneck").unwrap();
-    bottleneck.errors = Some(ErrorSpec::DropList(DropListSpec {
+    bottleneck.errors = Some(ErrorSpec::one(drop_list::setting(DropListSpec {
         flow_name: "ftp.0".into(),
         flow: 0,
         segment_size: MSS,
@@ -41,7 +42,7 @@ fn four_segment_window(recovery: Recovery, limited_transmit: bool) -> FlowSummar
         segments: vec![1],
         acks: vec![],
         retransmissions: vec![],
-    }));
+    })));
     simulate(&scenario).flows[0].clone()
 }
 

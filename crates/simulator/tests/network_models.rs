@@ -4,9 +4,10 @@ mod common;
 
 use common::*;
 use westwood_simulator::model::{
-    ErrorSpec, GilbertElliottSpec, OutageOffset, OutageSpec, QueueLimit, QueueSpec, RedSpec, Scenario,
-    SourceKind, SourceSpec,
+    ErrorSpec, QueueLimit, QueueSpec, RedSpec, Scenario, SourceKind, SourceSpec,
 };
+use westwood_simulator::network::loss::gilbert_elliott::{self, GilbertElliottSpec};
+use westwood_simulator::network::loss::outage::{self, OutageOffset, OutageSpec};
 use westwood_simulator::results::{LinkSeries, LinkSummary, RunResult};
 use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, RunOptions};
@@ -94,20 +95,22 @@ fn per_cause_drop_counters_add_up_to_all_losses() {
     for flow in &mut scenario.flows {
         flow.stop = Some(40 * SECOND);
     }
-    scenario.links[BOTTLENECK].errors = Some(ErrorSpec::Any(vec![
-        ErrorSpec::Outage(OutageSpec {
-            period: 4 * SECOND,
-            duration: 100 * MS,
-            offset: OutageOffset::At(2 * SECOND),
-        }),
-        ErrorSpec::GilbertElliott(GilbertElliottSpec {
-            mean_good: 8 * SECOND,
-            mean_bad: 4 * SECOND,
-            loss_good: 0.001,
-            loss_bad: 0.05,
-            start_stationary: false,
-        }),
-    ]));
+    scenario.links[BOTTLENECK].errors = Some(ErrorSpec {
+        models: vec![
+            outage::setting(OutageSpec {
+                period: 4 * SECOND,
+                duration: 100 * MS,
+                offset: OutageOffset::At(2 * SECOND),
+            }),
+            gilbert_elliott::setting(GilbertElliottSpec {
+                mean_good: 8 * SECOND,
+                mean_bad: 4 * SECOND,
+                loss_good: 0.001,
+                loss_bad: 0.05,
+                start_stationary: false,
+            }),
+        ],
+    });
     let result = simulate(&scenario);
     let summary = &result.summary;
     let packet = 1040.0; // every data packet is a full segment plus headers
@@ -178,8 +181,11 @@ fn an_outage_loses_exactly_the_packets_arriving_inside_its_windows() {
     });
     let latency = 8_000 + MS + 4 * MS + 20 * MS;
     let (period, duration, offset) = (4 * SECOND, 96 * MS, latency + 3 * 8 * MS);
-    scenario.links[BOTTLENECK].errors =
-        Some(ErrorSpec::Outage(OutageSpec { period, duration, offset: OutageOffset::At(offset) }));
+    scenario.links[BOTTLENECK].errors = Some(ErrorSpec::one(outage::setting(OutageSpec {
+        period,
+        duration,
+        offset: OutageOffset::At(offset),
+    })));
     let result = simulate(&scenario);
     let cbr = &result.summary.sources[0];
     let (mut lost, mut in_flight, mut per_window) = (0u64, 0u64, std::collections::BTreeMap::new());

@@ -6,9 +6,8 @@
 mod common;
 
 use common::*;
-use westwood_simulator::model::{
-    DropListSpec, ErrorSpec, Inflation, PartialAckTimer, RecoveryPacing, Scenario,
-};
+use westwood_simulator::model::{ErrorSpec, Inflation, PartialAckTimer, RecoveryPacing, Scenario};
+use westwood_simulator::network::loss::drop_list::{self, DropListSpec};
 use westwood_simulator::results::Summary;
 use westwood_simulator::scenario::{load_file, load_str};
 use westwood_simulator::tcp::Recovery;
@@ -194,7 +193,7 @@ fn scripted(
     tcp.initial_ssthresh = 40 * MSS;
     edit(tcp);
     let bottleneck = scenario.links.iter_mut().find(|l| l.name == "bottleneck").unwrap();
-    bottleneck.errors = Some(ErrorSpec::DropList(DropListSpec {
+    bottleneck.errors = Some(ErrorSpec::one(drop_list::setting(DropListSpec {
         flow_name: "ftp.0".into(),
         flow: 0,
         segment_size: MSS,
@@ -202,7 +201,7 @@ fn scripted(
         segments: drops.to_vec(),
         acks: vec![],
         retransmissions: vec![],
-    }));
+    })));
     scenario
 }
 

@@ -13,7 +13,8 @@
 mod common;
 
 use common::*;
-use westwood_simulator::model::{CcSpec, DropListSpec, ErrorSpec, QueueLimit, Scenario};
+use westwood_simulator::model::{CcSpec, ErrorSpec, QueueLimit, Scenario};
+use westwood_simulator::network::loss::drop_list::{self, DropListSpec};
 use westwood_simulator::results::FlowSummary;
 use westwood_simulator::tcp::Recovery;
 use westwood_simulator::{run, RunOptions};
@@ -47,7 +48,7 @@ fn fall_floyd(recovery: Recovery, drops: usize) -> Scenario {
     scenario.flows[0].tcp.initial_ssthresh = 20 * MSS;
     let bottleneck = scenario.links.iter_mut().find(|l| l.name == "bottleneck").unwrap();
     bottleneck.errors = (drops > 0).then(|| {
-        ErrorSpec::DropList(DropListSpec {
+        ErrorSpec::one(drop_list::setting(DropListSpec {
             flow_name: "ftp.0".into(),
             flow: 0,
             segment_size: MSS,
@@ -55,7 +56,7 @@ fn fall_floyd(recovery: Recovery, drops: usize) -> Scenario {
             segments: DROPS[..drops].to_vec(),
             acks: vec![],
             retransmissions: vec![],
-        })
+        }))
     });
     scenario.sample_interval = MS;
     scenario
@@ -179,7 +180,7 @@ fn cubic_refills_a_long_fat_pipe_faster_than_reno_after_a_loss() {
         let mut scenario = line.scenario();
         scenario.flows[0].tcp.initial_ssthresh = 1000 * MSS;
         let bottleneck = scenario.links.iter_mut().find(|l| l.name == "bottleneck").unwrap();
-        bottleneck.errors = Some(ErrorSpec::DropList(DropListSpec {
+        bottleneck.errors = Some(ErrorSpec::one(drop_list::setting(DropListSpec {
             flow_name: "ftp.0".into(),
             flow: 0,
             segment_size: MSS,
@@ -187,7 +188,7 @@ fn cubic_refills_a_long_fat_pipe_faster_than_reno_after_a_loss() {
             segments: vec![10_000],
             acks: vec![],
             retransmissions: vec![],
-        }));
+        })));
         let options = RunOptions { record_series: true, check_invariants: true };
         let result = run(&scenario, options).unwrap_or_else(|e| panic!("{cc_name}: {e}"));
         let series = result.flow_series.unwrap();

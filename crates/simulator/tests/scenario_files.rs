@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use westwood_algorithms::WindowConfig;
 
 use westwood_simulator::model::{CcSpec, ErrorSpec, FlowStart, QueueLimit, QueueSpec, Scenario};
+use westwood_simulator::network::loss::{bernoulli, bit_error};
 use westwood_simulator::scenario::{load_file, ScenarioError};
 use westwood_simulator::tcp::Recovery;
 
@@ -88,8 +89,8 @@ fn scenario_file_wireless_defaults() {
 #[test]
 fn scenario_file_wireless_loss_override_sets_both_directions() {
     let s = load("wireless.toml", &[("loss", "1%")]).unwrap();
-    assert_eq!(link(&s, "wireless").errors, Some(ErrorSpec::PacketErrorRate(0.01)));
-    assert_eq!(link(&s, "wireless.reverse").errors, Some(ErrorSpec::PacketErrorRate(0.01)));
+    assert_eq!(link(&s, "wireless").errors, Some(ErrorSpec::one(bernoulli::setting(0.01))));
+    assert_eq!(link(&s, "wireless.reverse").errors, Some(ErrorSpec::one(bernoulli::setting(0.01))));
     assert_eq!(link(&s, "wired").errors, None);
     assert_eq!(link(&s, "wired.reverse").errors, None);
     assert!(s.parameters.contains(&("loss".to_string(), "1%".to_string())));
@@ -125,7 +126,7 @@ fn scenario_file_wireless_field_and_parameter_overrides() {
     let s =
         load("wireless.toml", &[("links.wireless.errors", "{ model = \"ber\", rate = \"1 bit in 64KB\" }")])
             .unwrap();
-    let ber = Some(ErrorSpec::BitErrorRate(1.0 / (8.0 * 64_000.0)));
+    let ber = Some(ErrorSpec::one(bit_error::setting(1.0 / (8.0 * 64_000.0))));
     assert_eq!(link(&s, "wireless").errors, ber);
     assert_eq!(link(&s, "wireless.reverse").errors, ber);
 }
@@ -233,6 +234,6 @@ fn scenario_file_docs_example_loads() {
     let sets =
         [("loss".to_string(), "1%".to_string()), ("links.wired.delay".to_string(), "100ms".to_string())];
     let s = westwood_simulator::scenario::load_str(example, "wireless.toml", &sets).unwrap();
-    assert_eq!(link(&s, "wireless.reverse").errors, Some(ErrorSpec::PacketErrorRate(0.01)));
+    assert_eq!(link(&s, "wireless.reverse").errors, Some(ErrorSpec::one(bernoulli::setting(0.01))));
     assert_eq!(link(&s, "wired.reverse").delay, 100 * MS);
 }

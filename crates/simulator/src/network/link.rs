@@ -310,11 +310,7 @@ impl<F: Frame> Link<F> {
     /// Whether the channel corrupts a packet that finished crossing the link at `now`.
     pub fn corrupts(&mut self, packet: &Packet, now: Nanos) -> bool {
         let Some(model) = self.errors.as_mut() else { return false };
-        if model.drops_scripted(packet) {
-            self.stats.drops_error += 1;
-            return true;
-        }
-        match model.loss(packet.size, now) {
+        match model.loss(packet, now) {
             None => false,
             Some(LossCause::Error) => {
                 self.stats.drops_error += 1;

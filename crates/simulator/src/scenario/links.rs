@@ -5,7 +5,7 @@ use toml::{Table, Value};
 use super::fields::{self, describe, Section};
 use super::units;
 use super::{echo, FieldError, Res};
-use crate::model::{ErrorSpec, QueueLimit, QueueSpec, RedSpec};
+use crate::model::{ErrorSpec, LossSetting, QueueLimit, QueueSpec, RedSpec};
 use crate::network::loss::MODELS;
 
 const QUEUE_KEYS: &[&str] =
@@ -281,18 +281,14 @@ pub(crate) fn errors(v: &Value, field: &str, duplex: bool) -> Res<(Option<ErrorS
     Ok((combine(forward), combine(reverse)))
 }
 
-fn combine(mut specs: Vec<ErrorSpec>) -> Option<ErrorSpec> {
-    match specs.len() {
-        0 => None,
-        1 => specs.pop(),
-        _ => Some(ErrorSpec::Any(specs)),
-    }
+fn combine(models: Vec<LossSetting>) -> Option<ErrorSpec> {
+    (!models.is_empty()).then_some(ErrorSpec { models })
 }
 
 /// One model table. The spec is `None` when the model can lose nothing (a rate of 0). The model
 /// and its keys are the loss-model registry's (`network::loss::MODELS`); `direction` is every
 /// model's.
-fn error_model(t: &Table, field: &str) -> Res<(Option<ErrorSpec>, Direction)> {
+fn error_model(t: &Table, field: &str) -> Res<(Option<LossSetting>, Direction)> {
     let model = t.get("model").and_then(Value::as_str).and_then(|m| {
         let m = m.trim().to_ascii_lowercase();
         MODELS.iter().find(|e| e.names.contains(&m.as_str()))
@@ -345,5 +341,7 @@ fn model_names() -> String {
     }
 }
 
+#[cfg(test)]
+mod drop_list_tests;
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,6 @@
 
 mod build;
 mod congestion;
-pub(crate) mod fields;
 mod links;
 mod nodes;
 mod overrides;
@@ -22,11 +21,13 @@ mod sources;
 mod tcp;
 mod topology;
 mod traffic;
-pub mod units;
 
 use std::fmt;
 use std::path::Path;
 
+pub(crate) use crate::fields;
+pub use crate::fields::units;
+pub(crate) use crate::fields::{echo, echo_list, shorten, FieldError, Res, ECHO_LIMIT};
 use crate::model::Scenario;
 
 /// A problem with a scenario file or an override.
@@ -53,63 +54,6 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// An error before the file name is attached: the field path and the message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FieldError {
-    pub field: String,
-    pub message: String,
-}
-
-impl FieldError {
-    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        FieldError { field: field.into(), message: message.into() }
-    }
-}
-
-pub(crate) type Res<T> = Result<T, FieldError>;
-
-/// Longest piece of the user's text (in characters, as shown) an error message repeats whole.
-/// A message quotes what it rejects, and that can be anything: a 100 KB string from a generated
-/// file or a `--set` would bury the rest of the message (and the fix) in a terminal or a log.
-const ECHO_LIMIT: usize = 120;
-/// How many characters of a longer text it keeps, before "… (N bytes)".
-const ECHO_KEEP: usize = 100;
-
-/// Where to cut `text` so it shows in at most [`ECHO_KEEP`] columns, or `None` when all of it
-/// fits in [`ECHO_LIMIT`]; `width` is how many columns a character takes when shown.
-fn echo_cut(text: &str, width: impl Fn(char) -> usize) -> Option<usize> {
-    let mut shown = 0;
-    let mut cut = None;
-    for (i, c) in text.char_indices() {
-        shown += width(c);
-        if cut.is_none() && shown > ECHO_KEEP {
-            cut = Some(i);
-        }
-        if shown > ECHO_LIMIT {
-            return cut;
-        }
-    }
-    None
-}
-
-/// The user's `text` quoted for an error message (`"10 Mbit"`, like `{:?}`), its start and its
-/// length in bytes when it is long: `"xxxx…"… (100000 bytes)`. Every message that repeats a
-/// value, key or name from the scenario or a `--set` goes through this (or [`shorten`]).
-pub(crate) fn echo(text: &str) -> String {
-    match echo_cut(text, |c| c.escape_debug().len()) {
-        None => format!("{text:?}"),
-        Some(cut) => format!("{:?}… ({} bytes)", &text[..cut], text.len()),
-    }
-}
-
-/// [`echo`] without the quotes, for names in lists and field paths.
-pub(crate) fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
-    match echo_cut(text, |_| 1) {
-        None => text.into(),
-        Some(cut) => format!("{}… ({} bytes)", &text[..cut], text.len()).into(),
-    }
-}
-
 /// A field path (`links.NAME.rate`, `--set KEY`) with each dotted segment [`shorten`]ed: the
 /// segments are the user's table names and keys.
 fn shorten_path(field: &str) -> String {
@@ -117,24 +61,6 @@ fn shorten_path(field: &str) -> String {
         return field.to_string();
     }
     field.split('.').map(shorten).collect::<Vec<_>>().join(".")
-}
-
-/// Names from the scenario for an error message ("the nodes are: a, b, c"): each [`shorten`]ed,
-/// and at most 20 of them, since a generated topology or a large flow table has thousands.
-pub(crate) fn echo_list<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
-    const MOST: usize = 20;
-    let mut shown: Vec<String> = Vec::new();
-    let mut count = 0;
-    for name in names {
-        if count < MOST {
-            shown.push(shorten(name.as_ref()).into_owned());
-        }
-        count += 1;
-    }
-    if count > MOST {
-        shown.push(format!("… ({count} in all)"));
-    }
-    shown.join(", ")
 }
 
 /// Reads and loads a scenario file. The file's path (as given) names it in errors; its stem is

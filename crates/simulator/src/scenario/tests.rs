@@ -6,6 +6,7 @@ use crate::tcp::Recovery;
 
 use super::*;
 use crate::model::{CcSpec, ErrorSpec, FlowStart, Nanos, QueueLimit, QueueSpec};
+use crate::network::loss::{bernoulli, bit_error};
 
 const BASE: &str = r#"
 [scenario]
@@ -263,15 +264,15 @@ fn load_file_uses_stem_as_name() {
 fn overrides_of_parameters_and_fields() {
     let s = load_with(BASE, &[("loss", "1%"), ("cc", "newreno"), ("duration", "20s")]).unwrap();
     assert_eq!(s.duration, 20_000_000_000);
-    assert_eq!(s.links[2].errors, Some(ErrorSpec::PacketErrorRate(0.01)));
-    assert_eq!(s.links[3].errors, Some(ErrorSpec::PacketErrorRate(0.01)));
+    assert_eq!(s.links[2].errors, Some(ErrorSpec::one(bernoulli::setting(0.01))));
+    assert_eq!(s.links[3].errors, Some(ErrorSpec::one(bernoulli::setting(0.01))));
     assert_eq!(s.flows[0].tcp.cc_name, "newreno");
     assert_eq!(s.flows[0].tcp.recovery, Recovery::NewReno);
     assert_eq!(s.parameters[1], ("loss".to_string(), "1%".to_string()));
 
     // A number parses as a TOML number: 0.02 is a probability.
     let s = load_with(BASE, &[("parameters.loss", "0.02")]).unwrap();
-    assert_eq!(s.links[2].errors, Some(ErrorSpec::PacketErrorRate(0.02)));
+    assert_eq!(s.links[2].errors, Some(ErrorSpec::one(bernoulli::setting(0.02))));
     assert_eq!(s.parameters[1].1, "0.02");
 
     // Dotted paths set fields, and win over the parameter reference they replace.
@@ -283,7 +284,7 @@ fn overrides_of_parameters_and_fields() {
     assert_eq!(s.flows[0].tcp.segment_size, 400);
     // An override value may itself reference a parameter.
     let s = load_with(BASE, &[("links.bc.errors.rate", "${loss}"), ("loss", "5%")]).unwrap();
-    assert_eq!(s.links[2].errors, Some(ErrorSpec::PacketErrorRate(0.05)));
+    assert_eq!(s.links[2].errors, Some(ErrorSpec::one(bernoulli::setting(0.05))));
 }
 
 #[test]
@@ -460,7 +461,7 @@ fn probabilities_outside_unit_interval() {
         &["not a valid probability"],
     );
     let s = load(&edit("rate = \"${loss}\"", "rate = 1")).unwrap();
-    assert_eq!(s.links[2].errors, Some(ErrorSpec::PacketErrorRate(1.0)));
+    assert_eq!(s.links[2].errors, Some(ErrorSpec::one(bernoulli::setting(1.0))));
 }
 
 #[test]
@@ -863,7 +864,7 @@ fn duplex_expansion() {
         fwd.queue,
         QueueSpec::DropTail(QueueLimit::BandwidthDelayProduct { rtt: Some(100_000_000), min: 1 })
     );
-    assert_eq!(fwd.errors, Some(ErrorSpec::BitErrorRate(1.0 / 512_000.0)));
+    assert_eq!(fwd.errors, Some(ErrorSpec::one(bit_error::setting(1.0 / 512_000.0))));
     assert_eq!(rev.errors, fwd.errors);
 }
 
@@ -876,7 +877,7 @@ fn error_model_direction() {
         )?;
         Ok::<_, ScenarioError>((s.links[2].errors.clone(), s.links[3].errors.clone()))
     };
-    let p = Some(ErrorSpec::PacketErrorRate(0.02));
+    let p = Some(ErrorSpec::one(bernoulli::setting(0.02)));
     assert_eq!(dir("both").unwrap(), (p.clone(), p.clone()));
     assert_eq!(dir("forward").unwrap(), (p.clone(), None));
     assert_eq!(dir("reverse").unwrap(), (None, p));

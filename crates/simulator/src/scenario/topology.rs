@@ -561,7 +561,9 @@ fn grid(s: &Section) -> Res<Generated> {
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{ErrorSpec, OutageOffset, OutageSpec, Scenario};
+    use crate::model::{ErrorSpec, Scenario};
+    use crate::network::loss::bernoulli;
+    use crate::network::loss::outage::{self, OutageOffset, OutageSpec};
     use crate::scenario::{load_str, ScenarioError};
 
     const MS: u64 = 1_000_000;
@@ -635,8 +637,8 @@ mod tests {
         assert_eq!((link(&client, "wired").rate_bps, link(&client, "wired").delay), (10_000_000, 45 * MS));
         let w = link(&client, "wireless");
         assert_eq!((w.rate_bps, w.delay), (2_000_000, 10_000));
-        assert_eq!(w.errors, Some(ErrorSpec::PacketErrorRate(0.01)));
-        assert_eq!(link(&client, "wireless.reverse").errors, Some(ErrorSpec::PacketErrorRate(0.01)));
+        assert_eq!(w.errors, Some(ErrorSpec::one(bernoulli::setting(0.01))));
+        assert_eq!(link(&client, "wireless.reverse").errors, Some(ErrorSpec::one(bernoulli::setting(0.01))));
         assert_eq!(link(&client, "wired").errors, None);
         let f = &client.flows[0];
         assert_eq!(
@@ -714,14 +716,16 @@ mod tests {
         let leo = link(&s, "space");
         assert_eq!((leo.rate_bps, leo.delay), (2_000_000, 100 * MS));
         // Seed 000 §5.3: 0.1 % errors plus a 100 ms handoff outage every 4 s, both directions.
-        let expected = ErrorSpec::Any(vec![
-            ErrorSpec::PacketErrorRate(0.001),
-            ErrorSpec::Outage(OutageSpec {
-                period: 4_000 * MS,
-                duration: 100 * MS,
-                offset: OutageOffset::At(0),
-            }),
-        ]);
+        let expected = ErrorSpec {
+            models: vec![
+                bernoulli::setting(0.001),
+                outage::setting(OutageSpec {
+                    period: 4_000 * MS,
+                    duration: 100 * MS,
+                    offset: OutageOffset::At(0),
+                }),
+            ],
+        };
         assert_eq!(leo.errors.as_ref(), Some(&expected));
         assert_eq!(link(&s, "space.reverse").errors.as_ref(), Some(&expected));
         // Setting errors replaces the preset's: here the outages alone.
@@ -731,7 +735,7 @@ mod tests {
              errors = { model = \"outage\", period = \"4s\", duration = \"100ms\" }\n",
         )
         .unwrap();
-        assert!(matches!(link(&s, "l").errors, Some(ErrorSpec::Outage(_))));
+        assert!(matches!(&link(&s, "l").errors, Some(e) if e.settings::<OutageSpec>().count() == 1));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use westwood_algorithms::WindowGrowth;
 
 use westwood_simulator::model::*;
+use westwood_simulator::network::loss::bernoulli;
 use westwood_simulator::tcp::Recovery;
 
 pub const MS: Nanos = 1_000_000;
@@ -86,7 +87,7 @@ fn link(
         delay,
         delay_variation: 0,
         queue: QueueSpec::DropTail(queue),
-        errors: (loss > 0.0).then_some(ErrorSpec::PacketErrorRate(loss)),
+        errors: (loss > 0.0).then_some(ErrorSpec::one(bernoulli::setting(loss))),
     }
 }
 

@@ -7,17 +7,35 @@
 
 use super::{LossModel, ModelEntry};
 use crate::engine::rng::RngStream;
-use crate::model::{ErrorSpec, Nanos};
-use crate::scenario::fields::{self, Section};
-use crate::scenario::Res;
+use crate::fields::Res;
+use crate::fields::{self, Section};
+use crate::model::{LossSetting, Nanos};
+use crate::network::packet::Packet;
 
-pub(crate) const ENTRY: ModelEntry = ModelEntry { names: &["bernoulli"], keys: &["rate"], parse };
+pub(crate) const ENTRY: ModelEntry = ModelEntry { names: &["bernoulli"], keys: &["rate"], parse, build };
+
+/// The model's settings: the packet error rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BernoulliSpec {
+    /// Each packet is lost independently with this probability.
+    pub rate: f64,
+}
+
+/// A packet error rate `rate` as a link's loss model.
+pub fn setting(rate: f64) -> LossSetting {
+    super::setting(&ENTRY, BernoulliSpec { rate })
+}
 
 /// `rate`: the packet error probability; 0 loses nothing (no model).
-fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
+fn parse(section: &Section) -> Res<Option<LossSetting>> {
     let (rv, rf) = section.required("rate", "the packet error probability, like \"1%\"")?;
     let p = fields::probability(rv, &rf)?;
-    Ok((p > 0.0).then_some(ErrorSpec::PacketErrorRate(p)))
+    Ok((p > 0.0).then(|| setting(p)))
+}
+
+fn build(setting: &LossSetting, seed: u64, stream: &str) -> Option<Box<dyn LossModel>> {
+    let spec = setting.get::<BernoulliSpec>()?;
+    (spec.rate > 0.0).then(|| Box::new(Bernoulli::new(spec.rate, RngStream::new(seed, stream))) as _)
 }
 
 #[derive(Debug, Clone)]
@@ -33,7 +51,7 @@ impl Bernoulli {
 }
 
 impl LossModel for Bernoulli {
-    fn loses(&mut self, _size: u32, _now: Nanos) -> bool {
+    fn loses(&mut self, _packet: &Packet, _now: Nanos) -> bool {
         self.rng.bernoulli(self.p)
     }
 }

@@ -7,17 +7,36 @@
 
 use super::{LossModel, ModelEntry};
 use crate::engine::rng::RngStream;
-use crate::model::{ErrorSpec, Nanos};
-use crate::scenario::fields::{self, Section};
-use crate::scenario::Res;
+use crate::fields::Res;
+use crate::fields::{self, Section};
+use crate::model::{LossSetting, Nanos};
+use crate::network::packet::Packet;
 
-pub(crate) const ENTRY: ModelEntry = ModelEntry { names: &["ber"], keys: &["rate"], parse };
+pub(crate) const ENTRY: ModelEntry = ModelEntry { names: &["ber"], keys: &["rate"], parse, build };
+
+/// The model's settings: the bit error rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BitErrorSpec {
+    /// Each bit is in error independently with this probability; a packet of `n` bytes is lost
+    /// with probability `1 - (1 - rate)^(8n)`.
+    pub rate: f64,
+}
+
+/// A bit error rate `rate` as a link's loss model.
+pub fn setting(rate: f64) -> LossSetting {
+    super::setting(&ENTRY, BitErrorSpec { rate })
+}
 
 /// `rate`: the bit error probability; 0 loses nothing (no model).
-fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
+fn parse(section: &Section) -> Res<Option<LossSetting>> {
     let (rv, rf) = section.required("rate", "the bit error probability, like \"1e-5\"")?;
     let p = fields::bit_error_rate(rv, &rf)?;
-    Ok((p > 0.0).then_some(ErrorSpec::BitErrorRate(p)))
+    Ok((p > 0.0).then(|| setting(p)))
+}
+
+fn build(setting: &LossSetting, seed: u64, stream: &str) -> Option<Box<dyn LossModel>> {
+    let spec = setting.get::<BitErrorSpec>()?;
+    (spec.rate > 0.0).then(|| Box::new(BitErrors::new(spec.rate, RngStream::new(seed, stream))) as _)
 }
 
 /// Probability that a packet of `size` bytes is lost under a bit error rate `ber`:
@@ -39,7 +58,7 @@ impl BitErrors {
 }
 
 impl LossModel for BitErrors {
-    fn loses(&mut self, size: u32, _now: Nanos) -> bool {
-        self.rng.bernoulli(loss_probability(self.ber, size))
+    fn loses(&mut self, packet: &Packet, _now: Nanos) -> bool {
+        self.rng.bernoulli(loss_probability(self.ber, packet.size))
     }
 }

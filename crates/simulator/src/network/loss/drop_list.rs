@@ -27,21 +27,52 @@
 
 use toml::Value;
 
-use super::ModelEntry;
-use crate::model::{DropListSpec, ErrorSpec, FlowSpec, LinkSpec};
+use super::{LossKind, LossModel, ModelEntry};
+use crate::fields::{self, describe, Section};
+use crate::fields::{echo, echo_list, FieldError, Res};
+use crate::model::{FlowSpec, LinkSpec, LossSetting, Nanos};
 use crate::network::packet::{Packet, PacketKind};
-use crate::scenario::fields::{self, describe, Section};
-use crate::scenario::{echo, echo_list, FieldError, Res};
 
 pub(crate) const ENTRY: ModelEntry = ModelEntry {
     names: &["drop-list", "drop_list"],
     keys: &["flow", "segments", "acks", "retransmissions"],
     parse,
+    build,
 };
+
+/// The model's settings: drop the first transmission of data segments `segments` (numbered
+/// from 0, segment `n` starting at byte `first_byte + n * segment_size`) of flow `flow`, the
+/// first retransmission of `retransmissions`, and the first ACK that acknowledges each segment
+/// of `acks`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DropListSpec {
+    /// The flow's name, as the scenario gave it.
+    pub flow_name: String,
+    /// Index of the flow in `Scenario::flows` (resolved from the name once flows are known).
+    pub flow: usize,
+    /// The flow's segment size, bytes (resolved with the index).
+    pub segment_size: u64,
+    /// The flow's first byte of bulk data, after its `preamble` (resolved with the index):
+    /// segment `n` starts at `first_byte + n * segment_size`.
+    pub first_byte: u64,
+    pub segments: Vec<u64>,
+    pub acks: Vec<u64>,
+    /// Segments whose second crossing of the link (their first retransmission) is dropped.
+    pub retransmissions: Vec<u64>,
+}
+
+/// Scripted drops as a link's loss model.
+pub fn setting(spec: DropListSpec) -> LossSetting {
+    super::setting(&ENTRY, spec)
+}
+
+fn build(setting: &LossSetting, _seed: u64, _stream: &str) -> Option<Box<dyn LossModel>> {
+    Some(Box::new(DropList::new(setting.get::<DropListSpec>()?)))
+}
 
 /// Parse a `drop-list` table (its keys already checked). The flow is resolved later, by
 /// [`resolve`].
-fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
+fn parse(section: &Section) -> Res<Option<LossSetting>> {
     let (v, f) = section.required("flow", "the name of the flow whose segments are dropped")?;
     let flow_name = fields::string(v, &f, "a flow name")?.trim().to_string();
     const SEGMENTS: &str = "an array of segment numbers counted from 0, like [14, 26, 28]";
@@ -60,7 +91,7 @@ fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
     if ["segments", "acks", "retransmissions"].iter().all(|k| section.get(k).is_none()) {
         section.required("segments", SEGMENTS)?;
     }
-    Ok(Some(ErrorSpec::DropList(DropListSpec {
+    Ok(Some(setting(DropListSpec {
         flow_name,
         flow: usize::MAX,
         segment_size: 0,
@@ -134,16 +165,18 @@ pub fn follow_preambles(links: &mut [LinkSpec], flows: &[FlowSpec]) {
     }
 }
 
-/// Call `f` on every drop list of `spec` (itself, or the parts of an `any` combination).
+/// Call `f` on every drop list of `spec`, putting back what it changed.
 fn for_each_drop_list<E>(
-    spec: &mut ErrorSpec,
+    spec: &mut crate::model::ErrorSpec,
     f: &mut impl FnMut(&mut DropListSpec) -> Result<(), E>,
 ) -> Result<(), E> {
-    match spec {
-        ErrorSpec::Any(parts) => parts.iter_mut().try_for_each(|p| for_each_drop_list(p, f)),
-        ErrorSpec::DropList(list) => f(list),
-        _ => Ok(()),
+    for model in &mut spec.models {
+        let Some(list) = model.get::<DropListSpec>() else { continue };
+        let mut list = list.clone();
+        f(&mut list)?;
+        *model = setting(list);
     }
+    Ok(())
 }
 
 #[derive(Debug, Clone)]
@@ -224,12 +257,22 @@ impl DropList {
     }
 }
 
+impl LossModel for DropList {
+    fn loses(&mut self, packet: &Packet, _now: Nanos) -> bool {
+        self.drops(packet)
+    }
+
+    fn kind(&self) -> LossKind {
+        LossKind::Scripted
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::network::SackBlocks;
 
-    pub(super) fn data(flow: u32, seq: u64) -> Packet {
+    pub(crate) fn data(flow: u32, seq: u64) -> Packet {
         Packet {
             kind: PacketKind::Data,
             flow,
@@ -341,114 +384,5 @@ mod tests {
         assert!(list.drops(&ack(1, 12_000)));
         assert!(!list.drops(&ack(1, 12_000)));
         assert_eq!(list.pending(), 0);
-    }
-}
-
-#[cfg(test)]
-mod scenario_tests {
-    use crate::model::{DropListSpec, ErrorSpec};
-    use crate::scenario::load_str;
-
-    const BASE: &str = r#"
-[scenario]
-duration = "10s"
-[topology]
-nodes = ["a", "b"]
-[links.l]
-from = "a"
-to = "b"
-rate = "5Mbps"
-delay = "30ms"
-errors = ERRORS
-[flows.other]
-from = "a"
-to = "b"
-[flows.ftp]
-from = "a"
-to = "b"
-segment_size = "500B"
-"#;
-
-    fn with(errors: &str) -> Result<crate::model::Scenario, crate::scenario::ScenarioError> {
-        load_str(&BASE.replace("ERRORS", errors), "t.toml", &[])
-    }
-
-    #[test]
-    fn a_drop_list_names_a_flow_and_its_segments() {
-        let s =
-            with(r#"{ model = "drop-list", flow = "ftp", segments = [14, 26, 28], direction = "forward" }"#)
-                .unwrap();
-        let ftp = s.flows.iter().position(|f| f.name == "ftp").unwrap();
-        let expected = DropListSpec {
-            flow_name: "ftp".into(),
-            flow: ftp,
-            segment_size: 500,
-            first_byte: 0,
-            segments: vec![14, 26, 28],
-            acks: vec![],
-            retransmissions: vec![],
-        };
-        assert_eq!(s.links[0].errors, Some(ErrorSpec::DropList(expected)));
-        assert_eq!(s.links[1].errors, None);
-    }
-
-    #[test]
-    fn segments_are_numbered_from_the_byte_after_the_flows_preamble() {
-        let text =
-            BASE.replace("ERRORS", r#"{ model = "drop-list", flow = "ftp", segments = [2], acks = [4] }"#);
-        let mut s = load_str(
-            &text.replace("segment_size = \"500B\"", "segment_size = \"500B\"\npreamble = \"37B\""),
-            "t.toml",
-            &[],
-        )
-        .unwrap();
-        let first_byte = |s: &crate::model::Scenario| match &s.links[0].errors {
-            Some(ErrorSpec::DropList(d)) => d.first_byte,
-            other => panic!("{other:?}"),
-        };
-        assert_eq!(first_byte(&s), 37);
-        let Some(ErrorSpec::DropList(spec)) = &s.links[0].errors else { unreachable!() };
-        let mut list = super::DropList::new(spec);
-        let ftp = spec.flow as u32;
-        let segment = |seq| crate::network::Packet { seq, ..super::tests::data(ftp, 0) };
-        assert!(!list.drops(&segment(1000)), "without the preamble segment 2 would start here");
-        assert!(list.drops(&segment(1037)));
-        // A preamble set after loading (the testbed's simulator run): follow it.
-        for f in &mut s.flows {
-            f.tcp.preamble = 0;
-        }
-        super::follow_preambles(&mut s.links, &s.flows);
-        assert_eq!(first_byte(&s), 0);
-    }
-
-    #[test]
-    fn drop_list_mistakes_name_the_field() {
-        let cases = [
-            (r#"{ model = "drop-list", flow = "nope", segments = [1] }"#, "links.l.errors.flow"),
-            (r#"{ model = "drop-list", flow = "ftp", segments = 3 }"#, "links.l.errors.segments"),
-            (r#"{ model = "drop-list", flow = "ftp", segments = [1, -2] }"#, "links.l.errors.segments[1]"),
-            (r#"{ model = "drop-list", segments = [1] }"#, "links.l.errors.flow"),
-            (r#"{ model = "drop-list", flow = "ftp", segments = [1], rate = "1%" }"#, "links.l.errors.rate"),
-            (r#"{ model = "drop-list", flow = "ftp", segments = [4, 2, 4] }"#, "links.l.errors.segments[2]"),
-            (r#"{ model = "drop-list", flow = "ftp", acks = [1, 1] }"#, "links.l.errors.acks[1]"),
-            (r#"{ model = "drop-list", flow = "ftp", acks = [-1] }"#, "links.l.errors.acks[0]"),
-            (
-                r#"{ model = "drop-list", flow = "ftp", retransmissions = [3, 3] }"#,
-                "links.l.errors.retransmissions[1]",
-            ),
-            (
-                r#"{ model = "drop-list", flow = "ftp", retransmissions = "3" }"#,
-                "links.l.errors.retransmissions",
-            ),
-            (r#"{ model = "drop-list", flow = "ftp" }"#, "links.l.errors.segments"),
-        ];
-        for (errors, field) in cases {
-            let e = with(errors).unwrap_err();
-            assert_eq!(e.field, field, "{errors}: {e}");
-        }
-        // `retransmissions` alone is a list.
-        let s = with(r#"{ model = "drop-list", flow = "ftp", retransmissions = [7] }"#).unwrap();
-        let Some(ErrorSpec::DropList(spec)) = &s.links[0].errors else { unreachable!() };
-        assert_eq!((spec.segments.len(), spec.retransmissions.as_slice()), (0, &[7][..]));
     }
 }

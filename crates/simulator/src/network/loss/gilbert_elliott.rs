@@ -14,19 +14,38 @@
 
 use super::{LossModel, ModelEntry};
 use crate::engine::rng::RngStream;
-use crate::model::{ErrorSpec, GilbertElliottSpec, Nanos};
-use crate::scenario::fields::{self, Section};
-use crate::scenario::{echo, FieldError, Res};
+use crate::fields::{self, Section};
+use crate::fields::{echo, FieldError, Res};
+use crate::model::{LossSetting, Nanos};
+use crate::network::packet::Packet;
 
 pub(crate) const ENTRY: ModelEntry = ModelEntry {
     names: &["gilbert-elliott", "gilbert_elliott"],
     keys: &["mean_good", "mean_bad", "loss_good", "loss_bad", "start"],
     parse,
+    build,
 };
+
+/// The model's settings. Sojourns in Good and Bad are exponential with the given means; in
+/// each state packets are lost independently with that state's probability.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GilbertElliottSpec {
+    pub mean_good: Nanos,
+    pub mean_bad: Nanos,
+    pub loss_good: f64,
+    pub loss_bad: f64,
+    /// Start in a state drawn from the stationary distribution instead of in Good.
+    pub start_stationary: bool,
+}
+
+/// A Gilbert-Elliott channel as a link's loss model.
+pub fn setting(spec: GilbertElliottSpec) -> LossSetting {
+    super::setting(&ENTRY, spec)
+}
 
 /// `mean_good`, `mean_bad` (sojourns), `loss_good` (default 0), `loss_bad` (default 1: a
 /// blackout), `start` (`good` or `stationary`); losing nothing in either state: no model.
-fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
+fn parse(section: &Section) -> Res<Option<LossSetting>> {
     let (v, f) = section.required("mean_good", "the mean time in the Good state, like \"8s\"")?;
     let mean_good = fields::state_duration(v, &f)?;
     let (v, f) = section.required("mean_bad", "the mean time in the Bad state, like \"4s\"")?;
@@ -57,7 +76,16 @@ fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
         }
     };
     let spec = GilbertElliottSpec { mean_good, mean_bad, loss_good, loss_bad, start_stationary };
-    Ok((loss_good > 0.0 || loss_bad > 0.0).then_some(ErrorSpec::GilbertElliott(spec)))
+    Ok((loss_good > 0.0 || loss_bad > 0.0).then(|| setting(spec)))
+}
+
+/// The chain draws its sojourns from `stream:chain`, the per-packet losses from `stream`.
+fn build(setting: &LossSetting, seed: u64, stream: &str) -> Option<Box<dyn LossModel>> {
+    let spec = setting.get::<GilbertElliottSpec>()?;
+    (spec.loss_good > 0.0 || spec.loss_bad > 0.0).then(|| {
+        let chain = RngStream::new(seed, &format!("{stream}:chain"));
+        Box::new(GilbertElliott::new(spec, chain, RngStream::new(seed, stream))) as _
+    })
 }
 
 #[derive(Debug, Clone)]
@@ -134,7 +162,7 @@ impl GilbertElliott {
 }
 
 impl LossModel for GilbertElliott {
-    fn loses(&mut self, _size: u32, now: Nanos) -> bool {
+    fn loses(&mut self, _packet: &Packet, now: Nanos) -> bool {
         GilbertElliott::loses(self, now)
     }
 }

@@ -13,19 +13,45 @@
 //! which a periodic outage does not otherwise use), so the phase varies with the seed and with
 //! nothing else: averaging over seeds averages over phases.
 
-use super::{LossCause, LossModel, ModelEntry};
+use super::{LossKind, LossModel, ModelEntry};
 use crate::engine::rng::RngStream;
-use crate::model::{ErrorSpec, Nanos, OutageOffset, OutageSpec};
-use crate::scenario::fields::{self, Section};
-use crate::scenario::units::format_duration;
-use crate::scenario::{FieldError, Res};
+use crate::fields::units::format_duration;
+use crate::fields::{self, Section};
+use crate::fields::{FieldError, Res};
+use crate::model::{LossSetting, Nanos};
+use crate::network::packet::Packet;
 
 pub(crate) const ENTRY: ModelEntry =
-    ModelEntry { names: &["outage"], keys: &["period", "duration", "offset"], parse };
+    ModelEntry { names: &["outage"], keys: &["period", "duration", "offset"], parse, build };
+
+/// The model's settings: outages of `duration` starting at `offset + k * period`, k = 0, 1, ...
+/// (`duration < period`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutageSpec {
+    pub period: Nanos,
+    pub duration: Nanos,
+    pub offset: OutageOffset,
+}
+
+/// When the first outage starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutageOffset {
+    /// At this time.
+    At(Nanos),
+    /// At a time drawn uniformly in `[0, period)` from the model's own stream when the link is
+    /// built (`offset = "random"`): handoffs in phase with nothing else in the scenario, the
+    /// same for a scenario and seed, another for another seed.
+    Random,
+}
+
+/// Periodic outages as a link's loss model.
+pub fn setting(spec: OutageSpec) -> LossSetting {
+    super::setting(&ENTRY, spec)
+}
 
 /// `period`, `duration` (shorter than the period), `offset` (a duration, default 0, or
 /// `"random"`).
-fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
+fn parse(section: &Section) -> Res<Option<LossSetting>> {
     let (v, f) = section.required("period", "the time between outage starts, like \"4s\"")?;
     let period = fields::state_duration(v, &f)?;
     let (v, f) = section.required("duration", "how long each outage lasts, like \"100ms\"")?;
@@ -50,7 +76,13 @@ fn parse(section: &Section) -> Res<Option<ErrorSpec>> {
         })?),
         None => OutageOffset::At(0),
     };
-    Ok(Some(ErrorSpec::Outage(OutageSpec { period, duration, offset })))
+    Ok(Some(setting(OutageSpec { period, duration, offset })))
+}
+
+/// A random phase is drawn from `stream`.
+fn build(setting: &LossSetting, seed: u64, stream: &str) -> Option<Box<dyn LossModel>> {
+    let spec = setting.get::<OutageSpec>()?;
+    Some(Box::new(Outage::new(spec, &mut RngStream::new(seed, stream))))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,12 +115,12 @@ impl Outage {
 }
 
 impl LossModel for Outage {
-    fn loses(&mut self, _size: u32, now: Nanos) -> bool {
+    fn loses(&mut self, _packet: &Packet, now: Nanos) -> bool {
         self.covers(now)
     }
 
-    fn cause(&self) -> LossCause {
-        LossCause::Outage
+    fn kind(&self) -> LossKind {
+        LossKind::Outage
     }
 }
 

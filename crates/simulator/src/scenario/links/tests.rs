@@ -1,6 +1,9 @@
 //! The `queue` (RED) and `errors` (Gilbert-Elliott, outage, arrays of models) keys.
 
-use crate::model::{ErrorSpec, GilbertElliottSpec, OutageOffset, OutageSpec, QueueLimit, QueueSpec, RedSpec};
+use crate::model::{ErrorSpec, QueueLimit, QueueSpec, RedSpec};
+use crate::network::loss::bernoulli;
+use crate::network::loss::gilbert_elliott::{self, GilbertElliottSpec};
+use crate::network::loss::outage::{self, OutageOffset, OutageSpec};
 use crate::scenario::{load_str, ScenarioError};
 
 const MS: u64 = 1_000_000;
@@ -149,13 +152,13 @@ fn red_queue_errors() {
 #[test]
 fn gilbert_elliott_model() {
     let ge = |loss_good, loss_bad, start_stationary| {
-        Some(ErrorSpec::GilbertElliott(GilbertElliottSpec {
+        Some(ErrorSpec::one(gilbert_elliott::setting(GilbertElliottSpec {
             mean_good: 8 * S,
             mean_bad: 4 * S,
             loss_good,
             loss_bad,
             start_stationary,
-        }))
+        })))
     };
     let full = r#"{ model = "gilbert-elliott", mean_good = "8s", mean_bad = "4s", loss_good = "0%", loss_bad = "100%", direction = "both" }"#;
     assert_eq!(errors(full).unwrap(), (ge(0.0, 1.0, false), ge(0.0, 1.0, false)));
@@ -203,11 +206,11 @@ fn gilbert_elliott_errors() {
 #[test]
 fn outage_model() {
     let outage = |offset| {
-        Some(ErrorSpec::Outage(OutageSpec {
+        Some(ErrorSpec::one(outage::setting(OutageSpec {
             period: 4 * S,
             duration: 100 * MS,
             offset: OutageOffset::At(offset),
-        }))
+        })))
     };
     let full = r#"{ model = "outage", period = "4s", duration = "100ms", offset = "0s" }"#;
     assert_eq!(errors(full).unwrap(), (outage(0), outage(0)));
@@ -254,28 +257,31 @@ fn outage_model() {
     );
     // A random phase: drawn when the link is built, not by the loader.
     let random = r#"{ model = "outage", period = "4s", duration = "100ms", offset = "Random" }"#;
-    let spec = Some(ErrorSpec::Outage(OutageSpec {
+    let spec = Some(ErrorSpec::one(outage::setting(OutageSpec {
         period: 4 * S,
         duration: 100 * MS,
         offset: OutageOffset::Random,
-    }));
+    })));
     assert_eq!(errors(random).unwrap(), (spec.clone(), spec));
 }
 
 #[test]
 fn arrays_of_models_combine_per_direction() {
-    let outage =
-        ErrorSpec::Outage(OutageSpec { period: 4 * S, duration: 100 * MS, offset: OutageOffset::At(0) });
+    let handoffs =
+        outage::setting(OutageSpec { period: 4 * S, duration: 100 * MS, offset: OutageOffset::At(0) });
     let both = r#"[ { model = "outage", period = "4s", duration = "100ms" },
                    { model = "bernoulli", rate = "0.1%", direction = "forward" } ]"#;
     assert_eq!(
         errors(both).unwrap(),
-        (Some(ErrorSpec::Any(vec![outage.clone(), ErrorSpec::PacketErrorRate(0.001)])), Some(outage.clone()))
+        (
+            Some(ErrorSpec { models: vec![handoffs.clone(), bernoulli::setting(0.001)] }),
+            Some(ErrorSpec::one(handoffs.clone()))
+        )
     );
     // One element: the model itself. Empty, or only zero rates: none.
     assert_eq!(
         errors(r#"[ { model = "bernoulli", rate = "1%" } ]"#).unwrap().0,
-        Some(ErrorSpec::PacketErrorRate(0.01))
+        Some(ErrorSpec::one(bernoulli::setting(0.01)))
     );
     assert_eq!(errors("[]").unwrap(), (None, None));
     assert_eq!(
@@ -313,7 +319,7 @@ fn errors_and_queue_can_be_set_from_the_command_line() {
         ("links.ab.queue".to_string(), r#"{ type = "red", limit = 50, gentle = true }"#.to_string()),
     ];
     let s = load_str(&text(""), "t.toml", &sets).unwrap();
-    assert!(matches!(&s.links[0].errors, Some(ErrorSpec::Any(parts)) if parts.len() == 2));
+    assert!(matches!(&s.links[0].errors, Some(ErrorSpec { models: parts }) if parts.len() == 2));
     let QueueSpec::Red(red) = s.links[0].queue else { panic!("{:?}", s.links[0].queue) };
     assert_eq!((red.limit, red.gentle), (QueueLimit::Packets(50), true));
 }

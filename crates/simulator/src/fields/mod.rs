@@ -1,9 +1,86 @@
-//! Typed access to TOML values, with the field path in every error.
+//! Reading a scenario's TOML tables field by field: typed access to values, quantities with
+//! units ([`units`]), errors that name the field ([`FieldError`]) and quote the user's text
+//! short ([`echo`]). Below both the scenario loader and the network's loss models, which read
+//! their own tables with it, so neither imports the other for it.
+
+pub mod units;
 
 use toml::{Table, Value};
 
-use super::units;
-use super::{echo, FieldError, Res};
+/// An error before the file name is attached: the field path and the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldError { field: field.into(), message: message.into() }
+    }
+}
+
+pub(crate) type Res<T> = Result<T, FieldError>;
+
+/// Longest piece of the user's text (in characters, as shown) an error message repeats whole.
+/// A message quotes what it rejects, and that can be anything: a 100 KB string from a generated
+/// file or a `--set` would bury the rest of the message (and the fix) in a terminal or a log.
+pub(crate) const ECHO_LIMIT: usize = 120;
+/// How many characters of a longer text it keeps, before "… (N bytes)".
+const ECHO_KEEP: usize = 100;
+
+/// Where to cut `text` so it shows in at most [`ECHO_KEEP`] columns, or `None` when all of it
+/// fits in [`ECHO_LIMIT`]; `width` is how many columns a character takes when shown.
+fn echo_cut(text: &str, width: impl Fn(char) -> usize) -> Option<usize> {
+    let mut shown = 0;
+    let mut cut = None;
+    for (i, c) in text.char_indices() {
+        shown += width(c);
+        if cut.is_none() && shown > ECHO_KEEP {
+            cut = Some(i);
+        }
+        if shown > ECHO_LIMIT {
+            return cut;
+        }
+    }
+    None
+}
+
+/// The user's `text` quoted for an error message (`"10 Mbit"`, like `{:?}`), its start and its
+/// length in bytes when it is long: `"xxxx…"… (100000 bytes)`. Every message that repeats a
+/// value, key or name from the scenario or a `--set` goes through this (or [`shorten`]).
+pub(crate) fn echo(text: &str) -> String {
+    match echo_cut(text, |c| c.escape_debug().len()) {
+        None => format!("{text:?}"),
+        Some(cut) => format!("{:?}… ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
+/// [`echo`] without the quotes, for names in lists and field paths.
+pub(crate) fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match echo_cut(text, |_| 1) {
+        None => text.into(),
+        Some(cut) => format!("{}… ({} bytes)", &text[..cut], text.len()).into(),
+    }
+}
+
+/// Names from the scenario for an error message ("the nodes are: a, b, c"): each [`shorten`]ed,
+/// and at most 20 of them, since a generated topology or a large flow table has thousands.
+pub(crate) fn echo_list<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
+    const MOST: usize = 20;
+    let mut shown: Vec<String> = Vec::new();
+    let mut count = 0;
+    for name in names {
+        if count < MOST {
+            shown.push(shorten(name.as_ref()).into_owned());
+        }
+        count += 1;
+    }
+    if count > MOST {
+        shown.push(format!("… ({count} in all)"));
+    }
+    shown.join(", ")
+}
 
 /// `parent.key`, or `key` at the top level.
 pub(crate) fn join(parent: &str, key: &str) -> String {
