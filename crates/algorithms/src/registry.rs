@@ -33,8 +33,9 @@ pub struct CcEntry {
     pub kernel: Option<&'static str>,
     /// The kernel twin is one of this project's eBPF congestion controls (kernel/tcpw.bpf.c,
     /// registered by `westwood linux load`), not one Linux ships: what the loader, the testbed
-    /// and `westwood measure` must load before they can use [`CcEntry::kernel`].
-    pub ebpf: bool,
+    /// and `westwood measure` must load before they can use [`CcEntry::kernel`]. `None`: Linux's
+    /// own, or no twin.
+    pub ebpf: Option<EbpfProgram>,
     /// The loss recovery the control's reference pairs it with, when a scenario names none:
     /// one of the simulator's recovery names (`reno`, `newreno`, `sack`, `tahoe`).
     pub default_recovery: &'static str,
@@ -50,6 +51,19 @@ pub struct CcEntry {
     /// checked against their [`ParamKind`]) and, for the Westwood family, the AckedCount rule a
     /// scenario chose (`None`: the reference's).
     pub build: fn(WindowConfig, &ParamValues, Option<AckedCountRule>) -> Box<dyn CongestionControl>,
+}
+
+/// One of this project's eBPF congestion controls, as the loader (`crates/linux`) knows it: the
+/// struct_ops map `<kernel name>_ops` of kernel/tcpw.bpf.c registers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EbpfProgram {
+    /// Its id in the watch and trace records (`TCPW_ALGO_*` in kernel/tcpw.bpf.c).
+    pub id: u8,
+    /// What it is and where it comes from, one line (`westwood-linux status`, its usage text).
+    pub summary: &'static str,
+    /// The loader's parameters it reads (`crates/linux` `Params`, as `westwood-linux load`'s
+    /// flags name them without their unit): what its registration is recorded with.
+    pub parameters: &'static [&'static str],
 }
 
 impl PartialEq for CcEntry {
@@ -272,7 +286,7 @@ const fn plain(
     default_recovery: &'static str,
     build: fn(WindowConfig, &ParamValues, Option<AckedCountRule>) -> Box<dyn CongestionControl>,
 ) -> CcEntry {
-    CcEntry { name, kernel, ebpf: false, default_recovery, reference_tcp: &[], parameters: None, build }
+    CcEntry { name, kernel, ebpf: None, default_recovery, reference_tcp: &[], parameters: None, build }
 }
 
 /// A control whose parameters go in the table `key` (CUBIC; the Westwood variants through
@@ -288,7 +302,7 @@ const fn with_table(
     CcEntry {
         name,
         kernel,
-        ebpf: false,
+        ebpf: None,
         default_recovery,
         reference_tcp: &[],
         parameters: Some(ParameterTable { key, params }),
@@ -300,13 +314,36 @@ const fn with_table(
 const fn ours(
     name: &'static str,
     kernel: &'static str,
+    program: EbpfProgram,
     default_recovery: &'static str,
     key: &'static str,
     params: &'static [Param],
     build: fn(WindowConfig, &ParamValues, Option<AckedCountRule>) -> Box<dyn CongestionControl>,
 ) -> CcEntry {
-    CcEntry { ebpf: true, ..with_table(name, Some(kernel), default_recovery, key, params, build) }
+    CcEntry { ebpf: Some(program), ..with_table(name, Some(kernel), default_recovery, key, params, build) }
 }
+
+// The eBPF twins, with their ids in kernel/tcpw.bpf.c's records.
+const TCPW: EbpfProgram = EbpfProgram {
+    id: 1,
+    summary: "TCPW (seed 000): Tustin filter, alpha_k from the ACK gap, virtual samples",
+    parameters: &["tau_us", "m", "sample"],
+};
+const TCPW_PLUS: EbpfProgram = EbpfProgram {
+    id: 2,
+    summary: "Westwood+: one bandwidth sample per RTT, two 7/8 EWMAs",
+    parameters: &["plus_min_window_us"],
+};
+const TCPW_TR: EbpfProgram = EbpfProgram {
+    id: 3,
+    summary: "TCPW-TR (seed 001): constant-gain filter, threshold reduction factor a",
+    parameters: &["tr_ratio"],
+};
+const TCPW_ABSE: EbpfProgram = EbpfProgram {
+    id: 4,
+    summary: "TCPW ABSE (seed 004): adaptive sampling interval and filter gain",
+    parameters: &["abse_t_min_us", "abse_n"],
+};
 
 /// The UCLA agents' table (`westwood-ucla` and `westwood-ucla-nr` share it).
 const UCLA_TABLE: ParameterTable =
@@ -325,13 +362,29 @@ pub static BUILTIN: &[CcEntry] = &[
     // per hole.
     with_table("cubic", Some("cubic"), "sack", "cubic", CUBIC_PARAMS, build_cubic),
     // Seed 000 §3.1: "The standard Fast Retransmit/Fast Recovery (a la Reno) then follows".
-    ours("westwood", "tcpw", "reno", "westwood", westwood::TcpwParams::SCHEMA, build_tcpw),
+    ours("westwood", "tcpw", TCPW, "reno", "westwood", westwood::TcpwParams::SCHEMA, build_tcpw),
     // Seed 001 builds on Reno as well.
-    ours("westwood-tr", "tcpw_tr", "reno", "westwood_tr", westwood::TrParams::SCHEMA, build_tr),
+    ours("westwood-tr", "tcpw_tr", TCPW_TR, "reno", "westwood_tr", westwood::TrParams::SCHEMA, build_tr),
     // Seed 004 §2: "a sender-only modification of TCP NewReno".
-    ours("westwood-abse", "tcpw_abse", "newreno", "westwood_abse", westwood::AbseParams::SCHEMA, build_abse),
+    ours(
+        "westwood-abse",
+        "tcpw_abse",
+        TCPW_ABSE,
+        "newreno",
+        "westwood_abse",
+        westwood::AbseParams::SCHEMA,
+        build_abse,
+    ),
     // Westwood+ was evaluated over, and Linux runs it with, NewReno-style recovery.
-    ours("westwood-plus", "tcpw_plus", "newreno", "westwood_plus", westwood::PlusParams::SCHEMA, build_plus),
+    ours(
+        "westwood-plus",
+        "tcpw_plus",
+        TCPW_PLUS,
+        "newreno",
+        "westwood_plus",
+        westwood::PlusParams::SCHEMA,
+        build_plus,
+    ),
     // The UCLA ns-2 module (tcp-westwood.cc v1.3), docs/westwood.md. Agent/TCP/Westwood is a
     // Reno agent whose recv() never touches dupwnd_ (no inflation), never calls send_one() (no
     // limited transmit) and has no bug_fix_ test before dupack_action() (a second fast
@@ -339,7 +392,7 @@ pub static BUILTIN: &[CcEntry] = &[
     CcEntry {
         name: "westwood-ucla",
         kernel: None,
-        ebpf: false,
+        ebpf: None,
         default_recovery: "reno",
         reference_tcp: &[
             ("fast_recovery_inflation", "false"),
@@ -356,7 +409,7 @@ pub static BUILTIN: &[CcEntry] = &[
     CcEntry {
         name: "westwood-ucla-nr",
         kernel: None,
-        ebpf: false,
+        ebpf: None,
         default_recovery: "newreno",
         reference_tcp: &[("fast_recovery_inflation", "later_dupacks"), ("partial_ack_timer", "every")],
         parameters: Some(UCLA_TABLE),
@@ -387,7 +440,13 @@ pub fn lookup(name: &str) -> Option<&'static CcEntry> {
 /// The kernel names of this project's eBPF congestion controls ([`CcEntry::ebpf`]), in the
 /// order [`entries`] lists them: what `westwood linux load all` registers.
 pub fn ebpf_kernel_names() -> Vec<&'static str> {
-    entries().iter().filter(|e| e.ebpf).filter_map(|e| e.kernel).collect()
+    ebpf_programs().into_iter().map(|(name, _)| name).collect()
+}
+
+/// This project's eBPF congestion controls: each kernel name with its program, in the registry's
+/// order.
+pub fn ebpf_programs() -> Vec<(&'static str, EbpfProgram)> {
+    entries().iter().filter_map(|e| Some((e.kernel?, e.ebpf?))).collect()
 }
 
 /// The names scenarios use, in the order [`entries`] lists them.
@@ -443,7 +502,7 @@ mod tests {
         assert_eq!(lookup("tcpw").unwrap().name, "westwood");
         // This project's eBPF programs, the kernel names nothing else spells out.
         assert_eq!(ebpf_kernel_names(), ["tcpw", "tcpw_tr", "tcpw_abse", "tcpw_plus"]);
-        assert!(!lookup("reno").unwrap().ebpf && !lookup("cubic").unwrap().ebpf);
+        assert!(lookup("reno").unwrap().ebpf.is_none() && lookup("cubic").unwrap().ebpf.is_none());
         assert_eq!(lookup(" TCPW_ABSE ").unwrap().name, "westwood-abse");
         assert_eq!(lookup("Westwood-Plus").unwrap().name, "westwood-plus");
         // Linux reno stands for three recoveries; as a name it is plain reno.
@@ -516,7 +575,7 @@ mod tests {
         static LATE: CcEntry = CcEntry {
             name: "registry-test-late",
             kernel: Some("registry_test_late"),
-            ebpf: false,
+            ebpf: None,
             default_recovery: "newreno",
             reference_tcp: &[],
             parameters: None,

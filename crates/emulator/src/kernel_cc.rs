@@ -279,7 +279,10 @@ mod tests {
 
     #[test]
     fn a_record_reads_back_and_names_its_owner() {
-        let record = Record { uses: vec![Algo::Tcpw, Algo::TcpwAbse], loaded: vec![Algo::Tcpw] };
+        let record = Record {
+            uses: vec![Algo::from_name("tcpw").unwrap(), Algo::from_name("tcpw_abse").unwrap()],
+            loaded: vec![Algo::from_name("tcpw").unwrap()],
+        };
         assert_eq!(Record::parse(&record.text()), record);
         let owner = Owner { pid: 42, start_time: Some(7) };
         let path = record_path(Path::new("/x"), owner);
@@ -298,16 +301,25 @@ mod tests {
         let gone = Owner { pid: me.pid, start_time: Some(me.start_time.unwrap() + 1) };
         let write =
             |owner: Owner, record: Record| fs::write(record_path(&dir, owner), record.text()).unwrap();
-        write(gone, Record { uses: vec![Algo::Tcpw, Algo::TcpwTr], loaded: vec![Algo::Tcpw, Algo::TcpwTr] });
-        write(me, Record { uses: vec![Algo::TcpwTr], loaded: vec![] });
+        write(
+            gone,
+            Record {
+                uses: vec![Algo::from_name("tcpw").unwrap(), Algo::from_name("tcpw_tr").unwrap()],
+                loaded: vec![Algo::from_name("tcpw").unwrap(), Algo::from_name("tcpw_tr").unwrap()],
+            },
+        );
+        write(me, Record { uses: vec![Algo::from_name("tcpw_tr").unwrap()], loaded: vec![] });
         let mut unloaded = Vec::new();
         let done = reclaim_in(&dir, &mut |algos| {
             unloaded.extend_from_slice(algos);
             Ok(())
         });
-        assert_eq!(unloaded, [Algo::Tcpw]);
+        assert_eq!(unloaded, [Algo::from_name("tcpw").unwrap()]);
         assert_eq!(done.len(), 1);
-        assert_eq!((done[0].owner, done[0].kept.as_slice()), (gone, &[Algo::TcpwTr][..]));
+        assert_eq!(
+            (done[0].owner, done[0].kept.as_slice()),
+            (gone, &[Algo::from_name("tcpw_tr").unwrap()][..])
+        );
         assert!(!record_path(&dir, gone).exists() && record_path(&dir, me).exists());
         let text = describe(&done).unwrap();
         assert!(
@@ -316,7 +328,7 @@ mod tests {
         );
         // Nothing left to reclaim; a failed unload keeps the record for the next try.
         assert!(reclaim_in(&dir, &mut |_| Ok(())).is_empty());
-        write(gone, Record { uses: vec![], loaded: vec![Algo::TcpwPlus] });
+        write(gone, Record { uses: vec![], loaded: vec![Algo::from_name("tcpw_plus").unwrap()] });
         let done = reclaim_in(&dir, &mut |_| Err("busy".into()));
         assert_eq!(done[0].error.as_deref(), Some("busy"));
         assert!(record_path(&dir, gone).exists());

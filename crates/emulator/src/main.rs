@@ -436,7 +436,7 @@ fn cmd_path(args: PathArgs) -> Result<i32> {
     for l in &args.load {
         for c in l.split(',').map(str::trim).filter(|c| !c.is_empty()) {
             if westwood_linux::Algo::from_name(c).is_none() {
-                let known: Vec<&str> = westwood_linux::Algo::ALL.iter().map(|a| a.name()).collect();
+                let known: Vec<&str> = westwood_linux::Algo::all().iter().map(|a| a.name()).collect();
                 return Err(usage_err("path", format!("--load {c}: one of {}", known.join(", "))));
             }
             load.push(c.to_string());

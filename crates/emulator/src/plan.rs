@@ -106,7 +106,7 @@ pub fn maps() -> String {
     let with_twin: Vec<&registry::CcEntry> =
         registry::entries().into_iter().filter(|e| e.kernel.is_some()).collect();
     let names: Vec<&str> = with_twin.iter().map(|e| e.name).collect();
-    let ours: Vec<&str> = with_twin.iter().filter(|e| e.ebpf).filter_map(|e| e.kernel).collect();
+    let ours: Vec<&str> = with_twin.iter().filter(|e| e.ebpf.is_some()).filter_map(|e| e.kernel).collect();
     format!(
         "the testbed maps TCP flows (`[flows.NAME]`, `count`, `start`, `stop`) over any topology of \
          links (rate, delay, drop-tail or RED queue in packets, bytes or `bdp`, error models bernoulli / \
@@ -646,7 +646,7 @@ mod tests {
             .into_iter()
             .filter(|e| e.kernel.is_some_and(|k| westwood_linux::Algo::from_name(k).is_some()))
             .collect();
-        assert_eq!(bpf.len(), westwood_linux::Algo::ALL.len());
+        assert_eq!(bpf.len(), westwood_linux::Algo::all().len());
         for e in bpf {
             let kernel = e.kernel.unwrap();
             for name in [e.name, kernel] {

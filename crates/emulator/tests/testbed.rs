@@ -601,7 +601,8 @@ fn hold_registers_what_is_missing_until_its_input_closes_and_a_signal_ends_it_as
     // So does SIGTERM (the parent-death signal `measure` gives it), within a second.
     let (mut child, line) = start(&["tcpw_plus", "--plus-min-window-ms", "40"]);
     assert_eq!(line.trim(), "ready");
-    let params = westwood_linux::loader::registered_params(westwood_linux::Algo::TcpwPlus);
+    let params =
+        westwood_linux::loader::registered_params(westwood_linux::Algo::from_name("tcpw_plus").unwrap());
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let sent = Instant::now();
     assert!(wait_for(Duration::from_secs(1), || child.try_wait().unwrap().is_some()), "SIGTERM ignored");

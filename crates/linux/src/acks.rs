@@ -328,7 +328,7 @@ mod tests {
     #[test]
     fn decodes_and_converts_a_record() {
         let ev = parse_event(&event()).unwrap();
-        assert_eq!(ev.algo, Some(Algo::TcpwAbse));
+        assert_eq!(ev.algo, Some(Algo::from_name("tcpw_abse").unwrap()));
         assert!(ev.dupack);
         assert_eq!((ev.rtt_us, ev.rtt_min_us), (None, Some(20_000)));
         assert_eq!(ev.flow_name(), "10.201.1.1:40000-10.201.2.1:5201");

@@ -31,7 +31,7 @@ impl Default for BenchOptions {
             repeat: 1,
             json: false,
             baseline: "reno".into(),
-            candidate: crate::pins::Algo::Tcpw.name().into(),
+            candidate: crate::pins::Algo::all()[0].name().into(),
             port: 5201,
             loss_percent: 0.0,
             pin: true,

@@ -31,7 +31,8 @@ use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use libbpf_rs::skel::{OpenSkel, SkelBuilder};
+use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
+use libbpf_rs::MapCore;
 
 pub use crate::pins::{
     ensure_bpffs, map_pin_path, pinned_algos, pinned_watch, trace_status, watch_pin_path, Algo, SharedMap,
@@ -133,17 +134,29 @@ pub fn effective_params(algo: Algo, params: &Params) -> Result<String> {
     let Some(r) = open.maps.rodata_data.as_deref() else {
         return Err(Error::Failed("the BPF object has no read-only data".into()));
     };
-    Ok(match algo {
-        Algo::Tcpw => format!(
-            "tau_us={} m={} sample={}",
-            r.tcpw_tau_us,
-            r.tcpw_m,
-            Sample::from_wire(r.tcpw_sample).map_or("unknown", Sample::name)
-        ),
-        Algo::TcpwTr => format!("tr_ratio={}", r.tcpw_tr_ratio),
-        Algo::TcpwAbse => format!("abse_t_min_us={} abse_n={}", r.tcpw_abse_t_min_us, r.tcpw_abse_n),
-        Algo::TcpwPlus => format!("plus_min_window_us={}", r.tcpw_plus_min_window_us),
-    })
+    // Every parameter of the object, as `NAME=VALUE`; a program reads those the registry lists
+    // for it (`EbpfProgram::parameters`), in this order.
+    let all = [
+        ("tau_us", r.tcpw_tau_us.to_string()),
+        ("m", r.tcpw_m.to_string()),
+        ("sample", Sample::from_wire(r.tcpw_sample).map_or("unknown", Sample::name).to_string()),
+        ("tr_ratio", r.tcpw_tr_ratio.to_string()),
+        ("abse_t_min_us", r.tcpw_abse_t_min_us.to_string()),
+        ("abse_n", r.tcpw_abse_n.to_string()),
+        ("plus_min_window_us", r.tcpw_plus_min_window_us.to_string()),
+    ];
+    if let Some(unknown) = algo.parameters().iter().find(|p| !all.iter().any(|(name, _)| name == *p)) {
+        return Err(Error::Failed(format!(
+            "the registry gives {} a parameter {unknown} this loader does not set",
+            algo.name()
+        )));
+    }
+    let mine: Vec<String> = all
+        .iter()
+        .filter(|(name, _)| algo.parameters().contains(name))
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    Ok(mine.join(" "))
 }
 
 fn record_params(algo: Algo, effective: &str) -> Result<()> {
@@ -248,15 +261,18 @@ fn set_params(open: &mut OpenTcpwSkel<'_>, p: &Params) {
     }
 }
 
-fn struct_ops_map<'a, 'obj>(
-    open: &'a mut OpenTcpwSkel<'obj>,
-    a: Algo,
-) -> &'a mut libbpf_rs::OpenMapMut<'obj> {
-    match a {
-        Algo::Tcpw => &mut open.maps.tcpw_ops,
-        Algo::TcpwTr => &mut open.maps.tcpw_tr_ops,
-        Algo::TcpwAbse => &mut open.maps.tcpw_abse_ops,
-        Algo::TcpwPlus => &mut open.maps.tcpw_plus_ops,
+/// Whether the object has a struct_ops map for every one of `algos` (`<name>_ops`): a registry
+/// entry whose program kernel/tcpw.bpf.c lacks is an error that names it.
+fn check_struct_ops_maps(open: &mut OpenTcpwSkel<'_>, algos: &[Algo]) -> Result<()> {
+    let names: Vec<String> =
+        open.open_object_mut().maps().map(|m| m.name().to_string_lossy().into_owned()).collect();
+    match algos.iter().find(|a| !names.contains(&a.struct_ops_map())) {
+        None => Ok(()),
+        Some(a) => Err(Error::Failed(format!(
+            "the registry names {} an eBPF program, but this build's kernel/tcpw.bpf.c has no struct_ops map {}",
+            a.name(),
+            a.struct_ops_map()
+        ))),
     }
 }
 
@@ -301,9 +317,13 @@ fn open_controls<'obj>(
             })?;
         }
     }
-    for a in Algo::ALL {
-        let map = struct_ops_map(&mut open, a);
-        if !to_load.contains(&a) {
+    check_struct_ops_maps(&mut open, to_load)?;
+    let wanted: Vec<String> = to_load.iter().map(|a| a.struct_ops_map()).collect();
+    for mut map in open.open_object_mut().maps_mut() {
+        if map.map_type() != libbpf_rs::MapType::StructOps {
+            continue;
+        }
+        if !wanted.iter().any(|w| map.name() == w.as_str()) {
             map.set_autocreate(false)?;
         } else if !link_form {
             let flags = map.map_flags() & !BPF_F_LINK;
@@ -485,11 +505,9 @@ fn register_with(
     }
     let mut done = Vec::new();
     for &a in to_load {
-        let map = match a {
-            Algo::Tcpw => &mut skel.maps.tcpw_ops,
-            Algo::TcpwTr => &mut skel.maps.tcpw_tr_ops,
-            Algo::TcpwAbse => &mut skel.maps.tcpw_abse_ops,
-            Algo::TcpwPlus => &mut skel.maps.tcpw_plus_ops,
+        let name = a.struct_ops_map();
+        let Some(mut map) = skel.object_mut().maps_mut().find(|m| m.name() == name.as_str()) else {
+            return Err(after(Error::Failed(format!("the loaded object has no struct_ops map {name}"))));
         };
         let mut link = map
             .attach_struct_ops()
@@ -632,18 +650,40 @@ mod tests {
 
     #[test]
     fn algo_sets() {
-        assert_eq!(Algo::parse_set("tcpw"), Some(vec![Algo::Tcpw]));
-        assert_eq!(Algo::parse_set("tcpw_plus"), Some(vec![Algo::TcpwPlus]));
-        assert_eq!(Algo::parse_set("tcpw-abse,tcpw_tr,tcpw_tr"), Some(vec![Algo::TcpwAbse, Algo::TcpwTr]));
-        assert_eq!(Algo::parse_set("all"), Some(Algo::ALL.to_vec()));
+        assert_eq!(Algo::parse_set("tcpw"), Some(vec![Algo::from_name("tcpw").unwrap()]));
+        assert_eq!(Algo::parse_set("tcpw_plus"), Some(vec![Algo::from_name("tcpw_plus").unwrap()]));
+        assert_eq!(
+            Algo::parse_set("tcpw-abse,tcpw_tr,tcpw_tr"),
+            Some(vec![Algo::from_name("tcpw_abse").unwrap(), Algo::from_name("tcpw_tr").unwrap()])
+        );
+        assert_eq!(Algo::parse_set("all"), Some(Algo::all()));
         assert_eq!(Algo::parse_set("westwood"), None);
         assert_eq!(Algo::parse_set("tcpw,"), None);
-        assert_eq!(Algo::Tcpw.pin_path(), PathBuf::from("/sys/fs/bpf/westwood/tcpw"));
-        for a in Algo::ALL {
+        assert_eq!(Algo::from_name("tcpw").unwrap().pin_path(), PathBuf::from("/sys/fs/bpf/westwood/tcpw"));
+        for a in Algo::all() {
             assert_eq!(Algo::from_id(a.id()), Some(a));
             assert_eq!(Algo::from_name(a.name()), Some(a));
         }
         assert_eq!(Algo::from_id(0), None);
+    }
+
+    #[test]
+    fn a_registration_is_recorded_with_the_parameters_its_program_reads() {
+        // The same lines as before the registry listed them (a record written then still
+        // matches), and a parameter of another program does not enter one's record.
+        let tau = Params { tau_us: Some(250_000), ..Default::default() };
+        let expected = [
+            ("tcpw", "tau_us=500000 m=2 sample=trapezoid", "tau_us=250000 m=2 sample=trapezoid"),
+            ("tcpw_tr", "tr_ratio=10", "tr_ratio=10"),
+            ("tcpw_abse", "abse_t_min_us=50000 abse_n=10", "abse_t_min_us=50000 abse_n=10"),
+            ("tcpw_plus", "plus_min_window_us=50000", "plus_min_window_us=50000"),
+        ];
+        for (name, default, with_tau) in expected {
+            let algo = Algo::from_name(name).unwrap();
+            assert_eq!(effective_params(algo, &Params::default()).unwrap(), default);
+            assert_eq!(effective_params(algo, &tau).unwrap(), with_tau);
+        }
+        assert_eq!(Algo::all().len(), expected.len());
     }
 
     #[test]

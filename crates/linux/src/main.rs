@@ -111,9 +111,9 @@ fn usage_err(command: &str, msg: impl Into<String>) -> Error {
 
 fn algos(command: &str, given: Option<&str>) -> Result<Vec<Algo>> {
     match given {
-        None => Ok(Algo::ALL.to_vec()),
+        None => Ok(Algo::all()),
         Some(s) => Algo::parse_set(s).ok_or_else(|| {
-            let known: Vec<&str> = Algo::ALL.iter().map(|a| a.name()).collect();
+            let known: Vec<&str> = Algo::all().iter().map(|a| a.name()).collect();
             usage_err(command, format!("unknown algorithm {s:?}: {}, a comma list, or all", known.join(", ")))
         }),
     }
@@ -284,10 +284,10 @@ fn cmd_bench(args: BenchArgs) -> Result<()> {
 /// What the top-level help lists: every program this binary loads, described.
 fn long_about() -> String {
     let mut text = String::from("The TCP Westwood family as Linux BPF struct_ops congestion controls:\n");
-    for a in Algo::ALL {
+    for a in Algo::all() {
         text += &format!("  {:<10} {}\n", a.name(), a.describe());
     }
-    let first = Algo::ALL[0].name();
+    let first = Algo::all()[0].name();
     text + &format!(
         "Use them with `iperf3 -C {first}`, `sysctl net.ipv4.tcp_congestion_control={first}` or \
          setsockopt(TCP_CONGESTION, \"{first}\")."
@@ -346,9 +346,12 @@ mod tests {
         };
         assert_eq!(args.algos.as_deref(), Some("tcpw,tcpw_abse"));
         assert_eq!((args.estimator.tau_ms, args.estimator.abse_n), (Some(250.0), Some(4)));
-        assert_eq!(algos("load", args.algos.as_deref()).unwrap(), [Algo::Tcpw, Algo::TcpwAbse]);
+        assert_eq!(
+            algos("load", args.algos.as_deref()).unwrap(),
+            [Algo::from_name("tcpw").unwrap(), Algo::from_name("tcpw_abse").unwrap()]
+        );
         assert!(algos("load", Some("westwood")).is_err());
-        assert_eq!(algos("unload", None).unwrap(), Algo::ALL);
+        assert_eq!(algos("unload", None).unwrap(), Algo::all());
         // Each command its own help; unknown options and extra arguments are usage errors.
         let help = parse(&["load", "--help"]).err().unwrap().to_string();
         assert!(help.contains("--tau-ms") && !help.contains("--acks"));

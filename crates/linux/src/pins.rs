@@ -6,6 +6,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use westwood_algorithms::registry::{self, EbpfProgram};
+
 use crate::probe::WatchKind;
 use crate::{Error, Result};
 
@@ -15,61 +17,68 @@ pub const BPFFS: &str = "/sys/fs/bpf";
 /// Where everything westwood-linux loads is pinned, so it stays after the command exits.
 pub const PIN_DIR: &str = "/sys/fs/bpf/westwood";
 
-/// The congestion controls kernel/tcpw.bpf.c registers: one per struct_ops map of its compiled-in
-/// skeleton, so the loader names them here; they are the registry's eBPF twins
-/// (`westwood_algorithms::registry::ebpf_kernel_names`), which a test of this module checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Algo {
-    /// TCPW, seed 000.
-    Tcpw,
-    /// TCPW with the threshold reduction factor, seed 001.
-    TcpwTr,
-    /// TCPW ABSE, seed 004.
-    TcpwAbse,
-    /// Westwood+.
-    TcpwPlus,
+/// One of the congestion controls kernel/tcpw.bpf.c registers (its struct_ops map `<name>_ops`):
+/// the registry's eBPF twins (`westwood_algorithms::registry::ebpf_programs`), which name them,
+/// give their record ids and describe them. Nothing here lists them: a new twin is a registry
+/// entry and its kernel C.
+#[derive(Debug, Clone, Copy)]
+pub struct Algo {
+    name: &'static str,
+    program: EbpfProgram,
+}
+
+impl PartialEq for Algo {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Algo {}
+
+impl std::hash::Hash for Algo {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state)
+    }
 }
 
 impl Algo {
-    pub const ALL: [Algo; 4] = [Algo::Tcpw, Algo::TcpwTr, Algo::TcpwAbse, Algo::TcpwPlus];
+    /// Every one, in the registry's order.
+    pub fn all() -> Vec<Algo> {
+        registry::ebpf_programs().into_iter().map(|(name, program)| Algo { name, program }).collect()
+    }
 
     /// The congestion-control name (TCP_CONGESTION, sysctl, `iperf3 -C`).
     pub fn name(self) -> &'static str {
-        match self {
-            Algo::Tcpw => "tcpw",
-            Algo::TcpwTr => "tcpw_tr",
-            Algo::TcpwAbse => "tcpw_abse",
-            Algo::TcpwPlus => "tcpw_plus",
-        }
+        self.name
     }
 
     /// Algorithm id in the watch and trace records (TCPW_ALGO_*).
     pub fn id(self) -> u8 {
-        match self {
-            Algo::Tcpw => 1,
-            Algo::TcpwPlus => 2,
-            Algo::TcpwTr => 3,
-            Algo::TcpwAbse => 4,
-        }
+        self.program.id
+    }
+
+    /// Its struct_ops map in kernel/tcpw.bpf.c.
+    pub fn struct_ops_map(self) -> String {
+        format!("{}_ops", self.name)
     }
 
     pub fn from_id(id: u8) -> Option<Algo> {
-        Algo::ALL.into_iter().find(|a| a.id() == id)
+        Algo::all().into_iter().find(|a| a.id() == id)
     }
 
     pub fn from_name(name: &str) -> Option<Algo> {
-        let name = name.replace('-', "_");
-        Algo::ALL.into_iter().find(|a| a.name() == name)
+        let name = name.trim().replace('-', "_");
+        Algo::all().into_iter().find(|a| a.name() == name)
     }
 
     /// What it is and where it comes from, for `status` and the usage text.
     pub fn describe(self) -> &'static str {
-        match self {
-            Algo::Tcpw => "TCPW (seed 000): Tustin filter, alpha_k from the ACK gap, virtual samples",
-            Algo::TcpwTr => "TCPW-TR (seed 001): constant-gain filter, threshold reduction factor a",
-            Algo::TcpwAbse => "TCPW ABSE (seed 004): adaptive sampling interval and filter gain",
-            Algo::TcpwPlus => "Westwood+: one bandwidth sample per RTT, two 7/8 EWMAs",
-        }
+        self.program.summary
+    }
+
+    /// The loader's parameters it reads (`tau_us`, ...), as the registry lists them.
+    pub fn parameters(self) -> &'static [&'static str] {
+        self.program.parameters
     }
 
     pub fn pin_path(self) -> PathBuf {
@@ -79,7 +88,7 @@ impl Algo {
     /// One name ("tcpw", "tcpw-plus", ...), a comma list, or "all".
     pub fn parse_set(s: &str) -> Option<Vec<Algo>> {
         if s == "all" {
-            return Some(Algo::ALL.to_vec());
+            return Some(Algo::all());
         }
         let mut out = Vec::new();
         for name in s.split(',') {
@@ -127,7 +136,7 @@ impl SharedMap {
 }
 
 pub fn pinned_algos() -> Vec<Algo> {
-    Algo::ALL.into_iter().filter(|a| a.pin_path().exists()).collect()
+    Algo::all().into_iter().filter(|a| a.pin_path().exists()).collect()
 }
 
 pub fn map_pin_path() -> PathBuf {
@@ -193,11 +202,39 @@ mod tests {
 
     #[test]
     fn the_programs_are_the_registrys_ebpf_twins() {
-        let names: Vec<&str> = Algo::ALL.iter().map(|a| a.name()).collect();
-        assert_eq!(names, westwood_algorithms::registry::ebpf_kernel_names());
-        for a in Algo::ALL {
+        let names: Vec<&str> = Algo::all().iter().map(|a| a.name()).collect();
+        assert_eq!(names, registry::ebpf_kernel_names());
+        for a in Algo::all() {
             assert_eq!(Algo::from_name(a.name()), Some(a));
             assert_eq!(Algo::from_id(a.id()), Some(a));
+            assert_eq!(a.struct_ops_map(), format!("{}_ops", a.name()));
+        }
+        assert_eq!(Algo::from_id(0), None);
+    }
+
+    /// kernel/tcpw.bpf.c registers each program under the registry's name with the registry's
+    /// record id, its map named `<name>_ops` (`WESTWOOD_OPS(prefix, algo, name)`), and nothing else.
+    #[test]
+    fn the_kernel_c_registers_each_program_as_the_registry_says() {
+        let source = include_str!("../../../kernel/tcpw.bpf.c");
+        let header = include_str!("../../../kernel/tcpw_watch.bpf.h");
+        let ops: Vec<(&str, &str, &str)> = source
+            .lines()
+            .filter_map(|l| l.strip_prefix("WESTWOOD_OPS(")?.strip_suffix(");"))
+            .map(|args| {
+                let v: Vec<&str> = args.split(',').map(str::trim).collect();
+                (v[0], v[1], v[2].trim_matches('"'))
+            })
+            .collect();
+        assert_eq!(ops.len(), Algo::all().len(), "{ops:?}");
+        for (a, (prefix, id_macro, name)) in Algo::all().into_iter().zip(ops) {
+            assert_eq!((format!("{prefix}_ops"), name), (a.struct_ops_map(), a.name()));
+            let define = header
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("#define {id_macro} ")))
+                .unwrap_or_else(|| panic!("{id_macro} not defined in tcpw_watch.bpf.h"));
+            let id: u8 = define.split_whitespace().next().unwrap().trim_end_matches('u').parse().unwrap();
+            assert_eq!(id, a.id(), "{id_macro}");
         }
     }
 }

@@ -306,7 +306,7 @@ impl Status {
                 );
             }
             Some(p) => {
-                let names = Algo::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
+                let names = Algo::all().iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
                 match &p.controls {
                     Ok(c) => {
                         let _ = writeln!(s, "  register         yes: {names} load");
@@ -341,7 +341,7 @@ impl Status {
         }
 
         let _ = writeln!(s, "\nnow:");
-        for algo in Algo::ALL {
+        for algo in Algo::all() {
             let registered = self.available.iter().any(|n| n == algo.name());
             let pinned = self.pinned.contains(&algo);
             let state = match (registered, pinned) {
@@ -390,7 +390,7 @@ impl Status {
             let _ = writeln!(
                 s,
                 "\nready: `westwood-linux load` registers {}; {watch}; {trace}",
-                Algo::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+                Algo::all().iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
             );
         }
         s

@@ -452,7 +452,7 @@ mod tests {
         let c = &conns[0];
         assert_eq!(c.src, "10.199.0.1".parse::<IpAddr>().unwrap());
         assert_eq!((c.sport, c.dport, c.cwnd, c.mss, c.losses), (41000, 5201, 40, 1448, 3));
-        assert_eq!(c.algo, Some(Algo::Tcpw));
+        assert_eq!(c.algo, Some(Algo::from_name("tcpw").unwrap()));
         assert!((c.bwe_bps() - 1e10).abs() < 1.0);
         assert!((c.idle_ms().unwrap() - 2.5).abs() < 1e-9);
         assert!(c.line().contains("10000.000 Mb/s"), "{}", c.line());

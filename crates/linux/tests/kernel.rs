@@ -82,7 +82,7 @@ struct Restore {
 impl Restore {
     fn new() -> Restore {
         let before = loader::pinned_algos();
-        for a in Algo::ALL {
+        for a in Algo::all() {
             if prereq::is_registered(a.name()) && !before.contains(&a) {
                 panic!("{} is registered by something other than westwood-linux: cannot test", a.name());
             }
@@ -93,7 +93,7 @@ impl Restore {
 
 impl Drop for Restore {
     fn drop(&mut self) {
-        let others: Vec<Algo> = Algo::ALL.into_iter().filter(|a| !self.before.contains(a)).collect();
+        let others: Vec<Algo> = Algo::all().into_iter().filter(|a| !self.before.contains(a)).collect();
         if let Err(e) = loader::unload(&others) {
             eprintln!("warning: could not unload after the test: {e}");
         }
@@ -336,7 +336,7 @@ fn load_registers_and_unload_unregisters() {
     assert!(out.contains("registered: tcpw"), "{out}");
     assert!(registered("tcpw"), "{:?}", available());
     assert!(!registered("tcpw_plus"));
-    assert!(Algo::Tcpw.pin_path().exists() && loader::map_pin_path().exists());
+    assert!(Algo::from_name("tcpw").unwrap().pin_path().exists() && loader::map_pin_path().exists());
     // This kernel observes through one of the two iterators (which one: `status` says).
     let observed = loader::pinned_watch();
     assert_eq!(out.contains("observed through"), observed.is_some(), "{out}");

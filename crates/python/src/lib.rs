@@ -523,7 +523,7 @@ fn congestion_controls(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
             let d = PyDict::new(py);
             d.set_item("name", e.name)?;
             d.set_item("kernel", e.kernel)?;
-            d.set_item("ebpf", e.ebpf)?;
+            d.set_item("ebpf", e.ebpf.is_some())?;
             d.set_item("default_recovery", e.default_recovery)?;
             let reference = PyDict::new(py);
             for (key, value) in e.reference_tcp {

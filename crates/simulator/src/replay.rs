@@ -73,7 +73,8 @@ impl TraceOrigin {
     /// The origin a flow's `cc` column implies: the kernel's trace names its eBPF program (the
     /// registry's kernel name of a control whose twin is ours), the simulator's the control.
     pub fn of_trace_cc(cc: &str) -> TraceOrigin {
-        let ebpf = westwood_algorithms::registry::lookup(cc).is_some_and(|e| e.ebpf && e.kernel == Some(cc));
+        let ebpf = westwood_algorithms::registry::lookup(cc)
+            .is_some_and(|e| e.ebpf.is_some() && e.kernel == Some(cc));
         if ebpf {
             TraceOrigin::Kernel
         } else {

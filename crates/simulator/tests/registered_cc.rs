@@ -34,7 +34,7 @@ fn build(config: WindowConfig, p: &ParamValues, _: Option<AckedCountRule>) -> Bo
 static TOY: CcEntry = CcEntry {
     name: "toy-fixed",
     kernel: Some("toy_fixed"),
-    ebpf: false,
+    ebpf: None,
     default_recovery: "newreno",
     reference_tcp: &[],
     parameters: Some(ParameterTable {
