@@ -14,6 +14,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use westwood_linux::loader::{LoadOptions, Params};
+use westwood_linux::prereq::is_registered;
 use westwood_linux::Algo;
 
 use crate::error::{Error, Result};
@@ -158,27 +159,23 @@ impl KernelCcs {
     /// with the estimator parameters `params` (a registered program with others is an error);
     /// `None`: a registered program as it is, a missing one with the papers' parameters.
     pub fn ensure(names: &[&str], params: Option<Params>) -> Result<KernelCcs> {
-        let mut bpf: Vec<&str> = Vec::new();
-        let mut builtin: Vec<&str> = Vec::new();
+        let mut algos: Vec<Algo> = Vec::new();
         for &name in names {
-            let list = if Algo::from_name(name).is_some() { &mut bpf } else { &mut builtin };
-            if !list.contains(&name) {
-                list.push(name);
+            match Algo::from_name(name) {
+                Some(a) if !algos.contains(&a) => algos.push(a),
+                Some(_) => {}
+                None => ensure_builtin(name)?,
             }
         }
-        for name in builtin {
-            ensure_builtin(name)?;
-        }
         let nothing = || KernelCcs { loaded: Vec::new(), record: None, _lock: None };
-        if bpf.is_empty() {
+        if algos.is_empty() {
             return Ok(nothing());
         }
         // Without root nothing can be registered or unregistered (nor recorded): what is
         // registered already is what there is.
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
-            let have = westwood_linux::prereq::available_congestion_controls();
-            let missing: Vec<&str> = bpf.into_iter().filter(|n| !have.iter().any(|c| c == n)).collect();
+            let missing: Vec<&str> = algos.iter().map(|a| a.name()).filter(|n| !is_registered(n)).collect();
             if missing.is_empty() {
                 return Ok(nothing());
             }
@@ -188,17 +185,16 @@ impl KernelCcs {
                  {missing}` first, or run this as root"
             )));
         }
-        Self::register(&bpf, params)
+        Self::register(algos, params)
     }
 
-    fn register(names: &[&str], params: Option<Params>) -> Result<KernelCcs> {
+    fn register(algos: Vec<Algo>, params: Option<Params>) -> Result<KernelCcs> {
         let path = std::env::temp_dir().join("westwood-linux-tests.lock");
         let waiting = format!("waiting for {} (westwood-linux tests are running)", path.display());
         let lock = westwood_linux::lockfile::lock(&path, westwood_linux::lockfile::Mode::Shared, &waiting)?;
         if let Some(text) = describe(&reclaim()) {
             eprintln!("left by earlier runs: {text}");
         }
-        let algos: Vec<Algo> = names.iter().filter_map(|n| Algo::from_name(n)).collect();
         // The record says what this run uses before it loads anything, so that a reclaim by
         // another run meanwhile leaves those programs alone.
         let mut held = KernelCcs { loaded: Vec::new(), record: None, _lock: Some(lock) };
@@ -210,10 +206,7 @@ impl KernelCcs {
         held.record = Some(record_file.clone());
         let to_load = match params {
             Some(_) => algos.clone(),
-            None => {
-                let have = westwood_linux::prereq::available_congestion_controls();
-                algos.iter().copied().filter(|a| !have.iter().any(|c| c == a.name())).collect()
-            }
+            None => algos.iter().copied().filter(|a| !is_registered(a.name())).collect(),
         };
         if to_load.is_empty() {
             return Ok(held);
@@ -221,6 +214,7 @@ impl KernelCcs {
         let options = LoadOptions { algos: to_load, params: params.unwrap_or_default() };
         let report = westwood_linux::loader::load(&options).map_err(|e| match e {
             westwood_linux::Error::Prereq(m) | westwood_linux::Error::Failed(m) => {
+                let names: Vec<&str> = algos.iter().map(|a| a.name()).collect();
                 Error::Prereq(format!("{} unavailable on this kernel: {m}", names.join(", ")))
             }
             other => other,
@@ -228,11 +222,6 @@ impl KernelCcs {
         held.loaded = report.loaded;
         write_record(&record_file, &Record { uses: algos, loaded: held.loaded.clone() })?;
         Ok(held)
-    }
-
-    /// The tcpw* this holder registered (and unregisters when dropped).
-    pub fn registered(&self) -> &[Algo] {
-        &self.loaded
     }
 }
 
@@ -243,13 +232,12 @@ fn write_record(path: &Path, record: &Record) -> Result<()> {
 /// A congestion control of the kernel's own (not one of ours) is registered, loading its module
 /// if need be; it stays loaded after the run, as any module the kernel loads on demand does.
 fn ensure_builtin(name: &str) -> Result<()> {
-    let available = || westwood_linux::prereq::available_congestion_controls().iter().any(|c| c == name);
-    if available() {
+    if is_registered(name) {
         return Ok(());
     }
     let _ =
         process::command("modprobe").arg(format!("tcp_{name}")).stderr(std::process::Stdio::null()).status();
-    if available() {
+    if is_registered(name) {
         return Ok(());
     }
     Err(Error::Prereq(format!(

@@ -261,21 +261,6 @@ fn set_params(open: &mut OpenTcpwSkel<'_>, p: &Params) {
     }
 }
 
-/// Whether the object has a struct_ops map for every one of `algos` (`<name>_ops`): a registry
-/// entry whose program kernel/tcpw.bpf.c lacks is an error that names it.
-fn check_struct_ops_maps(open: &mut OpenTcpwSkel<'_>, algos: &[Algo]) -> Result<()> {
-    let names: Vec<String> =
-        open.open_object_mut().maps().map(|m| m.name().to_string_lossy().into_owned()).collect();
-    match algos.iter().find(|a| !names.contains(&a.struct_ops_map())) {
-        None => Ok(()),
-        Some(a) => Err(Error::Failed(format!(
-            "the registry names {} an eBPF program, but this build's kernel/tcpw.bpf.c has no struct_ops map {}",
-            a.name(),
-            a.struct_ops_map()
-        ))),
-    }
-}
-
 fn shared_map<'a, 'obj>(
     open: &'a mut OpenTcpwSkel<'obj>,
     m: SharedMap,
@@ -317,18 +302,30 @@ fn open_controls<'obj>(
             })?;
         }
     }
-    check_struct_ops_maps(&mut open, to_load)?;
-    let wanted: Vec<String> = to_load.iter().map(|a| a.struct_ops_map()).collect();
+    // The struct_ops maps (`<name>_ops`) of `to_load` are created, the others are not; one of
+    // `to_load` whose map this build's object lacks is an error that names it.
+    let mut missing: Vec<Algo> = to_load.to_vec();
     for mut map in open.open_object_mut().maps_mut() {
         if map.map_type() != libbpf_rs::MapType::StructOps {
             continue;
         }
-        if !wanted.iter().any(|w| map.name() == w.as_str()) {
-            map.set_autocreate(false)?;
-        } else if !link_form {
-            let flags = map.map_flags() & !BPF_F_LINK;
-            map.set_map_flags(flags)?;
+        match missing.iter().position(|a| map.name() == a.struct_ops_map().as_str()) {
+            None => map.set_autocreate(false)?,
+            Some(i) => {
+                missing.remove(i);
+                if !link_form {
+                    let flags = map.map_flags() & !BPF_F_LINK;
+                    map.set_map_flags(flags)?;
+                }
+            }
         }
+    }
+    if let Some(a) = missing.first() {
+        return Err(Error::Failed(format!(
+            "the registry names {} an eBPF program, but this build's kernel/tcpw.bpf.c has no struct_ops map {}",
+            a.name(),
+            a.struct_ops_map()
+        )));
     }
     Ok(open)
 }
@@ -656,11 +653,11 @@ mod tests {
             Algo::parse_set("tcpw-abse,tcpw_tr,tcpw_tr"),
             Some(vec![Algo::from_name("tcpw_abse").unwrap(), Algo::from_name("tcpw_tr").unwrap()])
         );
-        assert_eq!(Algo::parse_set("all"), Some(Algo::all()));
+        assert_eq!(Algo::parse_set("all"), Some(Algo::all().to_vec()));
         assert_eq!(Algo::parse_set("westwood"), None);
         assert_eq!(Algo::parse_set("tcpw,"), None);
         assert_eq!(Algo::from_name("tcpw").unwrap().pin_path(), PathBuf::from("/sys/fs/bpf/westwood/tcpw"));
-        for a in Algo::all() {
+        for &a in Algo::all() {
             assert_eq!(Algo::from_id(a.id()), Some(a));
             assert_eq!(Algo::from_name(a.name()), Some(a));
         }

@@ -111,7 +111,7 @@ fn usage_err(command: &str, msg: impl Into<String>) -> Error {
 
 fn algos(command: &str, given: Option<&str>) -> Result<Vec<Algo>> {
     match given {
-        None => Ok(Algo::all()),
+        None => Ok(Algo::all().to_vec()),
         Some(s) => Algo::parse_set(s).ok_or_else(|| {
             let known: Vec<&str> = Algo::all().iter().map(|a| a.name()).collect();
             usage_err(command, format!("unknown algorithm {s:?}: {}, a comma list, or all", known.join(", ")))

@@ -42,9 +42,14 @@ impl std::hash::Hash for Algo {
 }
 
 impl Algo {
-    /// Every one, in the registry's order.
-    pub fn all() -> Vec<Algo> {
-        registry::ebpf_programs().into_iter().map(|(name, program)| Algo { name, program }).collect()
+    /// Every one, in the registry's order. Read from the registry once: the programs are
+    /// compiled into this build, so a control registered at run time brings none, and the
+    /// per-ACK trace looks a record's program up by id without asking the registry each time.
+    pub fn all() -> &'static [Algo] {
+        static ALL: std::sync::OnceLock<Vec<Algo>> = std::sync::OnceLock::new();
+        ALL.get_or_init(|| {
+            registry::ebpf_programs().into_iter().map(|(name, program)| Algo { name, program }).collect()
+        })
     }
 
     /// The congestion-control name (TCP_CONGESTION, sysctl, `iperf3 -C`).
@@ -63,12 +68,12 @@ impl Algo {
     }
 
     pub fn from_id(id: u8) -> Option<Algo> {
-        Algo::all().into_iter().find(|a| a.id() == id)
+        Algo::all().iter().copied().find(|a| a.id() == id)
     }
 
     pub fn from_name(name: &str) -> Option<Algo> {
         let name = name.trim().replace('-', "_");
-        Algo::all().into_iter().find(|a| a.name() == name)
+        Algo::all().iter().copied().find(|a| a.name() == name)
     }
 
     /// What it is and where it comes from, for `status` and the usage text.
@@ -88,7 +93,7 @@ impl Algo {
     /// One name ("tcpw", "tcpw-plus", ...), a comma list, or "all".
     pub fn parse_set(s: &str) -> Option<Vec<Algo>> {
         if s == "all" {
-            return Some(Algo::all());
+            return Some(Algo::all().to_vec());
         }
         let mut out = Vec::new();
         for name in s.split(',') {
@@ -136,7 +141,7 @@ impl SharedMap {
 }
 
 pub fn pinned_algos() -> Vec<Algo> {
-    Algo::all().into_iter().filter(|a| a.pin_path().exists()).collect()
+    Algo::all().iter().copied().filter(|a| a.pin_path().exists()).collect()
 }
 
 pub fn map_pin_path() -> PathBuf {
@@ -204,7 +209,7 @@ mod tests {
     fn the_programs_are_the_registrys_ebpf_twins() {
         let names: Vec<&str> = Algo::all().iter().map(|a| a.name()).collect();
         assert_eq!(names, registry::ebpf_kernel_names());
-        for a in Algo::all() {
+        for &a in Algo::all() {
             assert_eq!(Algo::from_name(a.name()), Some(a));
             assert_eq!(Algo::from_id(a.id()), Some(a));
             assert_eq!(a.struct_ops_map(), format!("{}_ops", a.name()));
@@ -227,7 +232,7 @@ mod tests {
             })
             .collect();
         assert_eq!(ops.len(), Algo::all().len(), "{ops:?}");
-        for (a, (prefix, id_macro, name)) in Algo::all().into_iter().zip(ops) {
+        for (&a, (prefix, id_macro, name)) in Algo::all().iter().zip(ops) {
             assert_eq!((format!("{prefix}_ops"), name), (a.struct_ops_map(), a.name()));
             let define = header
                 .lines()

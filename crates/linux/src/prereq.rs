@@ -341,7 +341,7 @@ impl Status {
         }
 
         let _ = writeln!(s, "\nnow:");
-        for algo in Algo::all() {
+        for &algo in Algo::all() {
             let registered = self.available.iter().any(|n| n == algo.name());
             let pinned = self.pinned.contains(&algo);
             let state = match (registered, pinned) {

@@ -82,7 +82,7 @@ struct Restore {
 impl Restore {
     fn new() -> Restore {
         let before = loader::pinned_algos();
-        for a in Algo::all() {
+        for &a in Algo::all() {
             if prereq::is_registered(a.name()) && !before.contains(&a) {
                 panic!("{} is registered by something other than westwood-linux: cannot test", a.name());
             }
@@ -93,7 +93,7 @@ impl Restore {
 
 impl Drop for Restore {
     fn drop(&mut self) {
-        let others: Vec<Algo> = Algo::all().into_iter().filter(|a| !self.before.contains(a)).collect();
+        let others: Vec<Algo> = Algo::all().iter().copied().filter(|a| !self.before.contains(a)).collect();
         if let Err(e) = loader::unload(&others) {
             eprintln!("warning: could not unload after the test: {e}");
         }

@@ -114,7 +114,8 @@ def ensure_ccs(ccs: Sequence[str]) -> Held:
     ``modprobe``s the kernel's own, and holds them until ``unload``. Also as root with all of
     them there: while it holds the tcpw*, the kernel tests (which unload them) wait. A cc that
     cannot be made available: ``UsageError`` with the reason."""
-    missing = [c for c in ccs if c not in available_ccs()]
+    have = available_ccs()
+    missing = [c for c in ccs if c not in have]
     uses_ebpf = any(c in ebpf_kernel_names() for c in ccs)
     if not missing and not (uses_ebpf and os.geteuid() == 0):
         return Held()

@@ -28,8 +28,7 @@
 use toml::Value;
 
 use super::{LossKind, LossModel, ModelEntry};
-use crate::fields::{self, describe, Section};
-use crate::fields::{echo, echo_list, FieldError, Res};
+use crate::fields::{self, describe, echo, echo_list, FieldError, Res, Section};
 use crate::model::{FlowSpec, LinkSpec, LossSetting, Nanos};
 use crate::network::packet::{Packet, PacketKind};
 
